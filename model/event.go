@@ -1,0 +1,66 @@
+package model
+
+import "time"
+
+// EventType names a kind of timeline event. The string values are part of
+// the `--events` JSON contract.
+type EventType string
+
+// Event types, as DESIGN.md lists them.
+const (
+	EventWatchStarted       EventType = "watch_started"
+	EventMemberJoined       EventType = "member_joined"
+	EventMemberLeft         EventType = "member_left"
+	EventStateChanged       EventType = "state_changed"
+	EventRebalanceStarted   EventType = "rebalance_started"
+	EventRebalanceCompleted EventType = "rebalance_completed"
+	EventPartitionMoved     EventType = "partition_moved"
+	EventGroupEmpty         EventType = "group_empty"
+	EventGroupGone          EventType = "group_gone"
+	EventPartitionsChanged  EventType = "partitions_changed"
+	EventStatusChanged      EventType = "status_changed"
+	EventConnectionLost     EventType = "connection_lost"
+	EventConnectionRestored EventType = "connection_restored"
+
+	EventDemoSpawned      EventType = "demo_spawned"
+	EventDemoAssigned     EventType = "demo_assigned"
+	EventDemoRevoked      EventType = "demo_revoked"
+	EventDemoStopped      EventType = "demo_stopped"
+	EventDemoKilled       EventType = "demo_killed"
+	EventDemoEvicted      EventType = "demo_evicted"
+	EventDemoCommitFailed EventType = "demo_commit_failed"
+	EventDemoDuplicate    EventType = "demo_duplicate"
+)
+
+// Move is one partition changing owner. From or To is empty when the
+// partition was unowned on that side.
+type Move struct {
+	TopicPartition
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Event is one entry of the rebalance timeline.
+type Event struct {
+	Time  time.Time
+	Type  EventType
+	Group string
+	// MemberID, ClientID and Host name the member the event is about.
+	MemberID   string
+	ClientID   string
+	Host       string
+	Partitions []TopicPartition
+	// From and To are client ids, for a single move.
+	From string
+	To   string
+	// Moves lists the partitions that changed owner (rebalance_completed).
+	Moves []Move
+	// Duration is how long the thing took; HasDuration says whether it is
+	// known (an inferred rebalance's duration is not).
+	Duration    time.Duration
+	HasDuration bool
+	State       string
+	Inferred    bool
+	// Detail is a human sentence.
+	Detail string
+}

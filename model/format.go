@@ -1,0 +1,158 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// JSONSnapshot is the stable JSON shape of a snapshot (`--once -o json`).
+type JSONSnapshot struct {
+	Group        string          `json:"group"`
+	State        string          `json:"state"`
+	ProtocolType string          `json:"protocol_type"`
+	Assignor     string          `json:"assignor"`
+	Coordinator  string          `json:"coordinator,omitempty"`
+	TakenAt      string          `json:"taken_at"`
+	TotalLag     int64           `json:"total_lag"`
+	MaxLag       int64           `json:"max_lag"`
+	Members      []JSONMember    `json:"members"`
+	Partitions   []JSONPartition `json:"partitions"`
+}
+
+// JSONMember is one member in JSONSnapshot.
+type JSONMember struct {
+	MemberID   string           `json:"member_id"`
+	ClientID   string           `json:"client_id"`
+	Host       string           `json:"host"`
+	Partitions []TopicPartition `json:"partitions"`
+	Lag        int64            `json:"lag"`
+}
+
+// JSONPartition is one partition in JSONSnapshot. Owner fields are null when
+// no member owns the partition; committed is null when nothing was committed.
+type JSONPartition struct {
+	Topic        string  `json:"topic"`
+	Partition    int32   `json:"partition"`
+	MemberID     *string `json:"member_id"`
+	ClientID     *string `json:"client_id"`
+	Host         *string `json:"host"`
+	Committed    *int64  `json:"committed"`
+	LogStart     *int64  `json:"log_start"`
+	LogEnd       *int64  `json:"log_end"`
+	Lag          int64   `json:"lag"`
+	LagFromStart bool    `json:"lag_from_start,omitempty"`
+	Error        string  `json:"error,omitempty"`
+}
+
+// ToJSON converts a snapshot to its JSON shape.
+func (s Snapshot) ToJSON() JSONSnapshot {
+	j := JSONSnapshot{
+		Group:        s.Group.ID,
+		State:        s.Group.State,
+		ProtocolType: s.Group.ProtocolType,
+		Assignor:     s.Group.Assignor,
+		Coordinator:  s.Group.Coordinator,
+		TakenAt:      s.TakenAt.UTC().Format(time.RFC3339Nano),
+		TotalLag:     s.TotalLag,
+		MaxLag:       s.MaxLag,
+		Members:      make([]JSONMember, 0, len(s.Members)),
+		Partitions:   make([]JSONPartition, 0, len(s.Partitions)),
+	}
+	for _, m := range s.Members {
+		parts := m.Partitions
+		if parts == nil {
+			parts = []TopicPartition{}
+		}
+		j.Members = append(j.Members, JSONMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host, Partitions: parts, Lag: m.Lag})
+	}
+	for _, p := range s.Partitions {
+		jp := JSONPartition{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, LagFromStart: p.LagFromStart, Error: p.Err}
+		if p.Owned() {
+			jp.MemberID, jp.ClientID, jp.Host = ptr(p.MemberID), ptr(p.ClientID), ptr(p.Host)
+		}
+		if p.Committed >= 0 {
+			jp.Committed = ptr(p.Committed)
+		}
+		if p.LogStart >= 0 {
+			jp.LogStart = ptr(p.LogStart)
+		}
+		if p.LogEnd >= 0 {
+			jp.LogEnd = ptr(p.LogEnd)
+		}
+		j.Partitions = append(j.Partitions, jp)
+	}
+	return j
+}
+
+// MarshalJSONSnapshot encodes the snapshot as indented JSON with a trailing
+// newline.
+func MarshalJSONSnapshot(s Snapshot) ([]byte, error) {
+	b, err := json.MarshalIndent(s.ToJSON(), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// FormatTable renders the snapshot the way `kafka-consumer-groups
+// --describe` does: a state line for groups that are empty or rebalancing,
+// then one padded row per partition with `-` for missing values.
+func FormatTable(s Snapshot) string {
+	var b strings.Builder
+	switch {
+	case s.Group.State == StateEmpty:
+		fmt.Fprintf(&b, "\nConsumer group '%s' has no active members.\n\n", s.Group.ID)
+	case s.Group.Rebalancing():
+		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", s.Group.ID)
+	default:
+		b.WriteString("\n")
+	}
+	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}
+	rows := [][]string{header}
+	for _, p := range s.Partitions {
+		lag := "-"
+		if p.LogEnd >= 0 {
+			lag = strconv.FormatInt(p.Lag, 10)
+		}
+		rows = append(rows, []string{
+			s.Group.ID, p.Topic, strconv.Itoa(int(p.Partition)),
+			offsetText(p.Committed), offsetText(p.LogEnd), lag,
+			dash(p.MemberID), dash(p.Host), dash(p.ClientID),
+		})
+	}
+	widths := make([]int, len(header))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-len(c)+1))
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func offsetText(o int64) string {
+	if o < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(o, 10)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }

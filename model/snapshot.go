@@ -1,0 +1,270 @@
+// Package model holds kgwatch's data and the pure logic over it: snapshots of
+// a consumer group, lag arithmetic and sorting. It performs no I/O and reads
+// no clock: time arrives as a value.
+package model
+
+import (
+	"sort"
+	"time"
+)
+
+// Group states as DescribeGroups reports them for classic groups.
+const (
+	StateStable              = "Stable"
+	StateEmpty               = "Empty"
+	StatePreparingRebalance  = "PreparingRebalance"
+	StateCompletingRebalance = "CompletingRebalance"
+	StateDead                = "Dead"
+)
+
+// NoOffset marks an offset that is unknown or was never committed.
+const NoOffset int64 = -1
+
+// TopicPartition names one partition of one topic.
+type TopicPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+}
+
+// Less orders partitions by topic, then partition number.
+func (tp TopicPartition) Less(o TopicPartition) bool {
+	if tp.Topic != o.Topic {
+		return tp.Topic < o.Topic
+	}
+	return tp.Partition < o.Partition
+}
+
+// Group describes a consumer group as its coordinator reports it.
+type Group struct {
+	ID           string
+	State        string
+	ProtocolType string
+	Assignor     string
+	// Coordinator is the host:port of the group's coordinator, when known.
+	Coordinator string
+}
+
+// Exists reports whether the coordinator knows the group. A group that was
+// never created, or was deleted, is reported as Dead.
+func (g Group) Exists() bool { return g.State != "" && g.State != StateDead }
+
+// Rebalancing reports whether the group is between generations.
+func (g Group) Rebalancing() bool {
+	return g.State == StatePreparingRebalance || g.State == StateCompletingRebalance
+}
+
+// StateText says the group's state in kafka-consumer-groups' words.
+func (g Group) StateText() string {
+	switch g.State {
+	case StateEmpty:
+		return "has no active members"
+	case StatePreparingRebalance, StateCompletingRebalance:
+		return "is rebalancing"
+	case StateDead, "":
+		return "does not exist"
+	default:
+		return g.State
+	}
+}
+
+// Member is one member of a group and what it was assigned.
+type Member struct {
+	MemberID   string
+	ClientID   string
+	Host       string
+	Partitions []TopicPartition
+	// Lag is the sum of the lag of the member's partitions.
+	Lag int64
+}
+
+// PartitionOffsets is what the partition's leader reports of its log.
+type PartitionOffsets struct {
+	LogStart int64
+	LogEnd   int64
+	// Err is set when the offsets could not be read; LogStart and LogEnd are
+	// NoOffset then.
+	Err string
+}
+
+// PartitionLag is one row of the partition table.
+type PartitionLag struct {
+	TopicPartition
+	// MemberID, ClientID and Host name the owner; all empty when unowned.
+	MemberID string
+	ClientID string
+	Host     string
+	// Committed is the group's committed offset, NoOffset when none.
+	Committed int64
+	LogStart  int64
+	LogEnd    int64
+	// Lag is LogEnd-Committed, or LogEnd-LogStart when nothing was committed
+	// (LagFromStart is then true). It is never negative.
+	Lag          int64
+	LagFromStart bool
+	// Err is a per-partition failure (offsets or commit unreadable).
+	Err string
+}
+
+// Owned reports whether a member of the group owns the partition.
+func (p PartitionLag) Owned() bool { return p.MemberID != "" }
+
+// Observation is the raw material of a snapshot: what one poll read from
+// the brokers, before any arithmetic.
+type Observation struct {
+	TakenAt time.Time
+	Brokers []string
+	Group   Group
+	Members []Member
+	// Committed maps each partition with a commit to its committed offset.
+	Committed map[TopicPartition]int64
+	// CommitErrs holds per-partition OffsetFetch errors.
+	CommitErrs map[TopicPartition]string
+	// Offsets maps each partition of the group's topics to its log offsets.
+	Offsets map[TopicPartition]PartitionOffsets
+}
+
+// Snapshot is the state of one group at one instant.
+type Snapshot struct {
+	TakenAt    time.Time
+	Brokers    []string
+	Group      Group
+	Members    []Member
+	Partitions []PartitionLag
+	TotalLag   int64
+	MaxLag     int64
+}
+
+// NewSnapshot computes lag for every partition that is owned or committed,
+// per-member lag and the totals. Partitions are sorted by topic and number,
+// members by client id then member id.
+func NewSnapshot(o Observation) Snapshot {
+	s := Snapshot{TakenAt: o.TakenAt, Brokers: o.Brokers, Group: o.Group}
+
+	owner := make(map[TopicPartition]int, len(o.Committed))
+	members := make([]Member, len(o.Members))
+	copy(members, o.Members)
+	for i := range members {
+		parts := append([]TopicPartition(nil), members[i].Partitions...)
+		sort.Slice(parts, func(a, b int) bool { return parts[a].Less(parts[b]) })
+		members[i].Partitions = parts
+		members[i].Lag = 0
+		for _, tp := range parts {
+			owner[tp] = i
+		}
+	}
+
+	seen := make(map[TopicPartition]struct{}, len(owner)+len(o.Committed))
+	rows := make([]PartitionLag, 0, len(owner)+len(o.Committed))
+	add := func(tp TopicPartition) {
+		if _, ok := seen[tp]; ok {
+			return
+		}
+		seen[tp] = struct{}{}
+		row := PartitionLag{TopicPartition: tp, Committed: NoOffset, LogStart: NoOffset, LogEnd: NoOffset}
+		if i, ok := owner[tp]; ok {
+			row.MemberID, row.ClientID, row.Host = members[i].MemberID, members[i].ClientID, members[i].Host
+		}
+		if c, ok := o.Committed[tp]; ok && c >= 0 {
+			row.Committed = c
+		}
+		if e, ok := o.CommitErrs[tp]; ok {
+			row.Err = e
+		}
+		if off, ok := o.Offsets[tp]; ok {
+			row.LogStart, row.LogEnd = off.LogStart, off.LogEnd
+			if off.Err != "" {
+				row.Err = joinErr(row.Err, off.Err)
+			}
+		} else if row.Err == "" {
+			row.Err = "no offsets: partition not found in metadata"
+		}
+		row.Lag, row.LagFromStart = Lag(row.Committed, row.LogStart, row.LogEnd)
+		rows = append(rows, row)
+	}
+	for _, m := range members {
+		for _, tp := range m.Partitions {
+			add(tp)
+		}
+	}
+	for tp := range o.Committed {
+		add(tp)
+	}
+	sort.Slice(rows, func(a, b int) bool { return rows[a].Less(rows[b].TopicPartition) })
+
+	for _, r := range rows {
+		s.TotalLag += r.Lag
+		if r.Lag > s.MaxLag {
+			s.MaxLag = r.Lag
+		}
+		if i, ok := owner[r.TopicPartition]; ok {
+			members[i].Lag += r.Lag
+		}
+	}
+	sort.SliceStable(members, func(a, b int) bool {
+		if members[a].ClientID != members[b].ClientID {
+			return members[a].ClientID < members[b].ClientID
+		}
+		return members[a].MemberID < members[b].MemberID
+	})
+	s.Members = members
+	s.Partitions = rows
+	return s
+}
+
+// Lag returns how many messages a partition is behind. With a commit it is
+// logEnd-committed; with none it counts from logStart and fromStart is true
+// (a consumer with auto.offset.reset=earliest would read all of it). Unknown
+// offsets give zero lag. Lag is never negative.
+func Lag(committed, logStart, logEnd int64) (lag int64, fromStart bool) {
+	if logEnd < 0 {
+		return 0, committed < 0
+	}
+	if committed < 0 {
+		if logStart < 0 {
+			return 0, true
+		}
+		return max(logEnd-logStart, 0), true
+	}
+	return max(logEnd-committed, 0), false
+}
+
+// Topics returns the distinct topics of the snapshot's partitions, sorted.
+func (s Snapshot) Topics() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range s.Partitions {
+		if !seen[p.Topic] {
+			seen[p.Topic] = true
+			out = append(out, p.Topic)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Assignments returns, for each owned partition, the client id of its owner.
+func (s Snapshot) Assignments() map[TopicPartition]string {
+	out := make(map[TopicPartition]string, len(s.Partitions))
+	for _, m := range s.Members {
+		for _, tp := range m.Partitions {
+			out[tp] = m.ClientID
+		}
+	}
+	return out
+}
+
+// ShortID shortens a member id for display: client id prefixes are dropped
+// and the tail of the generated UUID kept.
+func ShortID(memberID string) string {
+	if len(memberID) <= 8 {
+		return memberID
+	}
+	return memberID[len(memberID)-8:]
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
