@@ -1,0 +1,185 @@
+package model
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLag(t *testing.T) {
+	tests := []struct {
+		name                       string
+		committed, start, end, lag int64
+		fromStart                  bool
+	}{
+		{"committed", 40, 0, 100, 60, false},
+		{"caught up", 100, 0, 100, 0, false},
+		{"committed past end (truncated log)", 120, 0, 100, 0, false},
+		{"no commit counts from log start", NoOffset, 30, 100, 70, true},
+		{"no commit and empty log", NoOffset, 100, 100, 0, true},
+		{"unknown log end", 10, NoOffset, NoOffset, 0, false},
+		{"nothing known", NoOffset, NoOffset, NoOffset, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lag, fromStart := Lag(tt.committed, tt.start, tt.end)
+			if lag != tt.lag || fromStart != tt.fromStart {
+				t.Errorf("Lag(%d, %d, %d) = %d, %v; want %d, %v", tt.committed, tt.start, tt.end, lag, fromStart, tt.lag, tt.fromStart)
+			}
+		})
+	}
+}
+
+var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+func tp(topic string, p int32) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
+
+func sampleObservation() Observation {
+	return Observation{
+		TakenAt: t0,
+		Group:   Group{ID: "order-workers", State: StateStable, ProtocolType: "consumer", Assignor: "range"},
+		Members: []Member{
+			{MemberID: "consumer-b-2222", ClientID: "consumer-b", Host: "/10.0.0.2", Partitions: []TopicPartition{tp("orders", 2)}},
+			{MemberID: "consumer-a-1111", ClientID: "consumer-a", Host: "/10.0.0.1", Partitions: []TopicPartition{tp("orders", 1), tp("orders", 0)}},
+		},
+		Committed: map[TopicPartition]int64{tp("orders", 0): 90, tp("orders", 2): 10, tp("old", 0): 5},
+		Offsets: map[TopicPartition]PartitionOffsets{
+			tp("orders", 0): {LogStart: 0, LogEnd: 100},
+			tp("orders", 1): {LogStart: 20, LogEnd: 50},
+			tp("orders", 2): {LogStart: 0, LogEnd: 400},
+			tp("old", 0):    {LogStart: 0, LogEnd: 5},
+		},
+	}
+}
+
+func TestNewSnapshot(t *testing.T) {
+	s := NewSnapshot(sampleObservation())
+	want := []struct {
+		tp        TopicPartition
+		owner     string
+		committed int64
+		lag       int64
+		fromStart bool
+	}{
+		{tp("old", 0), "", 5, 0, false},
+		{tp("orders", 0), "consumer-a", 90, 10, false},
+		{tp("orders", 1), "consumer-a", NoOffset, 30, true},
+		{tp("orders", 2), "consumer-b", 10, 390, false},
+	}
+	if len(s.Partitions) != len(want) {
+		t.Fatalf("got %d partitions, want %d: %+v", len(s.Partitions), len(want), s.Partitions)
+	}
+	for i, w := range want {
+		p := s.Partitions[i]
+		if p.TopicPartition != w.tp || p.ClientID != w.owner || p.Committed != w.committed || p.Lag != w.lag || p.LagFromStart != w.fromStart {
+			t.Errorf("row %d = %+v, want %+v", i, p, w)
+		}
+	}
+	if s.TotalLag != 430 || s.MaxLag != 390 {
+		t.Errorf("total/max lag = %d/%d, want 430/390", s.TotalLag, s.MaxLag)
+	}
+	if s.Members[0].ClientID != "consumer-a" || s.Members[0].Lag != 40 || s.Members[1].Lag != 390 {
+		t.Errorf("members = %+v", s.Members)
+	}
+	if got := s.Members[0].Partitions; got[0] != tp("orders", 0) || got[1] != tp("orders", 1) {
+		t.Errorf("member partitions not sorted: %v", got)
+	}
+}
+
+func TestNewSnapshotMissingOffsetsIsAPartitionError(t *testing.T) {
+	o := sampleObservation()
+	delete(o.Offsets, tp("orders", 1))
+	o.Offsets[tp("orders", 2)] = PartitionOffsets{LogStart: NoOffset, LogEnd: NoOffset, Err: "NOT_LEADER_OR_FOLLOWER"}
+	s := NewSnapshot(o)
+	if len(s.Partitions) != 4 {
+		t.Fatalf("a partition error lost rows: %d", len(s.Partitions))
+	}
+	for _, p := range s.Partitions {
+		if p.Partition == 2 && p.Topic == "orders" && (p.Err != "NOT_LEADER_OR_FOLLOWER" || p.Lag != 0) {
+			t.Errorf("p2 = %+v", p)
+		}
+		if p.Partition == 1 && p.Topic == "orders" && p.Err == "" {
+			t.Errorf("p1 without offsets carries no error: %+v", p)
+		}
+	}
+}
+
+func TestStateText(t *testing.T) {
+	for state, want := range map[string]string{
+		StateEmpty: "has no active members", StatePreparingRebalance: "is rebalancing",
+		StateCompletingRebalance: "is rebalancing", StateDead: "does not exist", StateStable: "Stable",
+	} {
+		if got := (Group{State: state}).StateText(); got != want {
+			t.Errorf("%s: %q, want %q", state, got, want)
+		}
+	}
+}
+
+func TestFormatTable(t *testing.T) {
+	s := NewSnapshot(sampleObservation())
+	out := FormatTable(s)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID" {
+		t.Fatalf("header = %q", lines[0])
+	}
+	if got := strings.Join(strings.Fields(lines[1]), " "); got != "order-workers old 0 5 5 0 - - -" {
+		t.Errorf("unowned row = %q", got)
+	}
+	if got := strings.Join(strings.Fields(lines[3]), " "); got != "order-workers orders 1 - 50 30 consumer-a-1111 /10.0.0.1 consumer-a" {
+		t.Errorf("uncommitted row = %q", got)
+	}
+	// Columns line up: every row starts its TOPIC column at the same byte.
+	col := strings.Index(lines[0], "TOPIC")
+	for _, l := range lines[1:] {
+		if l[col-1] != ' ' || l[col] == ' ' {
+			t.Errorf("misaligned row %q", l)
+		}
+	}
+
+	s.Group.State = StateEmpty
+	if !strings.Contains(FormatTable(s), "Consumer group 'order-workers' has no active members.") {
+		t.Error("no Empty line")
+	}
+	s.Group.State = StatePreparingRebalance
+	if !strings.Contains(FormatTable(s), "Warning: Consumer group 'order-workers' is rebalancing.") {
+		t.Error("no rebalancing line")
+	}
+}
+
+func TestJSONShape(t *testing.T) {
+	b, err := MarshalJSONSnapshot(NewSnapshot(sampleObservation()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"group", "state", "protocol_type", "assignor", "taken_at", "total_lag", "members", "partitions"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("missing %q", k)
+		}
+	}
+	if got["taken_at"] != "2026-11-29T10:00:00Z" {
+		t.Errorf("taken_at = %v", got["taken_at"])
+	}
+	parts := got["partitions"].([]any)
+	unowned := parts[0].(map[string]any)
+	for _, k := range []string{"member_id", "client_id", "host"} {
+		if v, ok := unowned[k]; !ok || v != nil {
+			t.Errorf("unowned partition %q = %v (present %v), want null", k, v, ok)
+		}
+	}
+	uncommitted := parts[2].(map[string]any)
+	if v, ok := uncommitted["committed"]; !ok || v != nil {
+		t.Errorf("uncommitted partition committed = %v, want null", v)
+	}
+	if uncommitted["client_id"] != "consumer-a" || uncommitted["lag"] != 30.0 || uncommitted["log_start"] != 20.0 || uncommitted["log_end"] != 50.0 {
+		t.Errorf("partition = %v", uncommitted)
+	}
+	m := got["members"].([]any)[0].(map[string]any)
+	if m["member_id"] != "consumer-a-1111" || m["lag"] != 40.0 || len(m["partitions"].([]any)) != 2 {
+		t.Errorf("member = %v", m)
+	}
+}
