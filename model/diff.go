@@ -1,0 +1,622 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Diff returns the events that lead from prev to next, as a Tracker whose
+// last snapshot was prev would report them. It knows nothing before prev: a
+// rebalance already in progress in prev completes in next with no duration
+// and no moves, since the owners before it are unknown.
+func Diff(prev, next Snapshot) []Event {
+	d := differ{group: next.Group.ID}
+	if d.group == "" {
+		d.group = prev.Group.ID
+	}
+	d.prime(newView(prev))
+	return d.observe(next)
+}
+
+// view is what the differ keeps of one snapshot.
+type view struct {
+	at         time.Time
+	state      string // normalized: a group that does not exist is Dead
+	assignor   string
+	members    []Member
+	byID       map[string]int // member id → index in members (last wins)
+	partitions []PartitionLag
+	counts     map[string]int // partitions per topic in the snapshot
+}
+
+func newView(s Snapshot) *view {
+	v := &view{
+		at:         s.TakenAt,
+		state:      normState(s.Group.State),
+		assignor:   s.Group.Assignor,
+		members:    s.Members,
+		byID:       make(map[string]int, len(s.Members)),
+		partitions: s.Partitions,
+		counts:     make(map[string]int),
+	}
+	for i, m := range s.Members {
+		v.byID[m.MemberID] = i
+	}
+	rows := s.Partitions
+	for i := 0; i < len(rows); { // rows are sorted by topic: count runs
+		j := i + 1
+		for j < len(rows) && rows[j].Topic == rows[i].Topic {
+			j++
+		}
+		v.counts[rows[i].Topic] += j - i
+		i = j
+	}
+	return v
+}
+
+// assigned reports whether the view's member assignments are meaningful.
+// Coordinators report assignments only while the group is Stable.
+func (v *view) assigned() bool { return v.state == StateStable }
+
+func (v *view) multiTopic() bool { return len(v.counts) > 1 }
+
+// rebalance is a rebalance seen in progress.
+type rebalance struct {
+	at     time.Time // time of the first snapshot that showed it
+	timed  bool      // its start is known and no outage hid its end
+	outage bool      // the connection was lost while it ran
+	base   *view     // the settled view before it; nil when unknown
+}
+
+// differ is the state a Tracker keeps between snapshots.
+type differ struct {
+	group   string
+	started bool
+	last    *view // previous snapshot
+	settled *view // last snapshot in Stable, Empty or Dead: owners before a rebalance
+	stable  *view // last Stable snapshot: partition counts
+	rb      *rebalance
+	lost    bool
+	lostAt  time.Time
+}
+
+func (d *differ) prime(v *view) {
+	d.started = true
+	if rebalancing(v.state) {
+		d.rb = &rebalance{at: v.at}
+	}
+	d.commit(v)
+}
+
+func (d *differ) commit(v *view) {
+	d.last = v
+	switch v.state {
+	case StateStable:
+		d.settled, d.stable = v, v
+	case StateEmpty, StateDead:
+		d.settled = v
+	}
+}
+
+// builder stamps the events of one observation.
+type builder struct {
+	group string
+	at    time.Time
+	state string
+}
+
+func (b builder) event(t EventType, detail string) Event {
+	return Event{Time: b.at, Type: t, Group: b.group, State: b.state, Detail: detail}
+}
+
+func (d *differ) observe(s Snapshot) []Event {
+	cur := newView(s)
+	if d.group == "" {
+		d.group = s.Group.ID
+	}
+	b := builder{group: d.group, at: cur.at, state: cur.state}
+	var out []Event
+	if d.lost {
+		d.lost = false
+		e := b.event(EventConnectionRestored, "")
+		e.Duration, e.HasDuration = nonNeg(cur.at.Sub(d.lostAt)), true
+		e.Detail = "connection restored after " + fmtDur(e.Duration)
+		out = append(out, e)
+		if d.rb != nil {
+			d.rb.timed, d.rb.outage = false, true
+		}
+	}
+	if !d.started {
+		out = append(out, b.event(EventWatchStarted, watchDetail(d.group, cur)))
+		d.prime(cur)
+		return out
+	}
+	prev := d.last
+
+	// Membership, by member id: a member that rejoins after being evicted
+	// gets a new id, and is a leave plus a join.
+	var causes []string
+	for i, m := range prev.members {
+		if _, ok := cur.byID[m.MemberID]; ok || prev.byID[m.MemberID] != i {
+			continue
+		}
+		e := b.event(EventMemberLeft, "")
+		e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+		owned := ""
+		if parts, ok := d.knownPartitions(m.MemberID); ok {
+			e.Partitions, owned = parts, "it owned"
+		}
+		e.Detail = memberDetail(m, "left", owned, e.Partitions, prev.multiTopic())
+		out = append(out, e)
+		causes = append(causes, label(m)+" left")
+	}
+	for i, m := range cur.members {
+		if _, ok := prev.byID[m.MemberID]; ok || cur.byID[m.MemberID] != i {
+			continue
+		}
+		e := b.event(EventMemberJoined, "")
+		e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+		if cur.assigned() {
+			e.Partitions = m.Partitions
+			e.Detail = memberDetail(m, "joined", "it owns", e.Partitions, cur.multiTopic())
+		} else {
+			e.Detail = memberDetail(m, "joined", "", nil, false)
+		}
+		out = append(out, e)
+		causes = append(causes, label(m)+" joined")
+	}
+
+	if prev.state != cur.state {
+		out = append(out, b.event(EventStateChanged, prev.state+" → "+cur.state))
+	}
+
+	switch {
+	case rebalancing(cur.state):
+		if d.rb == nil {
+			d.rb = &rebalance{at: cur.at, timed: true, base: d.settled}
+			out = append(out, b.event(EventRebalanceStarted, startDetail("rebalance started", causes)))
+		}
+	case settled(cur.state) && d.rb != nil:
+		out = append(out, completed(b, d.rb, cur, false)...)
+		d.rb = nil
+	case cur.state == StateStable && d.settled != nil &&
+		(d.settled.state != StateStable || !sameAssignment(d.settled, cur)):
+		// Two settled snapshots apart, and a Stable one with other members
+		// or owners: a rebalance began and ended between the polls.
+		e := b.event(EventRebalanceStarted, startDetail("rebalance happened between polls", causes))
+		e.Inferred = true
+		out = append(out, e)
+		out = append(out, completed(b, &rebalance{at: cur.at, base: d.settled}, cur, true)...)
+	}
+
+	if cur.state == StateEmpty && prev.state != StateEmpty && exists(prev.state) {
+		out = append(out, b.event(EventGroupEmpty, d.group+" has no active members"))
+	}
+	if !exists(cur.state) && exists(prev.state) {
+		out = append(out, b.event(EventGroupGone, d.group+" no longer exists"))
+	}
+	if cur.state == StateStable && d.stable != nil {
+		out = append(out, partitionsChanged(b, d.stable, cur)...)
+	}
+	d.commit(cur)
+	return out
+}
+
+// knownPartitions returns what a member owned at the last settled snapshot;
+// ok is false when that is unknown (it joined since).
+func (d *differ) knownPartitions(memberID string) (parts []TopicPartition, ok bool) {
+	if d.settled == nil || !d.settled.assigned() {
+		return nil, false
+	}
+	if i, ok := d.settled.byID[memberID]; ok {
+		return d.settled.members[i].Partitions, true
+	}
+	return nil, false
+}
+
+// move is a Move with the member ids behind its client ids.
+type move struct {
+	Move
+	fromID, toID string
+}
+
+// completed closes a rebalance at cur: rebalance_completed, then one
+// partition_moved per partition whose owner changed.
+func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
+	e := b.event(EventRebalanceCompleted, "")
+	e.Inferred = inferred
+	var (
+		prefix string
+		moves  []move
+		kept   []TopicPartition
+	)
+	switch {
+	case inferred:
+		prefix = "rebalance between polls, duration unknown"
+	case rb.timed:
+		e.Duration, e.HasDuration = nonNeg(cur.at.Sub(rb.at)), true
+		prefix = "rebalance took " + fmtDur(e.Duration)
+	case rb.outage:
+		prefix = "rebalance completed, duration unknown (the connection was lost meanwhile)"
+	default:
+		prefix = "rebalance completed (it began before the watch started)"
+	}
+	multi := cur.multiTopic()
+	var summary []string
+	if rb.base == nil {
+		summary = append(summary, "moves unknown")
+	} else {
+		multi = multi || rb.base.multiTopic()
+		moves, kept = diffOwners(rb.base, cur)
+		assignor := cur.assignor
+		if assignor == "" {
+			assignor = rb.base.assignor
+		}
+		if cooperative(assignor) {
+			kept = nil // a cooperative rebalance leaves kept partitions alone
+		}
+		var moved, gained, lost int
+		for _, m := range moves {
+			switch {
+			case m.From == "":
+				gained++
+			case m.To == "":
+				lost++
+			default:
+				moved++
+			}
+		}
+		if moved > 0 {
+			summary = append(summary, plural(moved, "partition")+" moved")
+		}
+		if gained > 0 {
+			summary = append(summary, plural(gained, "partition")+" newly assigned")
+		}
+		if lost > 0 {
+			summary = append(summary, plural(lost, "partition")+" left unowned")
+		}
+		if len(kept) > 0 {
+			summary = append(summary, strconv.Itoa(len(kept))+" revoked and reassigned to the same owner")
+		}
+		if len(summary) == 0 {
+			summary = append(summary, "no partitions moved")
+		}
+	}
+	detail := prefix + ": " + strings.Join(summary, ", ")
+	if cur.assigned() {
+		var idle []string
+		for _, m := range cur.members {
+			if len(m.Partitions) == 0 {
+				idle = append(idle, label(m))
+			}
+		}
+		switch len(idle) {
+		case 0:
+		case 1:
+			detail += "; " + idle[0] + " owns no partitions"
+		default:
+			detail += "; " + listNames(idle) + " own no partitions"
+		}
+	} else if cur.state == StateEmpty {
+		detail += "; the group is empty"
+	}
+	e.Detail = detail
+	e.Partitions = kept
+	if len(moves) > 0 {
+		e.Moves = make([]Move, len(moves))
+		for i, m := range moves {
+			e.Moves[i] = m.Move
+		}
+	}
+	out := make([]Event, 0, 1+len(moves))
+	out = append(out, e)
+	for _, m := range moves {
+		pe := b.event(EventPartitionMoved, moveDetail(m, multi))
+		pe.Inferred = inferred
+		pe.Partitions = []TopicPartition{m.TopicPartition}
+		pe.From, pe.To = m.From, m.To
+		out = append(out, pe)
+	}
+	return out
+}
+
+// diffOwners compares who owned each partition in base and in cur (nobody,
+// where a view's assignments are not meaningful). It returns the partitions
+// whose owner changed and those owned by the same member in both, sorted.
+func diffOwners(base, cur *view) (moves []move, kept []TopicPartition) {
+	before := owners(base)
+	after := owners(cur)
+	for tp, bi := range before {
+		from := base.members[bi]
+		ci, ok := after[tp]
+		if ok && cur.members[ci].MemberID == from.MemberID {
+			kept = append(kept, tp)
+			continue
+		}
+		m := move{Move: Move{TopicPartition: tp, From: label(from)}, fromID: from.MemberID}
+		if ok {
+			m.To, m.toID = label(cur.members[ci]), cur.members[ci].MemberID
+		}
+		moves = append(moves, m)
+	}
+	for tp, ci := range after {
+		if _, ok := before[tp]; !ok {
+			to := cur.members[ci]
+			moves = append(moves, move{Move: Move{TopicPartition: tp, To: label(to)}, toID: to.MemberID})
+		}
+	}
+	sort.Slice(moves, func(i, j int) bool { return moves[i].Less(moves[j].TopicPartition) })
+	sort.Slice(kept, func(i, j int) bool { return kept[i].Less(kept[j]) })
+	return moves, kept
+}
+
+func owners(v *view) map[TopicPartition]int {
+	if !v.assigned() {
+		return nil
+	}
+	n := 0
+	for _, m := range v.members {
+		n += len(m.Partitions)
+	}
+	out := make(map[TopicPartition]int, n)
+	for i, m := range v.members {
+		if v.byID[m.MemberID] != i {
+			continue // a duplicate member id: the last one counts
+		}
+		for _, tp := range m.Partitions {
+			out[tp] = i
+		}
+	}
+	return out
+}
+
+// sameAssignment reports whether two views have the same members owning the
+// same partitions.
+func sameAssignment(a, b *view) bool {
+	if len(a.byID) != len(b.byID) {
+		return false
+	}
+	for id, i := range a.byID {
+		j, ok := b.byID[id]
+		if !ok || !samePartitions(a.members[i].Partitions, b.members[j].Partitions) {
+			return false
+		}
+	}
+	return true
+}
+
+func samePartitions(x, y []TopicPartition) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	i := 0
+	for i < len(x) && x[i] == y[i] {
+		i++
+	}
+	if i == len(x) {
+		return true
+	}
+	// Same length, different order or content: compare as multisets.
+	left := make(map[TopicPartition]int, len(x)-i)
+	for _, tp := range x[i:] {
+		left[tp]++
+	}
+	for _, tp := range y[i:] {
+		if left[tp] == 0 {
+			return false
+		}
+		left[tp]--
+	}
+	return true
+}
+
+// partitionsChanged reports topics whose partition count differs between
+// two Stable snapshots. Stable snapshots own every partition of the topics
+// the group reads, so their partition sets are complete; a topic present in
+// only one of them was subscribed or dropped, not resized.
+func partitionsChanged(b builder, before, after *view) []Event {
+	var topics []string
+	for topic, n := range after.counts {
+		if m, ok := before.counts[topic]; ok && m != n {
+			topics = append(topics, topic)
+		}
+	}
+	sort.Strings(topics)
+	out := make([]Event, 0, len(topics))
+	for _, topic := range topics {
+		e := b.event(EventPartitionsChanged, fmt.Sprintf("%s: %d → %d partitions", topic, before.counts[topic], after.counts[topic]))
+		// Partitions lists the ones added (or gone).
+		was := make(map[int32]bool, before.counts[topic])
+		for _, p := range before.partitions {
+			if p.Topic == topic {
+				was[p.Partition] = true
+			}
+		}
+		for _, p := range after.partitions {
+			if p.Topic != topic {
+				continue
+			}
+			if was[p.Partition] {
+				delete(was, p.Partition)
+			} else {
+				e.Partitions = append(e.Partitions, p.TopicPartition)
+			}
+		}
+		for p := range was {
+			e.Partitions = append(e.Partitions, TopicPartition{Topic: topic, Partition: p})
+		}
+		sort.Slice(e.Partitions, func(i, j int) bool { return e.Partitions[i].Less(e.Partitions[j]) })
+		out = append(out, e)
+	}
+	return out
+}
+
+func normState(s string) string {
+	if s == "" {
+		return StateDead
+	}
+	return s
+}
+
+func exists(state string) bool { return Group{State: state}.Exists() }
+
+// rebalancing includes the KIP-848 states that mean the same thing.
+func rebalancing(state string) bool {
+	return Group{State: state}.Rebalancing() || state == "Assigning" || state == "Reconciling"
+}
+
+// settled states have no rebalance in progress; Stable is the only one
+// with owners.
+func settled(state string) bool {
+	return state == StateStable || state == StateEmpty || state == StateDead
+}
+
+// cooperative reports whether an assignor revokes only the partitions that
+// move (incremental cooperative rebalancing) rather than all of them.
+func cooperative(assignor string) bool {
+	a := strings.ToLower(assignor)
+	return strings.Contains(a, "cooperative") || a == "stream"
+}
+
+// label names a member: its client id, or its short member id without one.
+func label(m Member) string {
+	if m.ClientID != "" {
+		return m.ClientID
+	}
+	return ShortID(m.MemberID)
+}
+
+func watchDetail(group string, v *view) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "watching %s: ", group)
+	switch {
+	case !exists(v.state):
+		b.WriteString("the group does not exist yet")
+		return b.String()
+	case len(v.members) == 0:
+		b.WriteString(v.state + ", no active members")
+		return b.String()
+	}
+	names := make([]string, len(v.members))
+	for i, m := range v.members {
+		names[i] = label(m)
+	}
+	fmt.Fprintf(&b, "%s, %s (%s)", v.state, plural(len(v.members), "member"), listNames(names))
+	if v.assigned() {
+		n := 0
+		for _, m := range v.members {
+			n += len(m.Partitions)
+		}
+		fmt.Fprintf(&b, ", %s owned", plural(n, "partition"))
+	} else if rebalancing(v.state) {
+		b.WriteString(", rebalance in progress")
+	}
+	return b.String()
+}
+
+// memberDetail says "consumer-c joined (host /127.0.0.1); it owns p0–p2".
+func memberDetail(m Member, verb, owns string, parts []TopicPartition, multi bool) string {
+	s := label(m) + " " + verb
+	if m.Host != "" {
+		s += " (host " + m.Host + ")"
+	}
+	switch {
+	case owns == "":
+	case len(parts) == 0 && verb == "left":
+		s += "; it owned no partitions"
+	case len(parts) == 0:
+		s += "; it owns no partitions"
+	default:
+		s += "; " + owns + " " + partList(parts, multi)
+	}
+	return s
+}
+
+func startDetail(prefix string, causes []string) string {
+	if len(causes) == 0 {
+		return prefix
+	}
+	return prefix + ": " + strings.Join(causes, ", ")
+}
+
+// moveDetail says "p2: consumer-a → consumer-b".
+func moveDetail(m move, multi bool) string {
+	from, to := m.From, m.To
+	if from != "" && from == to {
+		from += " (" + ShortID(m.fromID) + ")"
+		to += " (" + ShortID(m.toID) + ")"
+	}
+	if from == "" {
+		from = "(unowned)"
+	}
+	if to == "" {
+		to = "(unowned)"
+	}
+	return partName(m.TopicPartition, multi) + ": " + from + " → " + to
+}
+
+func partName(tp TopicPartition, multi bool) string {
+	if multi {
+		return tp.Topic + "/p" + strconv.Itoa(int(tp.Partition))
+	}
+	return "p" + strconv.Itoa(int(tp.Partition))
+}
+
+// partList writes sorted partitions compactly: "p0–p2, p5".
+func partList(tps []TopicPartition, multi bool) string {
+	const maxRuns = 6
+	var b strings.Builder
+	runs := 0
+	for i := 0; i < len(tps); {
+		j := i + 1
+		for j < len(tps) && tps[j].Topic == tps[i].Topic && tps[j].Partition == tps[j-1].Partition+1 {
+			j++
+		}
+		if runs == maxRuns {
+			fmt.Fprintf(&b, ", … (%d in all)", len(tps))
+			break
+		}
+		if runs > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(partName(tps[i], multi))
+		if j-i > 1 {
+			b.WriteString("–p" + strconv.Itoa(int(tps[j-1].Partition)))
+		}
+		runs++
+		i = j
+	}
+	return b.String()
+}
+
+func listNames(names []string) string {
+	const maxNames = 5
+	if len(names) > maxNames {
+		return strings.Join(names[:maxNames], ", ") + fmt.Sprintf(" and %d more", len(names)-maxNames)
+	}
+	return strings.Join(names, ", ")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// fmtDur writes a duration the way a person reads it: 0.41s, 12.4s, 3m12s.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+func nonNeg(d time.Duration) time.Duration { return max(d, 0) }

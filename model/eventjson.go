@@ -1,0 +1,79 @@
+package model
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventTimeLayout is how event times are written: RFC 3339 in UTC with
+// microseconds, always six digits so the fraction is never dropped and
+// the strings sort as the times do.
+const EventTimeLayout = "2006-01-02T15:04:05.000000Z07:00"
+
+// jsonEvent is the `--events` line. Fields that do not apply are omitted;
+// inferred is always present.
+type jsonEvent struct {
+	Time       string            `json:"time"`
+	Type       EventType         `json:"type"`
+	Group      string            `json:"group"`
+	MemberID   *string           `json:"member_id,omitempty"`
+	ClientID   *string           `json:"client_id,omitempty"`
+	Host       *string           `json:"host,omitempty"`
+	Partitions *[]TopicPartition `json:"partitions,omitempty"`
+	From       *string           `json:"from,omitempty"`
+	To         *string           `json:"to,omitempty"`
+	Moves      *[]Move           `json:"moves,omitempty"`
+	DurationMS *int64            `json:"duration_ms,omitempty"`
+	State      string            `json:"state,omitempty"`
+	Inferred   bool              `json:"inferred"`
+	Detail     string            `json:"detail,omitempty"`
+}
+
+// MarshalEventJSON returns e as one JSON object, without a newline.
+//
+// Member fields (member_id, client_id, host) appear together whenever the
+// event names a member. partitions appears when the event lists some, and
+// always on rebalance_completed (the partitions revoked and given back to
+// the same owner; often none), partition_moved and partitions_changed; from
+// and to on partition_moved (an empty string is "unowned"), moves on
+// rebalance_completed, duration_ms (whole milliseconds) only when the
+// duration is known.
+func MarshalEventJSON(e Event) ([]byte, error) {
+	j := jsonEvent{
+		Time:     e.Time.UTC().Format(EventTimeLayout),
+		Type:     e.Type,
+		Group:    e.Group,
+		State:    e.State,
+		Inferred: e.Inferred,
+		Detail:   e.Detail,
+	}
+	if e.MemberID != "" || e.ClientID != "" {
+		j.MemberID, j.ClientID, j.Host = &e.MemberID, &e.ClientID, &e.Host
+	}
+	if e.Type == EventPartitionMoved || e.From != "" || e.To != "" {
+		j.From, j.To = &e.From, &e.To
+	}
+	if e.HasDuration {
+		ms := e.Duration.Round(time.Millisecond).Milliseconds()
+		j.DurationMS = &ms
+	}
+	// A list that applies is written even when empty; omitempty drops only
+	// the nil pointers.
+	parts, moves := e.Partitions, e.Moves
+	switch e.Type {
+	case EventRebalanceCompleted, EventPartitionMoved, EventPartitionsChanged:
+		if parts == nil {
+			parts = []TopicPartition{}
+		}
+	}
+	if e.Type == EventRebalanceCompleted && moves == nil {
+		moves = []Move{}
+	}
+	if parts != nil {
+		j.Partitions = &parts
+	}
+	if moves != nil {
+		j.Moves = &moves
+	}
+	return json.Marshal(j)
+}

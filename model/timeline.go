@@ -1,0 +1,166 @@
+package model
+
+import (
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultTimelineCapacity is the number of events a timeline keeps when no
+// capacity is given.
+const DefaultTimelineCapacity = 1000
+
+// Timeline is a bounded ring of events, kept in time order. When it is full
+// the oldest event makes room for the newest, so memory stays flat however
+// long the watch runs. It is safe for concurrent use.
+//
+// Events share their Partitions and Moves slices with whoever added them;
+// treat them as read-only.
+type Timeline struct {
+	mu    sync.Mutex
+	buf   []Event
+	start int // index in buf of the oldest event
+	n     int
+}
+
+// NewTimeline returns an empty timeline holding at most capacity events
+// (DefaultTimelineCapacity when capacity is not positive).
+func NewTimeline(capacity int) *Timeline {
+	if capacity <= 0 {
+		capacity = DefaultTimelineCapacity
+	}
+	return &Timeline{buf: make([]Event, capacity)}
+}
+
+// Cap returns the most events the timeline holds.
+func (t *Timeline) Cap() int { return len(t.buf) }
+
+// Add inserts events in time order. An event is normally the newest and
+// goes at the end; one that arrives late (a demo consumer's report racing a
+// poll) is placed among the events it belongs with, after those of the same
+// time. An event older than everything held by a full timeline is dropped:
+// it would be the next to go.
+func (t *Timeline) Add(events ...Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range events {
+		t.add(e)
+	}
+}
+
+func (t *Timeline) add(e Event) {
+	c := len(t.buf)
+	i := t.n // insertion position, counted from the oldest
+	for i > 0 && t.buf[(t.start+i-1)%c].Time.After(e.Time) {
+		i--
+	}
+	if t.n == c {
+		if i == 0 {
+			return
+		}
+		t.buf[t.start] = Event{} // release its slices
+		t.start = (t.start + 1) % c
+		t.n--
+		i--
+	}
+	for j := t.n; j > i; j-- {
+		t.buf[(t.start+j)%c] = t.buf[(t.start+j-1)%c]
+	}
+	t.buf[(t.start+i)%c] = e
+	t.n++
+}
+
+// Len returns the number of events held.
+func (t *Timeline) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
+}
+
+// At returns the i-th event held; 0 is the oldest. It panics when i is out
+// of range, as indexing a slice does.
+func (t *Timeline) At(i int) Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i < 0 || i >= t.n {
+		panic("model: Timeline.At index out of range")
+	}
+	return t.buf[(t.start+i)%len(t.buf)]
+}
+
+// Events returns a copy of the events held, oldest first.
+func (t *Timeline) Events() []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Event, t.n)
+	k := copy(out, t.buf[t.start:min(t.start+t.n, len(t.buf))])
+	copy(out[k:], t.buf[:t.n-k])
+	return out
+}
+
+// Tracker turns the sequence of snapshots of one group into timeline events
+// and keeps them in a Timeline. It is safe for concurrent use: the watcher
+// may Observe while demo consumers Add.
+//
+// Observe keeps a reference to the snapshot's members and partitions until
+// the next Observe; do not modify them.
+type Tracker struct {
+	mu sync.Mutex
+	d  differ
+	tl *Timeline
+}
+
+// NewTracker returns a tracker for group whose timeline holds capacity
+// events (DefaultTimelineCapacity when capacity is not positive).
+func NewTracker(group string, capacity int) *Tracker {
+	return &Tracker{d: differ{group: group}, tl: NewTimeline(capacity)}
+}
+
+// Observe diffs s against the previous snapshot, adds the resulting events
+// to the timeline and returns them. The first snapshot gives a single
+// watch_started. After ConnectionLost, the next snapshot first gives a
+// connection_restored.
+func (t *Tracker) Observe(s Snapshot) []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	events := t.d.observe(s)
+	t.tl.Add(events...)
+	return events
+}
+
+// ConnectionLost records that a poll at time at failed with err. Only the
+// first failure of an outage gives a connection_lost event; later ones
+// return nil until a snapshot is observed again.
+func (t *Tracker) ConnectionLost(at time.Time, err error) []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.d.lost {
+		return nil
+	}
+	t.d.lost, t.d.lostAt = true, at
+	detail := "connection lost"
+	if err != nil {
+		detail += ": " + strings.Join(strings.Fields(err.Error()), " ")
+	}
+	state := ""
+	if t.d.last != nil {
+		state = t.d.last.state
+	}
+	e := Event{Time: at, Type: EventConnectionLost, Group: t.d.group, State: state, Detail: detail}
+	t.tl.Add(e)
+	return []Event{e}
+}
+
+// Add records an event from outside the diff, such as a demo consumer's
+// report. Its Group is filled in when empty.
+func (t *Tracker) Add(e Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e.Group == "" {
+		e.Group = t.d.group
+	}
+	t.tl.Add(e)
+}
+
+// Timeline returns the tracker's timeline.
+func (t *Tracker) Timeline() *Timeline { return t.tl }
