@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Status is what the header reports: the last good snapshot and the state
+// of the poll loop. The root fills it in; the header only renders it.
+type Status struct {
+	Brokers  []string
+	Group    string
+	Interval time.Duration
+
+	Snap     model.Snapshot
+	HasSnap  bool      // Snap holds a good poll
+	LastGood time.Time // when Snap arrived
+	Now      time.Time
+
+	Err      error     // last poll failed with Err
+	Failures int       // consecutive failed polls
+	RetryAt  time.Time // when the next poll starts after a failure
+}
+
+// Waiting reports whether the group does not exist (yet).
+func (s Status) Waiting() bool { return s.HasSnap && !s.Snap.Group.Exists() }
+
+// Header shows the group, its state and totals, the brokers, and a
+// one-line banner while polls fail.
+type Header struct {
+	styles   Styles
+	width    int
+	maxLines int
+	st       Status
+}
+
+// NewHeader returns a header.
+func NewHeader(st Styles) Header { return Header{styles: st, maxLines: 2} }
+
+// SetSize sets the width and the most lines the summary may take (the
+// banner comes on top of those).
+func (h *Header) SetSize(w, maxLines int) {
+	h.width, h.maxLines = max(w, 0), max(maxLines, 0)
+}
+
+// SetStatus replaces what the header shows.
+func (h *Header) SetStatus(s Status) { h.st = s }
+
+// stateSegment is the group state with a glyph and words, so colour is
+// never the only signal.
+func (h Header) stateSegment() string {
+	st, s := h.styles, h.st
+	if !s.HasSnap {
+		if s.Err != nil {
+			return st.StateBad.Render(glyphError + " not connected")
+		}
+		return st.Muted.Render(glyphWaiting + " connecting")
+	}
+	g := s.Snap.Group
+	switch {
+	case !g.Exists():
+		return st.StateBad.Render(glyphWaiting + " waiting: group " + g.StateText())
+	case g.State == model.StateStable:
+		return st.StateOK.Render(glyphStable + " " + g.StateText())
+	case g.State == model.StateEmpty:
+		return st.StateWarn.Render(glyphEmpty + " " + g.StateText())
+	case g.Rebalancing():
+		return st.StateWarn.Render(glyphRebalance + " " + g.StateText() + " (" + g.State + ")")
+	default:
+		return st.StateWarn.Render("? " + g.StateText())
+	}
+}
+
+// segments lists the summary items in priority order; items that do not
+// fit are dropped from the end.
+func (h Header) segments() []string {
+	st, s := h.styles, h.st
+	var segs []string
+	if h.width >= 60 {
+		segs = append(segs, st.Title.Render("kgwatch"))
+	}
+	segs = append(segs, st.Group.Render(s.Group), h.stateSegment())
+	if s.HasSnap && s.Snap.Group.Exists() {
+		segs = append(segs, st.Label.Render("lag ")+st.Value.Render(groupDigits(s.Snap.TotalLag)))
+	}
+	if s.HasSnap {
+		age := ageText(s.Now.Sub(s.LastGood))
+		if s.Err != nil {
+			segs = append(segs, st.Banner.Render(glyphStale+" stale "+age))
+		} else {
+			segs = append(segs, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
+		}
+	}
+	if s.HasSnap && s.Snap.Group.Exists() {
+		segs = append(segs, st.Value.Render(plural(len(s.Snap.Members), "member")))
+		if a := s.Snap.Group.Assignor; a != "" {
+			segs = append(segs, st.Label.Render("assignor ")+st.Value.Render(a))
+		}
+	}
+	if s.Waiting() {
+		segs = append(segs, st.Label.Render("polling every ")+st.Value.Render(s.Interval.String()))
+	}
+	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(strings.Join(s.Brokers, ",")))
+	if c := s.Snap.Group.Coordinator; c != "" {
+		segs = append(segs, st.Label.Render("coordinator ")+st.Value.Render(c))
+	}
+	return segs
+}
+
+// View renders the summary lines and, after a failed poll, the banner.
+func (h Header) View() string {
+	if h.width <= 0 {
+		return ""
+	}
+	var lines []string
+	if h.maxLines > 0 {
+		sep := h.styles.Separator.Render(" · ")
+		sepW := ansi.StringWidth(sep)
+		var cur strings.Builder
+		curW := 0
+		for _, seg := range h.segments() {
+			w := ansi.StringWidth(seg)
+			switch {
+			case curW == 0:
+				cur.WriteString(seg)
+				curW = w
+			case curW+sepW+w <= h.width:
+				cur.WriteString(sep)
+				cur.WriteString(seg)
+				curW += sepW + w
+			case len(lines)+1 < h.maxLines:
+				lines = append(lines, cur.String())
+				cur.Reset()
+				cur.WriteString(seg)
+				curW = w
+			}
+		}
+		lines = append(lines, cur.String())
+	}
+	if b := h.banner(); b != "" {
+		lines = append(lines, b)
+	}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, h.width, ellipsis)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// banner is one line naming the poll error, what is on screen and when the
+// next try comes.
+func (h Header) banner() string {
+	s := h.st
+	if s.Err == nil {
+		return ""
+	}
+	msg := glyphStale + " poll failed: " + oneLine(s.Err.Error())
+	if s.HasSnap {
+		msg += " · showing data from " + ageText(s.Now.Sub(s.LastGood)) + " ago"
+	}
+	if wait := s.RetryAt.Sub(s.Now); wait > 0 {
+		msg += " · retry in " + ageText(wait)
+	} else {
+		msg += " · retrying"
+	}
+	if s.Failures > 1 {
+		msg += " (attempt " + strconv.Itoa(s.Failures+1) + ")"
+	}
+	return h.styles.Banner.Render(cell(msg, h.width, false))
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

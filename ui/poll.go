@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Polling cadence.
+const (
+	// FastInterval is the poll interval while a group rebalances, so the
+	// rebalance's start and end are timed well.
+	FastInterval = 200 * time.Millisecond
+	// MaxBackoff caps the retry delay after failed polls.
+	MaxBackoff = 10 * time.Second
+	// clockInterval refreshes relative times on screen.
+	clockInterval = time.Second
+)
+
+// NextPollDelay chooses how long to wait before the next poll. After
+// failures it backs off 1s, 2s, 4s … capped at MaxBackoff. While the group
+// is between generations it polls every FastInterval (never slower than
+// base). Otherwise, including while waiting for a group that does not exist
+// yet, it polls every base.
+func NextPollDelay(g model.Group, base time.Duration, failures int) time.Duration {
+	if failures > 0 {
+		return Backoff(failures)
+	}
+	if base <= 0 {
+		base = time.Second
+	}
+	if g.Rebalancing() && FastInterval < base {
+		return FastInterval
+	}
+	return base
+}
+
+// Backoff returns the retry delay after the given number of consecutive
+// failures: 1s, 2s, 4s, 8s, then MaxBackoff.
+func Backoff(failures int) time.Duration {
+	if failures <= 0 {
+		return 0
+	}
+	d := time.Second
+	for i := 1; i < failures && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
+}
+
+// pollCmd runs one poll of src with a timeout, off the update loop.
+func pollCmd(ctx context.Context, src Source, timeout time.Duration, seq uint64) tea.Cmd {
+	return func() tea.Msg {
+		if timeout <= 0 {
+			timeout = 10 * time.Second
+		}
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		snap, err := src.Poll(pctx)
+		return pollMsg{Seq: seq, Snap: snap, Err: err}
+	}
+}
+
+// tickCmd schedules the next poll of loop seq after d, in steps of at most
+// clockInterval so the screen's relative times refresh during long waits.
+func tickCmd(d time.Duration, seq uint64) tea.Cmd {
+	step := min(d, clockInterval)
+	return tea.Tick(step, func(time.Time) tea.Msg { return tickMsg{Seq: seq, Remaining: d - step} })
+}

@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"image/color"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/lipgloss/v2"
+)
+
+// Glyphs carry meaning that colour only repeats: every state, level and
+// marker has a character or word, so NO_COLOR and monochrome terminals lose
+// nothing.
+const (
+	glyphBarFull   = "█"
+	glyphBarTrack  = "░"
+	glyphWorst     = "◀"
+	glyphCursor    = "▸"
+	glyphFocused   = "■"
+	glyphUnfocused = "□"
+	glyphStable    = "●"
+	glyphEmpty     = "○"
+	glyphRebalance = "◐"
+	glyphWaiting   = "…"
+	glyphStale     = "⚠"
+	glyphError     = "!"
+	glyphFromStart = "*"
+	ellipsis       = "…"
+)
+
+// Styles holds every style the UI renders with. It is built once by
+// NewStyles and passed down by value; View code never creates styles.
+type Styles struct {
+	NoColor bool
+
+	App lipgloss.Style // frame around the whole screen
+
+	Title        lipgloss.Style // "kgwatch"
+	Group        lipgloss.Style // group id in the header
+	Label        lipgloss.Style // "lag", "brokers" ...
+	Value        lipgloss.Style
+	Muted        lipgloss.Style
+	Separator    lipgloss.Style
+	StateOK      lipgloss.Style // Stable
+	StateWarn    lipgloss.Style // rebalancing, Empty
+	StateBad     lipgloss.Style // does not exist
+	Banner       lipgloss.Style // connection lost / stale data
+	PaneTitle    lipgloss.Style // focused pane title
+	PaneTitleOff lipgloss.Style // unfocused pane title
+	ColHeader    lipgloss.Style
+	Selected     lipgloss.Style // cursor row in the focused pane
+	Owner        lipgloss.Style
+	Unowned      lipgloss.Style
+	LagNone      lipgloss.Style // lag bar track / zero lag
+	LagLow       lipgloss.Style
+	LagMid       lipgloss.Style
+	LagHigh      lipgloss.Style
+	Worst        lipgloss.Style // worst-partition marker
+	Err          lipgloss.Style // per-partition error
+	Placeholder  lipgloss.Style // centred body messages
+
+	Help help.Styles
+}
+
+// NewStyles builds the style set. With noColor every style is monochrome:
+// only bold, faint and reverse remain, and glyphs carry the meaning.
+func NewStyles(noColor bool) Styles {
+	fg := func(s lipgloss.Style, c color.Color) lipgloss.Style {
+		if noColor {
+			return s
+		}
+		return s.Foreground(c)
+	}
+	base := lipgloss.NewStyle()
+	s := Styles{NoColor: noColor}
+	s.App = base
+	s.Title = fg(base.Bold(true), lipgloss.Magenta)
+	s.Group = base.Bold(true)
+	s.Label = fg(base, lipgloss.BrightBlack)
+	s.Value = base
+	s.Muted = fg(base, lipgloss.BrightBlack)
+	if noColor {
+		s.Muted = base.Faint(true)
+		s.Label = base
+	}
+	s.Separator = s.Muted
+	s.StateOK = fg(base.Bold(true), lipgloss.Green)
+	s.StateWarn = fg(base.Bold(true), lipgloss.Yellow)
+	s.StateBad = fg(base.Bold(true), lipgloss.Red)
+	s.Banner = fg(base.Bold(true), lipgloss.Yellow)
+	if noColor {
+		s.Banner = base.Bold(true).Reverse(true)
+	}
+	s.PaneTitle = fg(base.Bold(true), lipgloss.Cyan)
+	s.PaneTitleOff = s.Muted
+	s.ColHeader = fg(base.Bold(true), lipgloss.BrightBlack)
+	if noColor {
+		s.ColHeader = base.Bold(true)
+	}
+	s.Selected = base.Reverse(true)
+	s.Owner = base
+	s.Unowned = s.Muted
+	s.LagNone = fg(base, lipgloss.BrightBlack)
+	if noColor {
+		s.LagNone = base
+	}
+	s.LagLow = fg(base, lipgloss.Green)
+	s.LagMid = fg(base, lipgloss.Yellow)
+	s.LagHigh = fg(base, lipgloss.Red)
+	s.Worst = fg(base.Bold(true), lipgloss.Red)
+	if noColor {
+		s.Worst = base.Bold(true)
+	}
+	s.Err = fg(base, lipgloss.Red)
+	s.Placeholder = s.Muted
+
+	s.Help = help.Styles{
+		Ellipsis:       s.Muted,
+		ShortKey:       fg(base, lipgloss.Cyan),
+		ShortDesc:      s.Muted,
+		ShortSeparator: s.Muted,
+		FullKey:        fg(base, lipgloss.Cyan),
+		FullDesc:       s.Muted,
+		FullSeparator:  s.Muted,
+	}
+	if noColor {
+		s.Help.ShortKey = base.Bold(true)
+		s.Help.FullKey = base.Bold(true)
+		s.Help.ShortDesc = base
+		s.Help.FullDesc = base
+	}
+	return s
+}
+
+// lagStyle picks the bar colour for a lag relative to the largest on screen.
+func (s Styles) lagStyle(lag, maxLag int64) lipgloss.Style {
+	switch {
+	case lag <= 0 || maxLag <= 0:
+		return s.LagNone
+	case lag*3 >= maxLag*2:
+		return s.LagHigh
+	case lag*3 >= maxLag:
+		return s.LagMid
+	default:
+		return s.LagLow
+	}
+}

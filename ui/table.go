@@ -1,0 +1,403 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Table is the partition pane: one row per partition with its owner,
+// offsets, lag and a lag bar scaled to the largest lag on screen. Only the
+// rows in the scroll window are measured and rendered, so its cost does not
+// grow with the partition count.
+type Table struct {
+	styles  Styles
+	keys    KeyMap
+	rows    []model.PartitionLag
+	sc      scroller
+	width   int
+	height  int
+	focused bool
+	stale   bool
+}
+
+// Table columns, in screen order.
+const (
+	colTopic = iota
+	colPart
+	colOwner
+	colCommitted
+	colLogEnd
+	colLag
+	colBar
+	numCols
+)
+
+// tableChrome is the number of lines above the rows: title and column
+// header.
+const tableChrome = 2
+
+// NewTable returns an empty partition table.
+func NewTable(st Styles, km KeyMap) Table {
+	return Table{styles: st, keys: km}
+}
+
+// SetSize sets the pane's outer size, title and column header included.
+func (t *Table) SetSize(w, h int) {
+	t.width, t.height = max(w, 0), max(h, 0)
+	t.sc.SetHeight(max(t.height-tableChrome, 0))
+}
+
+// SetFocused marks the pane as the one receiving scroll keys.
+func (t *Table) SetFocused(f bool) { t.focused = f }
+
+// SetStale marks the rows as last-known data from an earlier poll.
+func (t *Table) SetStale(s bool) { t.stale = s }
+
+// SetRows replaces the rows. The table keeps a reference, not a copy. The
+// selected partition stays selected when it is still present.
+func (t *Table) SetRows(rows []model.PartitionLag) {
+	cur := t.sc.Cursor()
+	var sel model.TopicPartition
+	had := cur >= 0 && cur < len(t.rows)
+	if had {
+		sel = t.rows[cur].TopicPartition
+	}
+	t.rows = rows
+	t.sc.SetLen(len(rows))
+	if !had || (cur < len(rows) && rows[cur].TopicPartition == sel) {
+		return
+	}
+	for i := range rows {
+		if rows[i].TopicPartition == sel {
+			t.sc.SetCursor(i)
+			return
+		}
+	}
+}
+
+// Selected returns the partition under the cursor.
+func (t Table) Selected() (model.PartitionLag, bool) {
+	i := t.sc.Cursor()
+	if i < 0 || i >= len(t.rows) {
+		return model.PartitionLag{}, false
+	}
+	return t.rows[i], true
+}
+
+// Len returns the number of rows.
+func (t Table) Len() int { return len(t.rows) }
+
+// Update handles scroll keys.
+func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		t.sc.handleKey(k, t.keys)
+	}
+	return t, nil
+}
+
+// tableLayout is the visible columns and their widths for one frame.
+type tableLayout struct {
+	show      [numCols]bool
+	w         [numCols]int
+	partTitle string
+	ownerHost bool // OWNER shows the host too
+	barTitle  string
+	maxLag    int64
+	fromStart bool // a visible row counts lag from log start
+}
+
+// ownerText is the OWNER cell: client id and host, or only the client id
+// when the column is too narrow for both.
+func ownerText(p *model.PartitionLag, withHost bool) string {
+	if !p.Owned() {
+		return "-"
+	}
+	name := p.ClientID
+	if name == "" {
+		name = model.ShortID(p.MemberID)
+	}
+	if p.Host == "" || !withHost {
+		return name
+	}
+	return name + " (" + strings.TrimPrefix(p.Host, "/") + ")"
+}
+
+func lagText(p *model.PartitionLag) string {
+	s := strconv.FormatInt(p.Lag, 10)
+	if p.LagFromStart && p.LogEnd >= 0 {
+		s += glyphFromStart
+	}
+	return s
+}
+
+func digits(n int64) int {
+	if n < 0 {
+		return 1 // "-"
+	}
+	d := 1
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
+}
+
+// layout fits the columns to the pane width from the visible rows: columns
+// are dropped (LOG-END, COMMITTED, OWNER, bar) until the minimum widths
+// fit, then spare cells go to the columns that read best wider.
+func (t Table) layout(rows []model.PartitionLag) tableLayout {
+	var l tableLayout
+	var nat [numCols]int
+	ownerShort := 5
+	nat[colTopic], nat[colPart], nat[colOwner] = 5, 1, 5
+	nat[colCommitted], nat[colLogEnd], nat[colLag] = 9, 7, 3
+	for i := range rows {
+		p := &rows[i]
+		nat[colTopic] = max(nat[colTopic], ansi.StringWidth(p.Topic))
+		nat[colPart] = max(nat[colPart], digits(int64(p.Partition)))
+		nat[colOwner] = max(nat[colOwner], ansi.StringWidth(ownerText(p, true)))
+		ownerShort = max(ownerShort, ansi.StringWidth(ownerText(p, false)))
+		nat[colCommitted] = max(nat[colCommitted], digits(p.Committed))
+		nat[colLogEnd] = max(nat[colLogEnd], digits(p.LogEnd))
+		lw := digits(p.Lag)
+		if p.LagFromStart && p.LogEnd >= 0 {
+			lw++
+			l.fromStart = true
+		}
+		nat[colLag] = max(nat[colLag], lw)
+		l.maxLag = max(l.maxLag, p.Lag)
+	}
+	nat[colBar] = 60
+
+	minW := nat
+	minW[colTopic] = min(nat[colTopic], 12)
+	minW[colOwner] = min(ownerShort, 10)
+	minW[colBar] = 7
+
+	avail := t.width - 1 // cursor gutter
+	l.show = [numCols]bool{true, true, true, true, true, true, true}
+	used := func() int {
+		n, cols := 0, 0
+		for c := range numCols {
+			if l.show[c] {
+				n += l.w[c]
+				cols++
+			}
+		}
+		return n + max(cols-1, 0)
+	}
+	l.w = minW
+	for _, c := range []int{colLogEnd, colCommitted, colOwner, colBar} {
+		if used() <= avail {
+			break
+		}
+		l.show[c] = false
+	}
+	extra := avail - used()
+	grow := func(c, target int) {
+		if !l.show[c] || extra <= 0 {
+			return
+		}
+		d := min(extra, target-l.w[c])
+		if d > 0 {
+			l.w[c] += d
+			extra -= d
+		}
+	}
+	grow(colTopic, min(nat[colTopic], 24))
+	grow(colPart, max(nat[colPart], 4))
+	grow(colBar, 16)
+	grow(colOwner, ownerShort)
+	grow(colOwner, nat[colOwner])
+	grow(colPart, max(nat[colPart], 9))
+	grow(colTopic, nat[colTopic])
+	grow(colBar, nat[colBar])
+
+	l.ownerHost = l.w[colOwner] >= nat[colOwner]
+	switch w := l.w[colPart]; {
+	case w >= 9:
+		l.partTitle = "PARTITION"
+	case w >= 4:
+		l.partTitle = "PART"
+	default:
+		l.partTitle = "P"
+	}
+	switch w := l.w[colBar]; {
+	case w >= 22:
+		l.barTitle = "LAG BAR (" + glyphWorst + " = most lag)"
+	case w >= 7:
+		l.barTitle = "LAG BAR"
+	}
+	return l
+}
+
+// View renders the title, the column header and the visible rows.
+func (t Table) View() string {
+	if t.width <= 0 || t.height <= 0 {
+		return ""
+	}
+	start, end := t.sc.Window()
+	visible := t.rows[start:end]
+	l := t.layout(visible)
+
+	var b strings.Builder
+	b.Grow((t.width + 16) * t.height)
+	b.WriteString(t.title(start, end, l.fromStart))
+	if t.height < 2 {
+		return b.String()
+	}
+	b.WriteByte('\n')
+	b.WriteString(t.header(l))
+	if len(t.rows) == 0 && t.height > tableChrome {
+		b.WriteByte('\n')
+		b.WriteString(t.styles.Muted.Render(cell("  no partitions: nothing assigned or committed yet", t.width, false)))
+	}
+	for i := range visible {
+		b.WriteByte('\n')
+		t.row(&b, l, &visible[i], t.focused && start+i == t.sc.Cursor())
+	}
+	return b.String()
+}
+
+func (t Table) title(start, end int, fromStart bool) string {
+	st := t.styles.PaneTitleOff
+	glyph := glyphUnfocused
+	if t.focused {
+		st, glyph = t.styles.PaneTitle, glyphFocused
+	}
+	s := st.Render(glyph + " Partitions " + strconv.Itoa(len(t.rows)))
+	var extra []string
+	if len(t.rows) > end-start && end > start {
+		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
+	}
+	if t.stale {
+		extra = append(extra, glyphStale+" stale")
+	}
+	if fromStart {
+		extra = append(extra, glyphFromStart+" no commit: lag from log start")
+	}
+	if len(extra) > 0 {
+		s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
+	}
+	return ansi.Truncate(s, t.width, ellipsis)
+}
+
+func (t Table) header(l tableLayout) string {
+	titles := [numCols]string{"TOPIC", l.partTitle, "OWNER", "COMMITTED", "LOG-END", "LAG", l.barTitle}
+	right := [numCols]bool{colPart: true, colCommitted: true, colLogEnd: true, colLag: true}
+	var b strings.Builder
+	b.WriteByte(' ')
+	first := true
+	for c := range numCols {
+		if !l.show[c] {
+			continue
+		}
+		if !first {
+			b.WriteByte(' ')
+		}
+		first = false
+		b.WriteString(cell(titles[c], l.w[c], right[c]))
+	}
+	return t.styles.ColHeader.Render(b.String())
+}
+
+// row writes one partition row. The selected row is rendered plain and then
+// reversed as a whole, so inner colours never cut the highlight.
+func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, selected bool) {
+	st := t.styles
+	styled := !selected
+	gutter := " "
+	switch {
+	case selected:
+		gutter = glyphCursor
+	case p.Err != "":
+		gutter = glyphError
+	}
+	var line strings.Builder
+	line.WriteString(gutter)
+	sep := func() { line.WriteByte(' ') }
+	line.WriteString(cell(p.Topic, l.w[colTopic], false))
+	sep()
+	line.WriteString(cell(strconv.Itoa(int(p.Partition)), l.w[colPart], true))
+	if l.show[colOwner] {
+		sep()
+		o := cell(ownerText(p, l.ownerHost), l.w[colOwner], false)
+		if styled && !p.Owned() {
+			o = st.Unowned.Render(o)
+		}
+		line.WriteString(o)
+	}
+	if l.show[colCommitted] {
+		sep()
+		line.WriteString(cell(offsetText(p.Committed), l.w[colCommitted], true))
+	}
+	if l.show[colLogEnd] {
+		sep()
+		line.WriteString(cell(offsetText(p.LogEnd), l.w[colLogEnd], true))
+	}
+	sep()
+	lag := cell(lagText(p), l.w[colLag], true)
+	if styled {
+		lag = st.lagStyle(p.Lag, l.maxLag).Render(lag)
+	}
+	line.WriteString(lag)
+	if l.show[colBar] {
+		sep()
+		line.WriteString(t.bar(p, l.w[colBar], l.maxLag, styled))
+	}
+	if selected {
+		b.WriteString(st.Selected.Render(line.String()))
+		return
+	}
+	b.WriteString(line.String())
+}
+
+// bar draws the lag bar: filled cells (█) proportional to lag over the
+// largest lag on screen, a track (░) for the rest, and a marker (◀) on the
+// partition with the most lag. A partition whose offsets could not be read
+// shows its error instead.
+func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) string {
+	st := t.styles
+	if p.Err != "" && p.LogEnd < 0 {
+		s := cell(glyphError+" "+p.Err, w, false)
+		if styled {
+			s = st.Err.Render(s)
+		}
+		return s
+	}
+	inner := w
+	marker := ""
+	if w >= 4 {
+		inner = w - 2
+		marker = "  "
+		if p.Lag > 0 && p.Lag == maxLag {
+			marker = " " + glyphWorst
+		}
+	}
+	filled := 0
+	if p.Lag > 0 && maxLag > 0 {
+		filled = int((p.Lag*int64(inner) + maxLag - 1) / maxLag)
+		filled = min(max(filled, 1), inner)
+	}
+	full := strings.Repeat(glyphBarFull, filled)
+	track := strings.Repeat(glyphBarTrack, inner-filled)
+	if !styled {
+		return full + track + marker
+	}
+	var s string
+	if filled > 0 {
+		s = st.lagStyle(p.Lag, maxLag).Render(full)
+	}
+	if inner > filled {
+		s += st.LagNone.Render(track)
+	}
+	if strings.TrimSpace(marker) != "" {
+		return s + st.Worst.Render(marker)
+	}
+	return s + marker
+}

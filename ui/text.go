@@ -1,0 +1,145 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// cell truncates s to w terminal cells (with an ellipsis) and pads it with
+// spaces to exactly w cells, on the right or, with right set, on the left.
+// Widths are cells, not runes, so wide runes keep columns aligned.
+func cell(s string, w int, right bool) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, ellipsis)
+		sw = ansi.StringWidth(s)
+	}
+	if sw == w {
+		return s
+	}
+	if right {
+		return spaces(w-sw) + s
+	}
+	return s + spaces(w-sw)
+}
+
+const blank = "                                                                                                                                "
+
+// spaces returns n spaces without allocating for common widths.
+func spaces(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if n <= len(blank) {
+		return blank[:n]
+	}
+	return strings.Repeat(" ", n)
+}
+
+// fitBlock clips a rendered block to w cells by h lines, so no frame ever
+// exceeds the terminal, whatever its size.
+func fitBlock(s string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		if lipgloss.Width(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// center places a one-line message in the middle of a w×h area.
+func center(s string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	if lipgloss.Width(s) > w {
+		s = ansi.Truncate(s, w, ellipsis)
+	}
+	pad := (w - lipgloss.Width(s)) / 2
+	var b strings.Builder
+	top := (h - 1) / 2
+	for range top {
+		b.WriteByte('\n')
+	}
+	b.WriteString(spaces(pad))
+	b.WriteString(s)
+	for range h - top - 1 {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// offsetText writes an offset, "-" when unknown.
+func offsetText(o int64) string {
+	if o < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(o, 10)
+}
+
+// groupDigits writes n with thousands separators: 1234567 → 1,234,567.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 || len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	pre := len(s) % 3
+	b.WriteString(s[:pre])
+	for i := pre; i < len(s); i += 3 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
+
+// ageText writes a duration the way the header shows ages: 0.4s, 12s,
+// 3m05s, 2h10m.
+func ageText(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	case d < time.Hour:
+		m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
+		return strconv.Itoa(m) + "m" + pad2(s) + "s"
+	default:
+		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
+		return strconv.Itoa(h) + "h" + pad2(m) + "m"
+	}
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// plural writes "1 member", "2 members".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}

@@ -1,0 +1,27 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestPrint shows views while developing: KGW_PRINT=1 go test -run TestPrint -v ./ui/
+func TestPrint(t *testing.T) {
+	if os.Getenv("KGW_PRINT") == "" {
+		t.Skip("set KGW_PRINT=1 to print views")
+	}
+	for _, sz := range [][2]int{{120, 40}, {80, 24}, {40, 10}} {
+		clk := &clock{t: t0}
+		src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+		a := testApp(t, src, clk, sz[0], sz[1])
+		clk.Set(t0.Add(1500 * time.Millisecond))
+		a.Update(tickMsg{Seq: 999})
+		v := a.View().Content
+		if os.Getenv("KGW_PRINT") == "plain" {
+			v = plain(a)
+		}
+		fmt.Printf("---- %dx%d\n%s\n----\n", sz[0], sz[1], v)
+	}
+}
