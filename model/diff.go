@@ -278,11 +278,11 @@ func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
 		if lost > 0 {
 			summary = append(summary, plural(lost, "partition")+" left unowned")
 		}
+		if len(moves) == 0 {
+			summary = append(summary, "no partitions moved")
+		}
 		if len(kept) > 0 {
 			summary = append(summary, strconv.Itoa(len(kept))+" revoked and reassigned to the same owner")
-		}
-		if len(summary) == 0 {
-			summary = append(summary, "no partitions moved")
 		}
 	}
 	detail := prefix + ": " + strings.Join(summary, ", ")
