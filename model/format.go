@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -10,16 +11,28 @@ import (
 
 // JSONSnapshot is the stable JSON shape of a snapshot (`--once -o json`).
 type JSONSnapshot struct {
-	Group        string          `json:"group"`
-	State        string          `json:"state"`
-	ProtocolType string          `json:"protocol_type"`
-	Assignor     string          `json:"assignor"`
-	Coordinator  string          `json:"coordinator,omitempty"`
-	TakenAt      string          `json:"taken_at"`
-	TotalLag     int64           `json:"total_lag"`
-	MaxLag       int64           `json:"max_lag"`
-	Members      []JSONMember    `json:"members"`
-	Partitions   []JSONPartition `json:"partitions"`
+	Group        string `json:"group"`
+	State        string `json:"state"`
+	ProtocolType string `json:"protocol_type"`
+	Assignor     string `json:"assignor"`
+	Coordinator  string `json:"coordinator,omitempty"`
+	TakenAt      string `json:"taken_at"`
+	TotalLag     int64  `json:"total_lag"`
+	MaxLag       int64  `json:"max_lag"`
+
+	// Status, rates, ETA and the worst partition come from History; null
+	// (status, rates, eta) when the snapshot was not annotated or there is
+	// not enough history. eta_seconds is null unless consumption outpaces
+	// production with lag > 0.
+	Status         *string         `json:"status"`
+	ConsumeRate    *float64        `json:"consume_rate"`
+	ProduceRate    *float64        `json:"produce_rate"`
+	ETASeconds     *float64        `json:"eta_seconds"`
+	FallingBehind  bool            `json:"falling_behind"`
+	WorstPartition *TopicPartition `json:"worst_partition"`
+
+	Members    []JSONMember    `json:"members"`
+	Partitions []JSONPartition `json:"partitions"`
 }
 
 // JSONMember is one member in JSONSnapshot.
@@ -29,6 +42,9 @@ type JSONMember struct {
 	Host       string           `json:"host"`
 	Partitions []TopicPartition `json:"partitions"`
 	Lag        int64            `json:"lag"`
+
+	// ConsumeRate is null when unknown.
+	ConsumeRate *float64 `json:"consume_rate"`
 }
 
 // JSONPartition is one partition in JSONSnapshot. Owner fields are null when
@@ -45,6 +61,14 @@ type JSONPartition struct {
 	Lag          int64   `json:"lag"`
 	LagFromStart bool    `json:"lag_from_start,omitempty"`
 	Error        string  `json:"error,omitempty"`
+
+	// Status is null when the snapshot was not annotated; rates are null
+	// when unknown. StalledSince is when the committed offset last moved,
+	// set only for STALLED.
+	Status       *string  `json:"status"`
+	ConsumeRate  *float64 `json:"consume_rate"`
+	ProduceRate  *float64 `json:"produce_rate"`
+	StalledSince string   `json:"stalled_since,omitempty"`
 }
 
 // ToJSON converts a snapshot to its JSON shape.
@@ -61,12 +85,22 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		Members:      make([]JSONMember, 0, len(s.Members)),
 		Partitions:   make([]JSONPartition, 0, len(s.Partitions)),
 	}
+	j.Status = statusJSON(s.Status)
+	j.ConsumeRate, j.ProduceRate = rateJSON(s.ConsumeRate), rateJSON(s.ProduceRate)
+	if s.ETAKnown {
+		j.ETASeconds = ptr(round3(s.ETA.Seconds()))
+	}
+	j.FallingBehind = s.FallingBehind
+	if s.HasWorst {
+		j.WorstPartition = ptr(s.WorstPartition)
+	}
 	for _, m := range s.Members {
 		parts := m.Partitions
 		if parts == nil {
 			parts = []TopicPartition{}
 		}
-		j.Members = append(j.Members, JSONMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host, Partitions: parts, Lag: m.Lag})
+		j.Members = append(j.Members, JSONMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host, Partitions: parts, Lag: m.Lag,
+			ConsumeRate: rateJSON(m.ConsumeRate)})
 	}
 	for _, p := range s.Partitions {
 		jp := JSONPartition{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, LagFromStart: p.LagFromStart, Error: p.Err}
@@ -81,6 +115,11 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		}
 		if p.LogEnd >= 0 {
 			jp.LogEnd = ptr(p.LogEnd)
+		}
+		jp.Status = statusJSON(p.Status)
+		jp.ConsumeRate, jp.ProduceRate = rateJSON(p.ConsumeRate), rateJSON(p.ProduceRate)
+		if p.Status == StatusStalled {
+			jp.StalledSince = p.CommitMovedAt.UTC().Format(time.RFC3339Nano)
 		}
 		j.Partitions = append(j.Partitions, jp)
 	}
@@ -156,3 +195,20 @@ func dash(s string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func statusJSON(s Status) *string {
+	if s == "" {
+		return nil
+	}
+	return ptr(string(s))
+}
+
+func rateJSON(r Rate) *float64 {
+	if !r.Known {
+		return nil
+	}
+	return ptr(round3(r.PerSec))
+}
+
+// round3 keeps three decimals: rates and ETAs are estimates.
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }

@@ -75,6 +75,9 @@ type Member struct {
 	Partitions []TopicPartition
 	// Lag is the sum of the lag of the member's partitions.
 	Lag int64
+	// ConsumeRate sums the member's partitions' consume rates; filled by
+	// History.Annotate.
+	ConsumeRate Rate
 }
 
 // PartitionOffsets is what the partition's leader reports of its log.
@@ -103,6 +106,20 @@ type PartitionLag struct {
 	LagFromStart bool
 	// Err is a per-partition failure (offsets or commit unreadable).
 	Err string
+
+	// The fields below are filled by History.Annotate; zero until then.
+
+	// Status is the partition's verdict.
+	Status Status
+	// ConsumeRate is committed offsets per second and ProduceRate log-end
+	// offsets per second, over HistoryOptions.Window.
+	ConsumeRate Rate
+	ProduceRate Rate
+	// CommitMovedAt is the snapshot time at which the committed offset was
+	// last seen to change. Until a change is seen it is when the partition
+	// was first seen and CommitMoveSeen is false ("unchanged since at least").
+	CommitMovedAt  time.Time
+	CommitMoveSeen bool
 }
 
 // Owned reports whether a member of the group owns the partition.
@@ -132,6 +149,28 @@ type Snapshot struct {
 	Partitions []PartitionLag
 	TotalLag   int64
 	MaxLag     int64
+
+	// The fields below are filled by History.Annotate; zero until then.
+
+	// Status is the worst partition status.
+	Status Status
+	// ConsumeRate and ProduceRate sum the partitions' known rates.
+	ConsumeRate Rate
+	ProduceRate Rate
+	// ETA is how long until total lag reaches zero at the current rates;
+	// ETAKnown only when consumption outpaces production and lag > 0.
+	ETA      time.Duration
+	ETAKnown bool
+	// FallingBehind: lag > 0 and production outpaces consumption.
+	FallingBehind bool
+	// WorstPartition is the partition to look at first (worst status, then
+	// oldest lag, then largest lag); HasWorst is false when every partition
+	// is OK with no lag.
+	WorstPartition TopicPartition
+	HasWorst       bool
+	// TotalLagHistory is total lag over the last minutes, oldest first, one
+	// point per HistoryOptions.SparkEvery (for a sparkline).
+	TotalLagHistory []int64
 }
 
 // NewSnapshot computes lag for every partition that is owned or committed,

@@ -1,0 +1,518 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rate is a per-second rate that may be unknown (not enough history, or the
+// offsets it needs were unreadable). PerSec is never NaN or negative.
+type Rate struct {
+	PerSec float64
+	Known  bool
+}
+
+// HistoryOptions tunes History. Zero fields take their defaults.
+type HistoryOptions struct {
+	// StallAfter is how long the committed offset may stay put, with lag,
+	// before the partition is STALLED. Default 30s (`--stall-after`).
+	StallAfter time.Duration
+	// Window smooths the rates: a rate is measured from the oldest sample
+	// inside the window to the newest, and is unknown until the samples span
+	// half of it. It is also how long REWOUND sticks. Default 10s.
+	Window time.Duration
+	// LaggingWindow is how far back lag must have grown for LAGGING.
+	// Default 30s.
+	LaggingWindow time.Duration
+	// SparkPoints and SparkEvery shape Snapshot.TotalLagHistory: up to
+	// SparkPoints points, one per SparkEvery. Defaults 60 and 5s (5 minutes).
+	SparkPoints int
+	SparkEvery  time.Duration
+}
+
+func (o HistoryOptions) withDefaults() HistoryOptions {
+	if o.StallAfter <= 0 {
+		o.StallAfter = 30 * time.Second
+	}
+	if o.Window <= 0 {
+		o.Window = 10 * time.Second
+	}
+	if o.LaggingWindow <= 0 {
+		o.LaggingWindow = 30 * time.Second
+	}
+	if o.SparkPoints <= 0 {
+		o.SparkPoints = 60
+	}
+	if o.SparkEvery <= 0 {
+		o.SparkEvery = 5 * time.Second
+	}
+	return o
+}
+
+const (
+	// ringSize samples are kept per partition, spaced so that they cover
+	// the longer of Window and LaggingWindow whatever the poll interval:
+	// memory is a few hundred bytes per partition, not per poll.
+	ringSize = 8
+	// minLaggingSamples is how many samples (the current one included) the
+	// lagging window must hold before LAGGING can be said.
+	minLaggingSamples = 4
+	// maxETA: beyond this the group is not meaningfully catching up.
+	maxETA = 365 * 24 * time.Hour
+)
+
+type sample struct {
+	t         int64 // unix nanoseconds
+	committed int64
+	logEnd    int64
+	lag       int64
+}
+
+type partState struct {
+	ring [ringSize]sample
+	head uint8 // index of the newest sample
+	n    uint8
+	seen bool
+
+	movedAt  int64 // when committed last changed (or first seen)
+	moveSeen bool
+
+	rewound     bool
+	rewoundAt   int64
+	rewoundFrom int64
+
+	status Status
+}
+
+func (st *partState) at(i int) *sample { // i = 0 is the oldest
+	return &st.ring[(int(st.head)+ringSize-int(st.n)+1+i)%ringSize]
+}
+
+// push adds c as the newest sample. While the newest sample is less than
+// spacing after the one before it, c replaces it instead, so the ring keeps
+// its span whatever the poll interval and the newest slot is always the
+// latest poll.
+func (st *partState) push(c sample, spacing int64) {
+	if st.n == 0 {
+		st.head, st.n, st.ring[0] = 0, 1, c
+		return
+	}
+	if st.n >= 2 && c.t-st.ring[(st.head+ringSize-1)%ringSize].t < spacing {
+		st.ring[st.head] = c
+		return
+	}
+	st.head = (st.head + 1) % ringSize
+	st.ring[st.head] = c
+	if st.n < ringSize {
+		st.n++
+	}
+}
+
+// History remembers recent snapshots of one group, compactly, and derives
+// what a single snapshot cannot say: statuses, rates, ETA, stall times and a
+// lag sparkline. It holds a fixed number of samples per partition and
+// forgets partitions that leave the snapshot. It is not safe for concurrent
+// use.
+type History struct {
+	opts    HistoryOptions
+	spacing int64
+
+	keys   []TopicPartition // keys[i] is the partition states[i] tracks
+	states []partState
+	lastT  int64
+	polls  int
+
+	spark      []int64 // ring of SparkPoints
+	sparkHead  int
+	sparkN     int
+	sparkStart int64 // when the newest point's bucket began
+}
+
+// NewHistory returns an empty History.
+func NewHistory(opts HistoryOptions) *History {
+	opts = opts.withDefaults()
+	span := max(opts.Window, opts.LaggingWindow)
+	return &History{
+		opts:    opts,
+		spacing: int64(span) / (ringSize - 3),
+		spark:   make([]int64, opts.SparkPoints),
+	}
+}
+
+// Options returns the options in effect, defaults filled in.
+func (h *History) Options() HistoryOptions { return h.opts }
+
+type statusChange struct {
+	i    int
+	from Status
+	note string // detail for a single-partition event
+}
+
+// Annotate records s and fills its derived fields: per partition Status,
+// rates and CommitMovedAt; per group Status, rates, ETA, FallingBehind,
+// WorstPartition and TotalLagHistory. It returns one status_changed event
+// per new status, naming the partitions that changed to it; a partition
+// seen for the first time counts as coming from OK. Snapshots must arrive
+// in time order; one older than the last seen restarts the history.
+// Annotate writes into s.Partitions, so call it before sharing s.
+func (h *History) Annotate(s *Snapshot) []Event {
+	now := s.TakenAt.UnixNano()
+	if h.polls > 0 && now < h.lastT {
+		*h = *NewHistory(h.opts)
+	}
+	h.polls++
+	h.lastT = now
+	h.align(s.Partitions)
+
+	window := int64(h.opts.Window)
+	lagWindow := int64(h.opts.LaggingWindow)
+	stallAfter := int64(h.opts.StallAfter)
+	empty := s.Group.State == StateEmpty
+	staffed := len(s.Members) > 0 && !s.Group.Rebalancing() && s.Group.State != StateEmpty
+
+	var changes []statusChange
+	var consume, produce Rate
+	worst := -1
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		st := &h.states[i]
+		cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
+		prevStatus := st.status
+		if !st.seen {
+			st.seen, st.movedAt, prevStatus = true, now, StatusOK
+			st.push(cur, h.spacing)
+		} else {
+			prev := st.ring[st.head]
+			reset := false
+			if cur.logEnd >= 0 && prev.logEnd >= 0 && cur.logEnd < prev.logEnd {
+				reset = true // log truncated or topic recreated
+			}
+			if cur.committed >= 0 && prev.committed >= 0 && cur.committed < prev.committed {
+				if !reset { // a recreated log explains a lower commit
+					st.rewound, st.rewoundAt, st.rewoundFrom = true, now, prev.committed
+				}
+				reset = true
+			}
+			if cur.committed != prev.committed {
+				st.movedAt, st.moveSeen = now, true
+			}
+			if reset {
+				st.n = 0
+			}
+			st.push(cur, h.spacing)
+		}
+		if st.rewound && now-st.rewoundAt >= window {
+			st.rewound = false
+		}
+
+		// One pass over the ring, oldest first: rate endpoints and the
+		// start of the lagging window.
+		cOld, eOld, lagStart := -1, -1, -1
+		n := int(st.n)
+		for j := 0; j < n-1; j++ {
+			sm := st.at(j)
+			if now-sm.t >= lagWindow {
+				lagStart = j
+			}
+			if now-sm.t <= window || j == n-2 {
+				if cOld < 0 && (sm.committed >= 0) == (cur.committed >= 0) {
+					cOld = j
+				}
+				if eOld < 0 && sm.logEnd >= 0 && cur.logEnd >= 0 {
+					eOld = j
+				}
+			}
+		}
+		p.ConsumeRate = h.rate(st, cOld, now, cur.committed, func(sm *sample) int64 { return sm.committed })
+		p.ProduceRate = h.rate(st, eOld, now, cur.logEnd, func(sm *sample) int64 { return sm.logEnd })
+		p.CommitMovedAt, p.CommitMoveSeen = time.Unix(0, st.movedAt).In(s.TakenAt.Location()), st.moveSeen
+
+		lag := p.Lag > 0
+		switch {
+		case lag && empty:
+			p.Status = StatusStopped
+		case st.rewound:
+			p.Status = StatusRewound
+		case lag && now-st.movedAt >= stallAfter:
+			p.Status = StatusStalled
+		case lag && staffed && !p.Owned():
+			p.Status = StatusUnowned
+		case lag && lagStart >= 0 && lagging(st, lagStart):
+			p.Status = StatusLagging
+		default:
+			p.Status = StatusOK
+		}
+		st.status = p.Status
+
+		if p.Status != prevStatus {
+			changes = append(changes, statusChange{i: i, from: prevStatus, note: h.note(p, st, lagStart, now)})
+		}
+		if p.ConsumeRate.Known {
+			consume.PerSec += p.ConsumeRate.PerSec
+			consume.Known = true
+		}
+		if p.ProduceRate.Known {
+			produce.PerSec += p.ProduceRate.PerSec
+			produce.Known = true
+		}
+		if worst < 0 || rowWorse(p, &s.Partitions[worst]) {
+			worst = i
+		}
+	}
+
+	s.Status = StatusOK
+	s.HasWorst = false
+	s.WorstPartition = TopicPartition{}
+	if worst >= 0 {
+		w := &s.Partitions[worst]
+		s.Status = w.Status
+		if w.Status != StatusOK || w.Lag > 0 {
+			s.WorstPartition, s.HasWorst = w.TopicPartition, true
+		}
+	}
+	s.ConsumeRate, s.ProduceRate = consume, produce
+	s.ETA, s.ETAKnown, s.FallingBehind = 0, false, false
+	if consume.Known && produce.Known && s.TotalLag > 0 {
+		net := consume.PerSec - produce.PerSec
+		switch {
+		case net > 0:
+			eta := float64(s.TotalLag) / net
+			if eta < maxETA.Seconds() {
+				s.ETA, s.ETAKnown = time.Duration(eta*float64(time.Second)), true
+			}
+		case net < 0:
+			s.FallingBehind = true
+		}
+	}
+	h.memberRates(s)
+	s.TotalLagHistory = h.sparkline(now, s.TotalLag)
+	return h.events(s, changes)
+}
+
+// align makes h.states[i] track s.Partitions[i]. Polls of a stable group
+// list the same partitions in the same order, so the common case is one
+// comparison per partition and no map.
+func (h *History) align(rows []PartitionLag) {
+	if len(rows) == len(h.keys) {
+		same := true
+		for i := range rows {
+			if rows[i].TopicPartition != h.keys[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	old := make(map[TopicPartition]int, len(h.keys))
+	for i, k := range h.keys {
+		old[k] = i
+	}
+	keys := make([]TopicPartition, len(rows))
+	states := make([]partState, len(rows))
+	for i := range rows {
+		keys[i] = rows[i].TopicPartition
+		if j, ok := old[keys[i]]; ok {
+			states[i] = h.states[j]
+		}
+	}
+	h.keys, h.states = keys, states
+}
+
+// rate is (cur − ring[from]) / Δt, unknown when there is no usable older
+// sample, the samples span less than half the window, or the offset went
+// down (which a reset should have caught; never report a negative rate).
+func (h *History) rate(st *partState, from int, now, cur int64, field func(*sample) int64) Rate {
+	if from < 0 {
+		return Rate{}
+	}
+	old := st.at(from)
+	dt := now - old.t
+	if dt <= 0 || dt < int64(h.opts.Window)/2 {
+		return Rate{}
+	}
+	d := cur - field(old)
+	if cur < 0 {
+		d = 0 // nothing committed at either end: nothing consumed
+	}
+	if d < 0 {
+		return Rate{}
+	}
+	return Rate{PerSec: float64(d) / (float64(dt) / float64(time.Second)), Known: true}
+}
+
+// lagging reports whether lag grew across the samples from start to the
+// newest: at least minLaggingSamples of them, every later one above the
+// first, the newest highest-but-noise, and at most one step in four going
+// down (batch commits make lag a sawtooth).
+func lagging(st *partState, start int) bool {
+	n := int(st.n)
+	if n-start < minLaggingSamples {
+		return false
+	}
+	first := st.at(start).lag
+	last := st.ring[st.head].lag
+	if last <= first {
+		return false
+	}
+	down := 0
+	prev := first
+	for j := start + 1; j < n; j++ {
+		l := st.at(j).lag
+		if l <= first {
+			return false
+		}
+		if l < prev {
+			down++
+		}
+		prev = l
+	}
+	return down*4 <= n-start-1
+}
+
+// rowWorse orders partitions for "look here first": worse status, then
+// larger lag.
+func rowWorse(a, b *PartitionLag) bool {
+	if sa, sb := a.Status.Severity(), b.Status.Severity(); sa != sb {
+		return sa > sb
+	}
+	return a.Lag > b.Lag
+}
+
+// memberRates sums each member's partitions' consume rates.
+func (h *History) memberRates(s *Snapshot) {
+	if len(s.Members) == 0 {
+		return
+	}
+	idx := make(map[string]int, len(s.Members))
+	for i := range s.Members {
+		s.Members[i].ConsumeRate = Rate{}
+		idx[s.Members[i].MemberID] = i
+	}
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		if !p.Owned() || !p.ConsumeRate.Known {
+			continue
+		}
+		if j, ok := idx[p.MemberID]; ok {
+			r := &s.Members[j].ConsumeRate
+			r.PerSec += p.ConsumeRate.PerSec
+			r.Known = true
+		}
+	}
+}
+
+// sparkline records total lag and returns the points, oldest first. A
+// point holds the latest total of its SparkEvery bucket.
+func (h *History) sparkline(now, total int64) []int64 {
+	if h.sparkN == 0 || now-h.sparkStart >= int64(h.opts.SparkEvery) {
+		if h.sparkN > 0 {
+			h.sparkHead = (h.sparkHead + 1) % len(h.spark)
+		}
+		h.sparkN = min(h.sparkN+1, len(h.spark))
+		h.sparkStart = now
+	}
+	h.spark[h.sparkHead] = total
+	out := make([]int64, h.sparkN)
+	for i := range out {
+		out[i] = h.spark[(h.sparkHead-h.sparkN+1+i+len(h.spark))%len(h.spark)]
+	}
+	return out
+}
+
+// note explains a partition's new status in a few words, for the event of
+// a single partition.
+func (h *History) note(p *PartitionLag, st *partState, lagStart int, now int64) string {
+	switch p.Status {
+	case StatusStopped:
+		return fmt.Sprintf("group has no active members, lag %d", p.Lag)
+	case StatusRewound:
+		return fmt.Sprintf("committed offset went back %d → %s", st.rewoundFrom, offsetText(p.Committed))
+	case StatusStalled:
+		return fmt.Sprintf("committed offset %s unchanged for %s, lag %d",
+			offsetText(p.Committed), time.Duration(now-st.movedAt).Round(time.Second), p.Lag)
+	case StatusUnowned:
+		return fmt.Sprintf("no member owns it, lag %d", p.Lag)
+	case StatusLagging:
+		first := st.at(lagStart)
+		return fmt.Sprintf("lag grew %d → %d over %s", first.lag, p.Lag, time.Duration(now-first.t).Round(time.Second))
+	}
+	return fmt.Sprintf("lag %d", p.Lag)
+}
+
+// events turns the status changes into one event per new status, worst
+// status first.
+func (h *History) events(s *Snapshot, changes []statusChange) []Event {
+	if len(changes) == 0 {
+		return nil
+	}
+	oneTopic := len(s.Partitions) > 0 && s.Partitions[0].Topic == s.Partitions[len(s.Partitions)-1].Topic
+	name := func(tp TopicPartition) string {
+		if oneTopic {
+			return "p" + strconv.Itoa(int(tp.Partition))
+		}
+		return tp.Topic + "/p" + strconv.Itoa(int(tp.Partition))
+	}
+	var out []Event
+	for k := len(Statuses) - 1; k >= 0; k-- {
+		status := Statuses[k]
+		var group []statusChange
+		for _, c := range changes {
+			if s.Partitions[c.i].Status == status {
+				group = append(group, c)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		ev := Event{Time: s.TakenAt, Type: EventStatusChanged, Group: s.Group.ID, State: string(status)}
+		ev.Partitions = make([]TopicPartition, len(group))
+		for j, c := range group {
+			ev.Partitions[j] = s.Partitions[c.i].TopicPartition
+		}
+		if len(group) == 1 {
+			c := group[0]
+			note := c.note
+			if status == StatusOK {
+				note = "recovered from " + string(c.from) + ", " + note
+			}
+			ev.Detail = fmt.Sprintf("%s %s: %s", name(ev.Partitions[0]), status, note)
+		} else {
+			var b strings.Builder
+			for j, tp := range ev.Partitions {
+				if j == 5 {
+					fmt.Fprintf(&b, " +%d more", len(ev.Partitions)-5)
+					break
+				}
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(name(tp))
+			}
+			fmt.Fprintf(&b, " %s: %s", status, h.reason(status))
+			ev.Detail = b.String()
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// reason says why several partitions got a status at once.
+func (h *History) reason(s Status) string {
+	switch s {
+	case StatusStopped:
+		return "group has no active members"
+	case StatusRewound:
+		return "committed offsets went back"
+	case StatusStalled:
+		return "committed offsets unchanged for " + h.opts.StallAfter.String() + " or more"
+	case StatusUnowned:
+		return "no member owns them"
+	case StatusLagging:
+		return "lag grew over the last " + h.opts.LaggingWindow.String()
+	}
+	return "recovered"
+}

@@ -1,0 +1,557 @@
+package model
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hp is one partition of "orders" at one poll: committed offset (NoOffset
+// for none), log end, and owner client id ("" = unowned).
+type hp struct {
+	committed, logEnd int64
+	owner             string
+}
+
+// hstep is one poll: time since t0, group state, partitions (partition i
+// is orders/i), and the statuses expected afterwards ("" = don't check).
+type hstep struct {
+	at    time.Duration
+	state string
+	parts []hp
+	want  []Status
+}
+
+var ht0 = time.Date(2026, 11, 29, 14, 2, 11, 0, time.UTC)
+
+func hsnap(at time.Duration, state string, parts []hp) Snapshot {
+	o := Observation{
+		TakenAt:   ht0.Add(at),
+		Group:     Group{ID: "order-workers", State: state},
+		Committed: map[TopicPartition]int64{},
+		Offsets:   map[TopicPartition]PartitionOffsets{},
+	}
+	members := map[string]int{}
+	for i, p := range parts {
+		tp := TopicPartition{Topic: "orders", Partition: int32(i)}
+		if p.committed >= 0 {
+			o.Committed[tp] = p.committed
+		}
+		o.Offsets[tp] = PartitionOffsets{LogStart: 0, LogEnd: p.logEnd}
+		if p.owner == "" {
+			continue
+		}
+		j, ok := members[p.owner]
+		if !ok {
+			j = len(o.Members)
+			members[p.owner] = j
+			o.Members = append(o.Members, Member{MemberID: p.owner + "-id", ClientID: p.owner, Host: "/10.0.0.1"})
+		}
+		o.Members[j].Partitions = append(o.Members[j].Partitions, tp)
+	}
+	return NewSnapshot(o)
+}
+
+// every returns polls every d from 0 to end inclusive, f giving the
+// partitions at each time.
+func every(d, end time.Duration, state string, f func(at time.Duration) []hp) []hstep {
+	var out []hstep
+	for at := time.Duration(0); at <= end; at += d {
+		out = append(out, hstep{at: at, state: state, parts: f(at)})
+	}
+	return out
+}
+
+func secs(d time.Duration) int64 { return int64(d / time.Second) }
+
+func runSteps(t *testing.T, h *History, steps []hstep) (Snapshot, [][]Event) {
+	t.Helper()
+	var s Snapshot
+	var evs [][]Event
+	for _, st := range steps {
+		s = hsnap(st.at, st.state, st.parts)
+		evs = append(evs, h.Annotate(&s))
+		for i, w := range st.want {
+			if w != "" && s.Partitions[i].Status != w {
+				t.Fatalf("at %v: p%d status = %s, want %s (partition %+v)", st.at, i, s.Partitions[i].Status, w, s.Partitions[i])
+			}
+		}
+	}
+	return s, evs
+}
+
+func TestStatuses(t *testing.T) {
+	const S = StateStable
+	tests := []struct {
+		name  string
+		steps []hstep
+	}{
+		{"keeping up is OK", func() []hstep {
+			st := every(5*time.Second, time.Minute, S, func(at time.Duration) []hp {
+				return []hp{{100 * secs(at), 100 * secs(at), "a"}}
+			})
+			for i := range st {
+				st[i].want = []Status{StatusOK}
+			}
+			return st
+		}()},
+		{"sawtooth lag of batch commits is not LAGGING", func() []hstep {
+			st := every(5*time.Second, time.Minute, S, func(at time.Duration) []hp {
+				end := 100 * secs(at)
+				if secs(at)%10 == 5 {
+					return []hp{{end - 300, end, "a"}}
+				}
+				return []hp{{end, end, "a"}}
+			})
+			for i := range st {
+				st[i].want = []Status{StatusOK}
+			}
+			return st
+		}()},
+		{"growing lag is LAGGING once the whole window shows it", func() []hstep {
+			st := every(5*time.Second, 40*time.Second, S, func(at time.Duration) []hp {
+				// consumes 80/s, produces 100/s: lag +100 every 5s
+				return []hp{{80 * secs(at), 500 + 100*secs(at), "a"}}
+			})
+			for i := range st {
+				st[i].want = []Status{StatusOK}
+				if st[i].at >= 30*time.Second {
+					st[i].want = []Status{StatusLagging}
+				}
+			}
+			return st
+		}()},
+		{"one dip in a growing lag is still LAGGING", lagSeq([]int64{100, 200, 300, 250, 400, 500, 600}, StatusLagging)},
+		{"lag that falls back as often as it grows is not LAGGING", lagSeq([]int64{100, 300, 200, 400, 300, 500, 400}, StatusOK)},
+		{"lag back at its starting level is not LAGGING", lagSeq([]int64{100, 200, 300, 100, 400, 500, 600}, StatusOK)},
+		{"committed offset stuck with lag is STALLED after StallAfter, OK once it moves", []hstep{
+			{at: 0, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
+			{at: 10 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
+			{at: 29 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
+			// p1 has no lag: an idle partition is not stalled
+			{at: 30 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusStalled, StatusOK}},
+			{at: 35 * time.Second, state: S, parts: []hp{{150, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
+		}},
+		{"never committed but owned stalls too", []hstep{
+			{at: 0, state: S, parts: []hp{{NoOffset, 50, "a"}}, want: []Status{StatusOK}},
+			{at: 31 * time.Second, state: S, parts: []hp{{NoOffset, 50, "a"}}, want: []Status{StatusStalled}},
+		}},
+		{"lag without owner while the group has members is UNOWNED, not while rebalancing", []hstep{
+			{at: 0, state: S, parts: []hp{{10, 50, ""}, {50, 50, "a"}, {50, 50, ""}}, want: []Status{StatusUnowned, StatusOK, StatusOK}},
+			{at: time.Second, state: StatePreparingRebalance, parts: []hp{{10, 50, ""}, {50, 50, "a"}, {50, 50, ""}}, want: []Status{StatusOK, StatusOK, StatusOK}},
+			{at: 2 * time.Second, state: S, parts: []hp{{20, 50, "b"}, {50, 50, "a"}, {50, 50, ""}}, want: []Status{StatusOK, StatusOK, StatusOK}},
+		}},
+		{"committed offset going back is REWOUND for one window", []hstep{
+			{at: 0, state: S, parts: []hp{{500, 600, "a"}}, want: []Status{StatusOK}},
+			{at: 5 * time.Second, state: S, parts: []hp{{550, 600, "a"}}, want: []Status{StatusOK}},
+			{at: 10 * time.Second, state: S, parts: []hp{{200, 600, "a"}}, want: []Status{StatusRewound}},
+			{at: 15 * time.Second, state: S, parts: []hp{{300, 600, "a"}}, want: []Status{StatusRewound}},
+			{at: 20 * time.Second, state: S, parts: []hp{{400, 600, "a"}}, want: []Status{StatusOK}},
+		}},
+		{"a truncated log lowering the commit is a reset, not REWOUND", []hstep{
+			{at: 0, state: S, parts: []hp{{500, 600, "a"}}, want: []Status{StatusOK}},
+			{at: 5 * time.Second, state: S, parts: []hp{{10, 20, "a"}}, want: []Status{StatusOK}},
+		}},
+		{"Empty group with lag is STOPPED, without lag OK", []hstep{
+			{at: 0, state: StateEmpty, parts: []hp{{10, 50, ""}, {50, 50, ""}}, want: []Status{StatusStopped, StatusOK}},
+		}},
+		{"STOPPED outranks STALLED, REWOUND outranks STALLED", []hstep{
+			{at: 0, state: S, parts: []hp{{10, 50, "a"}, {10, 50, "a"}}, want: []Status{StatusOK, StatusOK}},
+			{at: 40 * time.Second, state: S, parts: []hp{{10, 50, "a"}, {10, 50, "a"}}, want: []Status{StatusStalled, StatusStalled}},
+			{at: 41 * time.Second, state: StateEmpty, parts: []hp{{10, 50, ""}, {5, 50, ""}}, want: []Status{StatusStopped, StatusStopped}},
+			{at: 42 * time.Second, state: S, parts: []hp{{10, 50, "a"}, {5, 50, "a"}}, want: []Status{StatusStalled, StatusRewound}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runSteps(t, NewHistory(HistoryOptions{}), tt.steps)
+		})
+	}
+}
+
+// lagSeq polls every 5s with the given lags (the consumer keeps
+// committing) and expects want at the last poll, OK before.
+func lagSeq(lags []int64, want Status) []hstep {
+	var out []hstep
+	for i, l := range lags {
+		at := time.Duration(i) * 5 * time.Second
+		w := StatusOK
+		if i == len(lags)-1 {
+			w = want
+		}
+		c := 1000 + 1000*int64(i) // log end keeps growing: no reset
+		out = append(out, hstep{at: at, state: StateStable, parts: []hp{{c, c + l, "a"}}, want: []Status{w}})
+	}
+	return out
+}
+
+func TestGroupStatusAndWorstPartition(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	s, _ := runSteps(t, h, []hstep{
+		{at: 0, state: StateStable, parts: []hp{{0, 0, "a"}, {0, 0, "a"}}},
+	})
+	if s.Status != StatusOK || s.HasWorst {
+		t.Fatalf("idle group: status %s, worst %v %v; want OK and no worst", s.Status, s.WorstPartition, s.HasWorst)
+	}
+	s, _ = runSteps(t, h, []hstep{
+		{at: time.Second, state: StateStable, parts: []hp{{0, 1000, "a"}, {0, 0, "a"}, {0, 10, ""}}},
+	})
+	if s.Status != StatusUnowned || !s.HasWorst || s.WorstPartition.Partition != 2 {
+		t.Fatalf("status %s, worst %v %v; want UNOWNED, p2 (unowned outranks more lag)", s.Status, s.WorstPartition, s.HasWorst)
+	}
+	s, _ = runSteps(t, h, []hstep{
+		{at: 2 * time.Second, state: StateStable, parts: []hp{{0, 1000, "a"}, {0, 0, "a"}, {10, 10, ""}}},
+	})
+	if s.Status != StatusOK || !s.HasWorst || s.WorstPartition.Partition != 0 {
+		t.Fatalf("status %s, worst %v %v; want OK, p0 (largest lag)", s.Status, s.WorstPartition, s.HasWorst)
+	}
+}
+
+func TestRatesAndETA(t *testing.T) {
+	h := NewHistory(HistoryOptions{Window: 10 * time.Second})
+	type check struct {
+		consume, produce float64 // -1 = unknown
+		eta              float64 // seconds, -1 = not catching up
+		falling          bool
+		status           Status
+	}
+	steps := []struct {
+		at    time.Duration
+		c, e  int64
+		check *check
+	}{}
+	add := func(at time.Duration, c, e int64, ck *check) {
+		steps = append(steps, struct {
+			at    time.Duration
+			c, e  int64
+			check *check
+		}{at, c, e, ck})
+	}
+	// 0..12s: consumes 150/s, produces 100/s, lag 6000 − 50t.
+	for s := int64(0); s <= 12; s++ {
+		var ck *check
+		switch s {
+		case 0, 4: // less than half a window of history
+			ck = &check{consume: -1, produce: -1, eta: -1, status: StatusOK}
+		case 5:
+			ck = &check{consume: 150, produce: 100, eta: 5750.0 / 50, status: StatusOK}
+		case 12:
+			ck = &check{consume: 150, produce: 100, eta: 5400.0 / 50, status: StatusOK}
+		}
+		add(time.Duration(s)*time.Second, 4000+150*s, 10000+100*s, ck)
+	}
+	// 13s: the topic is recreated, log end falls to 200 and the commit is
+	// now beyond it (lag 0). Rates restart instead of going negative.
+	add(13*time.Second, 5950, 200, &check{consume: -1, produce: -1, eta: -1, status: StatusOK})
+	// 14..25s: the consumer resets to 0 and the producer writes 300/s: a
+	// rewind (REWOUND), then falling behind at 100/s consumed.
+	add(14*time.Second, 0, 500, &check{consume: -1, produce: -1, eta: -1, status: StatusRewound})
+	for s := int64(15); s <= 25; s++ {
+		var ck *check
+		switch s {
+		case 18:
+			ck = &check{consume: -1, produce: -1, eta: -1, status: StatusRewound}
+		case 19: // 5s since the rewind restarted the window
+			ck = &check{consume: 100, produce: 300, eta: -1, falling: true, status: StatusRewound}
+		case 25:
+			ck = &check{consume: 100, produce: 300, eta: -1, falling: true, status: StatusOK}
+		}
+		add(time.Duration(s)*time.Second, 100*(s-14), 500+300*(s-14), ck)
+	}
+	for _, st := range steps {
+		s := hsnap(st.at, StateStable, []hp{{st.c, st.e, "a"}})
+		h.Annotate(&s)
+		p := s.Partitions[0]
+		for _, r := range []Rate{p.ConsumeRate, p.ProduceRate, s.ConsumeRate, s.ProduceRate} {
+			if math.IsNaN(r.PerSec) || math.IsInf(r.PerSec, 0) || r.PerSec < 0 || (!r.Known && r.PerSec != 0) {
+				t.Fatalf("at %v: bad rate %+v", st.at, r)
+			}
+		}
+		if s.ETAKnown && s.ETA <= 0 {
+			t.Fatalf("at %v: ETA %v known but not positive", st.at, s.ETA)
+		}
+		if st.check == nil {
+			continue
+		}
+		ck := st.check
+		rateIs := func(what string, r Rate, want float64) {
+			t.Helper()
+			if want < 0 {
+				if r.Known {
+					t.Errorf("at %v: %s = %.3f, want unknown", st.at, what, r.PerSec)
+				}
+				return
+			}
+			if !r.Known || math.Abs(r.PerSec-want) > 1e-9 {
+				t.Errorf("at %v: %s = %+v, want %.3f", st.at, what, r, want)
+			}
+		}
+		rateIs("partition consume", p.ConsumeRate, ck.consume)
+		rateIs("partition produce", p.ProduceRate, ck.produce)
+		rateIs("group consume", s.ConsumeRate, ck.consume)
+		rateIs("group produce", s.ProduceRate, ck.produce)
+		if ck.eta < 0 {
+			if s.ETAKnown {
+				t.Errorf("at %v: ETA %v, want none", st.at, s.ETA)
+			}
+		} else if !s.ETAKnown || math.Abs(s.ETA.Seconds()-ck.eta) > 1e-6 {
+			t.Errorf("at %v: ETA %v (known %v), want %.3fs", st.at, s.ETA, s.ETAKnown, ck.eta)
+		}
+		if s.FallingBehind != ck.falling {
+			t.Errorf("at %v: FallingBehind = %v, want %v", st.at, s.FallingBehind, ck.falling)
+		}
+		if p.Status != ck.status {
+			t.Errorf("at %v: status %s, want %s", st.at, p.Status, ck.status)
+		}
+	}
+}
+
+func TestGroupRatesSumPartitionsAndMembers(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	var s Snapshot
+	for i := int64(0); i <= 10; i++ {
+		s = hsnap(time.Duration(i)*time.Second, StateStable, []hp{{10 * i, 20 * i, "a"}, {30 * i, 30 * i, "b"}, {5 * i, 5 * i, "b"}})
+		h.Annotate(&s)
+	}
+	if s.ConsumeRate != (Rate{45, true}) || s.ProduceRate != (Rate{55, true}) {
+		t.Fatalf("group rates %+v %+v, want 45 and 55", s.ConsumeRate, s.ProduceRate)
+	}
+	got := map[string]Rate{}
+	for _, m := range s.Members {
+		got[m.ClientID] = m.ConsumeRate
+	}
+	if got["a"] != (Rate{10, true}) || got["b"] != (Rate{35, true}) {
+		t.Fatalf("member rates %v, want a 10, b 35", got)
+	}
+}
+
+func TestStalledSince(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	steps := []hstep{
+		{at: 0, state: StateStable, parts: []hp{{10, 100, "a"}}},
+		{at: 5 * time.Second, state: StateStable, parts: []hp{{20, 100, "a"}}},
+		{at: 50 * time.Second, state: StateStable, parts: []hp{{20, 100, "a"}}, want: []Status{StatusStalled}},
+	}
+	s, _ := runSteps(t, h, steps)
+	p := s.Partitions[0]
+	if !p.CommitMovedAt.Equal(ht0.Add(5*time.Second)) || !p.CommitMoveSeen {
+		t.Fatalf("CommitMovedAt %v seen %v, want %v seen", p.CommitMovedAt, p.CommitMoveSeen, ht0.Add(5*time.Second))
+	}
+	b, err := MarshalJSONSnapshot(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"stalled_since": "2026-11-29T14:02:16Z"`) {
+		t.Fatalf("JSON lacks stalled_since:\n%s", b)
+	}
+}
+
+func TestStatusChangedEvents(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	var steps []hstep
+	// Two partitions stuck at the same commit: STALLED together at 30s,
+	// nothing more until both move at 60s.
+	for at := time.Duration(0); at <= 70*time.Second; at += time.Second {
+		c := int64(10)
+		if at >= 60*time.Second {
+			c = 100
+		}
+		steps = append(steps, hstep{at: at, state: StateStable, parts: []hp{{c, 100, "a"}, {c, 100, "b"}, {100, 100, "b"}}})
+	}
+	_, evs := runSteps(t, h, steps)
+	var got []Event
+	for i, e := range evs {
+		for _, ev := range e {
+			if ev.Type != EventStatusChanged || ev.Group != "order-workers" || !ev.Time.Equal(ht0.Add(steps[i].at)) {
+				t.Errorf("event %+v at step %v", ev, steps[i].at)
+			}
+			got = append(got, ev)
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("got %d events, want 2 (stalled, recovered): %+v", len(got), got)
+	}
+	if got[0].State != "STALLED" || len(got[0].Partitions) != 2 || !got[0].Time.Equal(ht0.Add(30*time.Second)) ||
+		got[0].Detail != "p0, p1 STALLED: committed offsets unchanged for 30s or more" {
+		t.Errorf("first event %+v", got[0])
+	}
+	if got[1].State != "OK" || len(got[1].Partitions) != 2 || !got[1].Time.Equal(ht0.Add(60*time.Second)) {
+		t.Errorf("second event %+v", got[1])
+	}
+}
+
+func TestStatusChangedDetail(t *testing.T) {
+	tests := []struct {
+		name   string
+		steps  []hstep
+		detail string
+	}{
+		{"lagging", every(10*time.Second, 30*time.Second, StateStable, func(at time.Duration) []hp {
+			return []hp{{0, 0, "a"}, {0, 0, "a"}, {secs(at), 120 + 27*secs(at), "a"}}
+		}), "p2 LAGGING: lag grew 120 → 900 over 30s"},
+		{"stalled", []hstep{
+			{at: 0, state: StateStable, parts: []hp{{40, 100, "a"}}},
+			{at: 45 * time.Second, state: StateStable, parts: []hp{{40, 100, "a"}}},
+		}, "p0 STALLED: committed offset 40 unchanged for 45s, lag 60"},
+		{"rewound", []hstep{
+			{at: 0, state: StateStable, parts: []hp{{40, 100, "a"}}},
+			{at: time.Second, state: StateStable, parts: []hp{{7, 100, "a"}}},
+		}, "p0 REWOUND: committed offset went back 40 → 7"},
+		{"stopped on first sight", []hstep{
+			{at: 0, state: StateEmpty, parts: []hp{{40, 100, ""}}},
+		}, "p0 STOPPED: group has no active members, lag 60"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, evs := runSteps(t, NewHistory(HistoryOptions{}), tt.steps)
+			last := evs[len(evs)-1]
+			if len(last) != 1 || last[0].Detail != tt.detail {
+				t.Fatalf("events %+v, want one with detail %q", last, tt.detail)
+			}
+			for _, e := range evs[:len(evs)-1] {
+				if len(e) != 0 {
+					t.Fatalf("early events %+v", e)
+				}
+			}
+		})
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	h := NewHistory(HistoryOptions{SparkPoints: 3, SparkEvery: 5 * time.Second})
+	var s Snapshot
+	for i := int64(0); i <= 22; i++ {
+		s = hsnap(time.Duration(i)*time.Second, StateStable, []hp{{0, i, "a"}})
+		h.Annotate(&s)
+		if i == 2 && !equalInts(s.TotalLagHistory, []int64{2}) {
+			t.Fatalf("at 2s: %v", s.TotalLagHistory)
+		}
+	}
+	// buckets start at 0, 5, 10, 15, 20; the last three hold 14, 19, 22.
+	if !equalInts(s.TotalLagHistory, []int64{14, 19, 22}) {
+		t.Fatalf("TotalLagHistory = %v, want [14 19 22]", s.TotalLagHistory)
+	}
+}
+
+func equalInts(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestHistoryForgetsPartitionsAndRestartsOnTimeTravel(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	s := hsnap(0, StateStable, []hp{{0, 10, "a"}, {0, 10, "a"}, {0, 10, "a"}})
+	h.Annotate(&s)
+	s = hsnap(40*time.Second, StateStable, []hp{{0, 10, "a"}})
+	h.Annotate(&s)
+	if len(h.states) != 1 || len(h.keys) != 1 {
+		t.Fatalf("history tracks %d partitions, want 1", len(h.states))
+	}
+	if s.Partitions[0].Status != StatusStalled {
+		t.Fatalf("p0 lost its history across the resize: %s", s.Partitions[0].Status)
+	}
+	s = hsnap(10*time.Second, StateStable, []hp{{0, 10, "a"}})
+	h.Annotate(&s)
+	if s.Partitions[0].Status != StatusOK {
+		t.Fatalf("after the clock went back: %s, want a fresh start (OK)", s.Partitions[0].Status)
+	}
+}
+
+func TestStatusGlyphs(t *testing.T) {
+	seen := map[string]bool{}
+	for i, s := range Statuses {
+		g := s.Glyph()
+		if len([]rune(g)) != 1 || seen[g] {
+			t.Errorf("%s glyph %q: want one distinct rune", s, g)
+		}
+		seen[g] = true
+		if s.Severity() != i+1 {
+			t.Errorf("%s severity %d, want %d", s, s.Severity(), i+1)
+		}
+		if s.Label() != g+" "+string(s) {
+			t.Errorf("label %q", s.Label())
+		}
+	}
+	if WorstStatus(StatusLagging, StatusStopped, StatusStalled) != StatusStopped || WorstStatus() != StatusOK {
+		t.Error("WorstStatus")
+	}
+}
+
+func TestJSONStatusesAndRates(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	var s Snapshot
+	for i := int64(0); i <= 10; i++ {
+		s = hsnap(time.Duration(i)*time.Second, StateStable, []hp{{1000 + 20*i, 2000 + 10*i, "a"}, {0, 50, ""}})
+		h.Annotate(&s)
+	}
+	b, err := MarshalJSONSnapshot(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Status         *string         `json:"status"`
+		ConsumeRate    *float64        `json:"consume_rate"`
+		ProduceRate    *float64        `json:"produce_rate"`
+		ETASeconds     *float64        `json:"eta_seconds"`
+		MaxLag         int64           `json:"max_lag"`
+		WorstPartition *TopicPartition `json:"worst_partition"`
+		Partitions     []map[string]any
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	// p0: lag 900, draining at 10/s; p1: 50 unowned.
+	if got.Status == nil || *got.Status != "UNOWNED" || got.MaxLag != 900 || got.WorstPartition == nil || got.WorstPartition.Partition != 1 {
+		t.Errorf("group: %s", b)
+	}
+	if got.ConsumeRate == nil || *got.ConsumeRate != 20 || got.ProduceRate == nil || *got.ProduceRate != 10 {
+		t.Errorf("group rates: %s", b)
+	}
+	if got.ETASeconds == nil || *got.ETASeconds != 95 {
+		t.Errorf("eta_seconds: %s", b)
+	}
+	p0 := got.Partitions[0]
+	if p0["status"] != "OK" || p0["consume_rate"] != 20.0 || p0["produce_rate"] != 10.0 {
+		t.Errorf("p0: %v", p0)
+	}
+	p1 := got.Partitions[1]
+	if p1["status"] != "UNOWNED" || p1["consume_rate"] != 0.0 || p1["produce_rate"] != 0.0 {
+		t.Errorf("p1: %v", p1)
+	}
+
+	// Not annotated, or not enough history: nulls, never zeros.
+	for _, s := range []Snapshot{hsnap(0, StateStable, []hp{{1, 10, "a"}}), func() Snapshot {
+		s := hsnap(0, StateStable, []hp{{1, 10, "a"}})
+		NewHistory(HistoryOptions{}).Annotate(&s)
+		return s
+	}()} {
+		b, err := MarshalJSONSnapshot(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"consume_rate", "produce_rate", "eta_seconds"} {
+			if v, ok := m[k]; !ok || v != nil {
+				t.Errorf("%s = %v (present %v), want null", k, v, ok)
+			}
+		}
+		p := m["partitions"].([]any)[0].(map[string]any)
+		for _, k := range []string{"consume_rate", "produce_rate"} {
+			if v, ok := p[k]; !ok || v != nil {
+				t.Errorf("partition %s = %v (present %v), want null", k, v, ok)
+			}
+		}
+	}
+}
