@@ -120,11 +120,11 @@ func (h Header) View() string {
 	var lines []string
 	if h.maxLines > 0 {
 		sep := h.styles.Separator.Render(" · ")
-		sepW := ansi.StringWidth(sep)
+		sepW := textWidth(sep)
 		var cur strings.Builder
 		curW := 0
 		for _, seg := range h.segments() {
-			w := ansi.StringWidth(seg)
+			w := textWidth(seg)
 			switch {
 			case curW == 0:
 				cur.WriteString(seg)
@@ -158,18 +158,16 @@ func (h Header) banner() string {
 	if s.Err == nil {
 		return ""
 	}
-	msg := glyphStale + " poll failed: " + oneLine(s.Err.Error())
-	if s.HasSnap {
-		msg += " · showing data from " + ageText(s.Now.Sub(s.LastGood)) + " ago"
-	}
+	msg := glyphStale + " poll failed"
 	if wait := s.RetryAt.Sub(s.Now); wait > 0 {
-		msg += " · retry in " + ageText(wait)
+		msg += ", retry in " + ageText(wait)
 	} else {
-		msg += " · retrying"
+		msg += ", retrying"
 	}
 	if s.Failures > 1 {
 		msg += " (attempt " + strconv.Itoa(s.Failures+1) + ")"
 	}
+	msg += ": " + oneLine(s.Err.Error())
 	return h.styles.Banner.Render(cell(msg, h.width, false))
 }
 

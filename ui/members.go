@@ -174,10 +174,10 @@ func (m Members) View() string {
 	nat[mcolCount], nat[mcolLag], nat[mcolParts] = 5, 3, 10
 	for i := range visible {
 		mb := &visible[i]
-		nat[mcolClient] = max(nat[mcolClient], ansi.StringWidth(memberName(mb)))
-		nat[mcolHost] = max(nat[mcolHost], ansi.StringWidth(memberHost(mb.Host)))
+		nat[mcolClient] = max(nat[mcolClient], textWidth(memberName(mb)))
+		nat[mcolHost] = max(nat[mcolHost], textWidth(memberHost(mb.Host)))
 		nat[mcolLag] = max(nat[mcolLag], digits(mb.Lag))
-		nat[mcolParts] = max(nat[mcolParts], ansi.StringWidth(m.parts[start+i]))
+		nat[mcolParts] = max(nat[mcolParts], textWidth(m.parts[start+i]))
 	}
 	w := nat
 	w[mcolClient] = min(nat[mcolClient], 24)

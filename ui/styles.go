@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image/color"
+	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
@@ -59,6 +60,32 @@ type Styles struct {
 	Placeholder  lipgloss.Style // centred body messages
 
 	Help help.Styles
+
+	// Paints of the styles the table draws on every visible row.
+	lagNone, lagLow, lagMid, lagHigh paint
+	worst, err, unowned              paint
+}
+
+// paint is a style reduced to the escape sequences around its text. Rows
+// are styled with it instead of Style.Render, which costs microseconds a
+// call; it is only valid for single-line text without tabs.
+type paint struct{ pre, post string }
+
+func newPaint(st lipgloss.Style) paint {
+	r := st.Render("x")
+	i := strings.Index(r, "x")
+	if i < 0 {
+		return paint{}
+	}
+	return paint{pre: r[:i], post: r[i+1:]}
+}
+
+// Render styles s.
+func (p paint) Render(s string) string {
+	if p.pre == "" && p.post == "" {
+		return s
+	}
+	return p.pre + s + p.post
 }
 
 // NewStyles builds the style set. With noColor every style is monochrome:
@@ -128,19 +155,21 @@ func NewStyles(noColor bool) Styles {
 		s.Help.ShortDesc = base
 		s.Help.FullDesc = base
 	}
+	s.lagNone, s.lagLow, s.lagMid, s.lagHigh = newPaint(s.LagNone), newPaint(s.LagLow), newPaint(s.LagMid), newPaint(s.LagHigh)
+	s.worst, s.err, s.unowned = newPaint(s.Worst), newPaint(s.Err), newPaint(s.Unowned)
 	return s
 }
 
 // lagStyle picks the bar colour for a lag relative to the largest on screen.
-func (s Styles) lagStyle(lag, maxLag int64) lipgloss.Style {
+func (s Styles) lagStyle(lag, maxLag int64) paint {
 	switch {
 	case lag <= 0 || maxLag <= 0:
-		return s.LagNone
+		return s.lagNone
 	case lag*3 >= maxLag*2:
-		return s.LagHigh
+		return s.lagHigh
 	case lag*3 >= maxLag:
-		return s.LagMid
+		return s.lagMid
 	default:
-		return s.LagLow
+		return s.lagLow
 	}
 }

@@ -158,10 +158,10 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 	nat[colCommitted], nat[colLogEnd], nat[colLag] = 9, 7, 3
 	for i := range rows {
 		p := &rows[i]
-		nat[colTopic] = max(nat[colTopic], ansi.StringWidth(p.Topic))
+		nat[colTopic] = max(nat[colTopic], textWidth(p.Topic))
 		nat[colPart] = max(nat[colPart], digits(int64(p.Partition)))
-		nat[colOwner] = max(nat[colOwner], ansi.StringWidth(ownerText(p, true)))
-		ownerShort = max(ownerShort, ansi.StringWidth(ownerText(p, false)))
+		nat[colOwner] = max(nat[colOwner], textWidth(ownerText(p, true)))
+		ownerShort = max(ownerShort, textWidth(ownerText(p, false)))
 		nat[colCommitted] = max(nat[colCommitted], digits(p.Committed))
 		nat[colLogEnd] = max(nat[colLogEnd], digits(p.LogEnd))
 		lw := digits(p.Lag)
@@ -328,7 +328,7 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 		sep()
 		o := cell(ownerText(p, l.ownerHost), l.w[colOwner], false)
 		if styled && !p.Owned() {
-			o = st.Unowned.Render(o)
+			o = st.unowned.Render(o)
 		}
 		line.WriteString(o)
 	}
@@ -366,7 +366,7 @@ func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) stri
 	if p.Err != "" && p.LogEnd < 0 {
 		s := cell(glyphError+" "+p.Err, w, false)
 		if styled {
-			s = st.Err.Render(s)
+			s = st.err.Render(s)
 		}
 		return s
 	}
@@ -394,10 +394,10 @@ func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) stri
 		s = st.lagStyle(p.Lag, maxLag).Render(full)
 	}
 	if inner > filled {
-		s += st.LagNone.Render(track)
+		s += st.lagNone.Render(track)
 	}
 	if strings.TrimSpace(marker) != "" {
-		return s + st.Worst.Render(marker)
+		return s + st.worst.Render(marker)
 	}
 	return s + marker
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -16,10 +17,10 @@ func cell(s string, w int, right bool) string {
 	if w <= 0 {
 		return ""
 	}
-	sw := ansi.StringWidth(s)
+	sw := textWidth(s)
 	if sw > w {
-		s = ansi.Truncate(s, w, ellipsis)
-		sw = ansi.StringWidth(s)
+		s = truncate(s, w, ellipsis)
+		sw = textWidth(s)
 	}
 	if sw == w {
 		return s
@@ -54,7 +55,7 @@ func fitBlock(s string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		if lipgloss.Width(l) > w {
+		if textWidth(l) > w {
 			lines[i] = ansi.Truncate(l, w, "")
 		}
 	}
@@ -142,4 +143,69 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// narrowGlyphs are the non-ASCII characters the UI draws itself, each one
+// cell wide. textWidth counts them without grapheme segmentation.
+var narrowGlyphs = func() map[rune]bool {
+	m := map[rune]bool{}
+	for _, r := range glyphBarFull + glyphBarTrack + glyphWorst + glyphCursor + glyphFocused +
+		glyphUnfocused + glyphStable + glyphEmpty + glyphRebalance + glyphWaiting + glyphStale + ellipsis + "·–•↑↓" {
+		if ansi.StringWidth(string(r)) == 1 {
+			m[r] = true
+		}
+	}
+	return m
+}()
+
+// textWidth is ansi.StringWidth with a fast path for what the UI renders
+// most: ASCII, its own one-cell glyphs and SGR sequences. Anything else
+// (wide runes, combining marks, other escapes) goes to ansi.StringWidth.
+func textWidth(s string) int {
+	w := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			w++
+			i++
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			j := i + 2
+			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';' || s[j] == ':') {
+				j++
+			}
+			if j >= len(s) || s[j] != 'm' {
+				return ansi.StringWidth(s)
+			}
+			i = j + 1
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !narrowGlyphs[r] {
+				return ansi.StringWidth(s)
+			}
+			w++
+			i += n
+		default:
+			return ansi.StringWidth(s)
+		}
+	}
+	return w
+}
+
+// truncate cuts s to w cells, ending in tail when it had to cut. Plain
+// ASCII is cut by slicing; anything else goes to ansi.Truncate.
+func truncate(s string, w int, tail string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return ansi.Truncate(s, w, tail)
+		}
+	}
+	if len(s) <= w {
+		return s
+	}
+	tw := textWidth(tail)
+	if w < tw {
+		return ""
+	}
+	return s[:w-tw] + tail
 }
