@@ -63,8 +63,8 @@ type JSONPartition struct {
 	Error        string  `json:"error,omitempty"`
 
 	// Status is null when the snapshot was not annotated; rates are null
-	// when unknown. StalledSince is when the committed offset last moved,
-	// set only for STALLED.
+	// when unknown. StalledSince is when the stall began (last commit
+	// progress or last time without lag), set only for STALLED.
 	Status       *string  `json:"status"`
 	ConsumeRate  *float64 `json:"consume_rate"`
 	ProduceRate  *float64 `json:"produce_rate"`
@@ -118,8 +118,8 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		}
 		jp.Status = statusJSON(p.Status)
 		jp.ConsumeRate, jp.ProduceRate = rateJSON(p.ConsumeRate), rateJSON(p.ProduceRate)
-		if p.Status == StatusStalled {
-			jp.StalledSince = p.CommitMovedAt.UTC().Format(time.RFC3339Nano)
+		if p.Status == StatusStalled && !p.StalledSince.IsZero() {
+			jp.StalledSince = p.StalledSince.UTC().Format(time.RFC3339Nano)
 		}
 		j.Partitions = append(j.Partitions, jp)
 	}

@@ -78,6 +78,10 @@ type partState struct {
 
 	movedAt  int64 // when committed last changed (or first seen)
 	moveSeen bool
+	// stuckAt: the last poll with commit progress or no lag; a stall is
+	// measured from it. stuckExact is false while it is the first sighting.
+	stuckAt    int64
+	stuckExact bool
 
 	rewound     bool
 	rewoundAt   int64
@@ -166,8 +170,6 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	h.lastT = now
 	h.align(s.Partitions)
 
-	window := int64(h.opts.Window)
-	lagWindow := int64(h.opts.LaggingWindow)
 	stallAfter := int64(h.opts.StallAfter)
 	empty := s.Group.State == StateEmpty
 	staffed := len(s.Members) > 0 && !s.Group.Rebalancing() && s.Group.State != StateEmpty
@@ -178,71 +180,39 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
 		st := &h.states[i]
-		cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
 		prevStatus := st.status
 		if !st.seen {
-			st.seen, st.movedAt, prevStatus = true, now, StatusOK
-			st.push(cur, h.spacing)
+			prevStatus = StatusOK
+		}
+		lagStart := -1
+		if p.LogEnd < 0 && st.seen {
+			// Offsets unreadable this poll: the lag is unknown, not zero.
+			// Keep the verdict rather than flap to OK and back.
+			p.ConsumeRate, p.ProduceRate = Rate{}, Rate{}
+			p.Status = st.status
 		} else {
-			prev := st.ring[st.head]
-			reset := false
-			if cur.logEnd >= 0 && prev.logEnd >= 0 && cur.logEnd < prev.logEnd {
-				reset = true // log truncated or topic recreated
-			}
-			if cur.committed >= 0 && prev.committed >= 0 && cur.committed < prev.committed {
-				if !reset { // a recreated log explains a lower commit
-					st.rewound, st.rewoundAt, st.rewoundFrom = true, now, prev.committed
-				}
-				reset = true
-			}
-			if cur.committed != prev.committed {
-				st.movedAt, st.moveSeen = now, true
-			}
-			if reset {
-				st.n = 0
-			}
-			st.push(cur, h.spacing)
-		}
-		if st.rewound && now-st.rewoundAt >= window {
-			st.rewound = false
-		}
-
-		// One pass over the ring, oldest first: rate endpoints and the
-		// start of the lagging window.
-		cOld, eOld, lagStart := -1, -1, -1
-		n := int(st.n)
-		for j := 0; j < n-1; j++ {
-			sm := st.at(j)
-			if now-sm.t >= lagWindow {
-				lagStart = j
-			}
-			if now-sm.t <= window || j == n-2 {
-				if cOld < 0 && (sm.committed >= 0) == (cur.committed >= 0) {
-					cOld = j
-				}
-				if eOld < 0 && sm.logEnd >= 0 && cur.logEnd >= 0 {
-					eOld = j
-				}
+			lagStart = h.update(p, st, now)
+			lag := p.Lag > 0
+			switch {
+			case lag && empty:
+				p.Status = StatusStopped
+			case st.rewound:
+				p.Status = StatusRewound
+			case lag && now-st.stuckAt >= stallAfter:
+				p.Status = StatusStalled
+			case lag && staffed && !p.Owned():
+				p.Status = StatusUnowned
+			case lag && lagStart >= 0 && lagging(st, lagStart):
+				p.Status = StatusLagging
+			default:
+				p.Status = StatusOK
 			}
 		}
-		p.ConsumeRate = h.rate(st, cOld, now, cur.committed, func(sm *sample) int64 { return sm.committed })
-		p.ProduceRate = h.rate(st, eOld, now, cur.logEnd, func(sm *sample) int64 { return sm.logEnd })
-		p.CommitMovedAt, p.CommitMoveSeen = time.Unix(0, st.movedAt).In(s.TakenAt.Location()), st.moveSeen
-
-		lag := p.Lag > 0
-		switch {
-		case lag && empty:
-			p.Status = StatusStopped
-		case st.rewound:
-			p.Status = StatusRewound
-		case lag && now-st.movedAt >= stallAfter:
-			p.Status = StatusStalled
-		case lag && staffed && !p.Owned():
-			p.Status = StatusUnowned
-		case lag && lagStart >= 0 && lagging(st, lagStart):
-			p.Status = StatusLagging
-		default:
-			p.Status = StatusOK
+		loc := s.TakenAt.Location()
+		p.CommitMovedAt, p.CommitMoveSeen = time.Unix(0, st.movedAt).In(loc), st.moveSeen
+		p.StalledSince, p.StalledSinceExact = time.Time{}, false
+		if p.Lag > 0 {
+			p.StalledSince, p.StalledSinceExact = time.Unix(0, st.stuckAt).In(loc), st.stuckExact
 		}
 		st.status = p.Status
 
@@ -289,6 +259,68 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	h.memberRates(s)
 	s.TotalLagHistory = h.sparkline(now, s.TotalLag)
 	return h.events(s, changes)
+}
+
+// update records p in st and sets p's rates. It returns the index in the
+// ring of the sample that starts the lagging window, -1 when the ring does
+// not reach back that far.
+func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart int) {
+	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
+	if !st.seen {
+		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, p.Lag == 0
+		st.push(cur, h.spacing)
+	} else {
+		prev := st.ring[st.head]
+		reset := false
+		if cur.logEnd >= 0 && prev.logEnd >= 0 && cur.logEnd < prev.logEnd {
+			reset = true // log truncated or topic recreated
+		}
+		if cur.committed >= 0 && prev.committed >= 0 && cur.committed < prev.committed {
+			if !reset { // a recreated log explains a lower commit
+				st.rewound, st.rewoundAt, st.rewoundFrom = true, now, prev.committed
+			}
+			reset = true
+		}
+		if cur.committed != prev.committed {
+			st.movedAt, st.moveSeen = now, true
+		}
+		// A stall needs work waiting: an idle partition whose first new
+		// message arrives after minutes without commits is not stalled.
+		if cur.committed != prev.committed || cur.lag == 0 {
+			st.stuckAt, st.stuckExact = now, true
+		}
+		if reset {
+			st.n = 0
+		}
+		st.push(cur, h.spacing)
+	}
+	if st.rewound && now-st.rewoundAt >= int64(h.opts.Window) {
+		st.rewound = false
+	}
+
+	// One pass over the ring, oldest first: rate endpoints and the start of
+	// the lagging window.
+	window, lagWindow := int64(h.opts.Window), int64(h.opts.LaggingWindow)
+	cOld, eOld := -1, -1
+	lagStart = -1
+	n := int(st.n)
+	for j := 0; j < n-1; j++ {
+		sm := st.at(j)
+		if now-sm.t >= lagWindow {
+			lagStart = j
+		}
+		if now-sm.t <= window || j == n-2 {
+			if cOld < 0 && (sm.committed >= 0) == (cur.committed >= 0) {
+				cOld = j
+			}
+			if eOld < 0 && sm.logEnd >= 0 && cur.logEnd >= 0 {
+				eOld = j
+			}
+		}
+	}
+	p.ConsumeRate = h.rate(st, cOld, now, cur.committed, func(sm *sample) int64 { return sm.committed })
+	p.ProduceRate = h.rate(st, eOld, now, cur.logEnd, func(sm *sample) int64 { return sm.logEnd })
+	return lagStart
 }
 
 // align makes h.states[i] track s.Partitions[i]. Polls of a stable group

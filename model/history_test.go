@@ -134,6 +134,19 @@ func TestStatuses(t *testing.T) {
 			{at: 30 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusStalled, StatusOK}},
 			{at: 35 * time.Second, state: S, parts: []hp{{150, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
 		}},
+		{"an idle partition's first message after minutes is not STALLED at once", []hstep{
+			{at: 0, state: S, parts: []hp{{100, 100, "a"}}, want: []Status{StatusOK}},
+			{at: 5 * time.Minute, state: S, parts: []hp{{100, 100, "a"}}, want: []Status{StatusOK}},
+			{at: 5*time.Minute + time.Second, state: S, parts: []hp{{100, 101, "a"}}, want: []Status{StatusOK}},
+			{at: 5*time.Minute + 29*time.Second, state: S, parts: []hp{{100, 101, "a"}}, want: []Status{StatusOK}},
+			{at: 5*time.Minute + 30*time.Second, state: S, parts: []hp{{100, 101, "a"}}, want: []Status{StatusStalled}},
+		}},
+		{"unreadable offsets keep the verdict instead of flapping", []hstep{
+			{at: 0, state: S, parts: []hp{{10, 50, "a"}}, want: []Status{StatusOK}},
+			{at: 30 * time.Second, state: S, parts: []hp{{10, 50, "a"}}, want: []Status{StatusStalled}},
+			{at: 31 * time.Second, state: S, parts: []hp{{10, NoOffset, "a"}}, want: []Status{StatusStalled}},
+			{at: 32 * time.Second, state: S, parts: []hp{{10, 50, "a"}}, want: []Status{StatusStalled}},
+		}},
 		{"never committed but owned stalls too", []hstep{
 			{at: 0, state: S, parts: []hp{{NoOffset, 50, "a"}}, want: []Status{StatusOK}},
 			{at: 31 * time.Second, state: S, parts: []hp{{NoOffset, 50, "a"}}, want: []Status{StatusStalled}},
@@ -338,6 +351,9 @@ func TestStalledSince(t *testing.T) {
 	p := s.Partitions[0]
 	if !p.CommitMovedAt.Equal(ht0.Add(5*time.Second)) || !p.CommitMoveSeen {
 		t.Fatalf("CommitMovedAt %v seen %v, want %v seen", p.CommitMovedAt, p.CommitMoveSeen, ht0.Add(5*time.Second))
+	}
+	if !p.StalledSince.Equal(ht0.Add(5*time.Second)) || !p.StalledSinceExact {
+		t.Fatalf("StalledSince %v exact %v, want %v exact", p.StalledSince, p.StalledSinceExact, ht0.Add(5*time.Second))
 	}
 	b, err := MarshalJSONSnapshot(s)
 	if err != nil {

@@ -120,6 +120,12 @@ type PartitionLag struct {
 	// was first seen and CommitMoveSeen is false ("unchanged since at least").
 	CommitMovedAt  time.Time
 	CommitMoveSeen bool
+	// StalledSince is when the current stretch of lag > 0 with no commit
+	// progress began (a commit, or lag 0, ends it); zero when lag is 0.
+	// STALLED once it is StallAfter old. StalledSinceExact is false when
+	// the stretch began before the partition was first seen.
+	StalledSince      time.Time
+	StalledSinceExact bool
 }
 
 // Owned reports whether a member of the group owns the partition.
