@@ -186,30 +186,52 @@ func (a *App) handleTick(msg tickMsg) tea.Cmd {
 
 // handlePoll takes a poll result of the current loop: a snapshot replaces
 // the data, an error keeps the last data, marks it stale and backs off.
+// Either way the next tick is scheduled.
 func (a *App) handlePoll(msg pollMsg) tea.Cmd {
 	if msg.Seq != a.seq {
 		return nil
 	}
 	a.polling = false
-	s := &a.status
 	if msg.Err != nil {
-		s.Err = msg.Err
-		s.Failures++
+		a.applyError(msg.Err)
 	} else {
-		s.Err, s.Failures = nil, 0
-		s.Snap, s.HasSnap, s.LastGood = msg.Snap, true, s.Now
-		a.table.SetRows(msg.Snap.Partitions)
-		a.members.SetMembers(msg.Snap.Members)
+		a.applySnapshot(msg.Snap)
 	}
-	a.table.SetStale(s.Err != nil)
-	a.members.SetStale(s.Err != nil)
 	if a.ctx.Err() != nil {
 		return nil
 	}
+	s := &a.status
 	delay := NextPollDelay(s.Snap.Group, a.opts.Interval, s.Failures)
 	s.RetryAt = s.Now.Add(delay)
 	a.seq++
 	return tickCmd(delay, a.seq)
+}
+
+// applySnapshot takes a good poll. This is where anything derived from the
+// sequence of snapshots (timeline events, lanes, rates) is fed.
+func (a *App) applySnapshot(snap model.Snapshot) {
+	s := &a.status
+	s.Err, s.Failures = nil, 0
+	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
+	a.refreshRows()
+	a.members.SetMembers(snap.Members)
+	a.table.SetStale(false)
+	a.members.SetStale(false)
+}
+
+// applyError takes a failed poll: the last data stays, marked stale.
+func (a *App) applyError(err error) {
+	s := &a.status
+	s.Err = err
+	s.Failures++
+	a.table.SetStale(true)
+	a.members.SetStale(true)
+}
+
+// refreshRows hands the partition table its rows. Sorting and filtering
+// of the rows belong here, so every key that changes them calls it.
+func (a *App) refreshRows() {
+	a.table.SetRows(a.status.Snap.Partitions)
 }
 
 // relayout sizes the header, the panes and the help from the window and the
@@ -219,7 +241,7 @@ func (a *App) relayout() {
 	w, h := max(a.width-fw, 0), max(a.height-fh, 0)
 
 	headerLines := 2
-	if h < 10 {
+	if h < 6 {
 		headerLines = 1
 	}
 	a.header.SetSize(w, headerLines)
@@ -231,7 +253,7 @@ func (a *App) relayout() {
 	}
 
 	a.helpText = ""
-	if h-headH >= 3 {
+	if h-headH >= 6 {
 		a.help.SetWidth(w)
 		a.helpText = a.help.View(a.keys)
 		if lipgloss.Height(a.helpText) > h-headH-2 {

@@ -69,8 +69,10 @@ func (h Header) stateSegment() string {
 		return st.StateOK.Render(glyphStable + " " + g.StateText())
 	case g.State == model.StateEmpty:
 		return st.StateWarn.Render(glyphEmpty + " " + g.StateText())
-	case g.Rebalancing():
+	case g.Rebalancing() && h.width >= 80:
 		return st.StateWarn.Render(glyphRebalance + " " + g.StateText() + " (" + g.State + ")")
+	case g.Rebalancing():
+		return st.StateWarn.Render(glyphRebalance + " " + g.StateText())
 	default:
 		return st.StateWarn.Render("? " + g.StateText())
 	}

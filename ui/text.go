@@ -6,7 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -62,23 +61,30 @@ func fitBlock(s string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// center places a one-line message in the middle of a w×h area.
+// center places a message in the middle of a w×h area, word-wrapped to
+// the width.
 func center(s string, w, h int) string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	if lipgloss.Width(s) > w {
-		s = ansi.Truncate(s, w, ellipsis)
+	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
+	if len(lines) > h {
+		lines = lines[:h]
 	}
-	pad := (w - lipgloss.Width(s)) / 2
 	var b strings.Builder
-	top := (h - 1) / 2
+	top := (h - len(lines)) / 2
 	for range top {
 		b.WriteByte('\n')
 	}
-	b.WriteString(spaces(pad))
-	b.WriteString(s)
-	for range h - top - 1 {
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		l = strings.TrimSpace(l)
+		b.WriteString(spaces((w - textWidth(l)) / 2))
+		b.WriteString(l)
+	}
+	for range h - top - len(lines) {
 		b.WriteByte('\n')
 	}
 	return b.String()

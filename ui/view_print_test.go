@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -23,5 +24,17 @@ func TestPrint(t *testing.T) {
 			v = plain(a)
 		}
 		fmt.Printf("---- %dx%d\n%s\n----\n", sz[0], sz[1], v)
+	}
+}
+
+func TestPrintTiny(t *testing.T) {
+	if os.Getenv("KGW_PRINT") == "" {
+		t.Skip("set KGW_PRINT=1 to print views")
+	}
+	for _, sz := range [][2]int{{10, 3}, {1, 1}, {200, 5}, {20, 8}, {30, 12}, {60, 15}} {
+		for _, st := range states[:1] {
+			a, _ := buildState(t, st.polls, sz[0], sz[1])
+			fmt.Printf("---- %s %dx%d\n%s|\n", st.name, sz[0], sz[1], strings.ReplaceAll(plain(a), "\n", "|\n"))
+		}
 	}
 }
