@@ -33,6 +33,9 @@ type Options struct {
 	NoColor bool
 	// Now is the clock; nil means time.Now. Tests pass a fixed clock.
 	Now func() time.Time
+	// Context, when set, bounds every poll: cancelling it stops the loop.
+	// Nil means context.Background(); quitting cancels polls either way.
+	Context context.Context
 }
 
 // ProgramOptions returns the tea.Program options the UI needs: with NoColor
@@ -101,7 +104,11 @@ func New(src Source, opts Options) *App {
 	km := DefaultKeyMap()
 	h := help.New()
 	h.Styles = st.Help
-	ctx, cancel := context.WithCancel(context.Background())
+	parent := opts.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancel(parent)
 	a := &App{
 		src: src, opts: opts, keys: km, styles: st, help: h,
 		ctx: ctx, cancel: cancel,
