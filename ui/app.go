@@ -4,13 +4,11 @@ package ui
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -149,6 +147,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return a, cmd
 }
 
+// View renders the frame. Until the first WindowSizeMsg it is a
+// placeholder.
+func (a *App) View() tea.View {
+	v := tea.NewView(a.render())
+	v.AltScreen = true
+	v.WindowTitle = "kgwatch · " + a.opts.Group
+	return v
+}
+
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, a.keys.Quit):
@@ -177,43 +184,6 @@ func (a *App) setFocus(p pane) {
 	a.members.SetFocused(p == paneMembers)
 }
 
-// handleTick starts the next poll when the tick belongs to the current loop
-// and no poll is in flight; anything else is a stale tick and dropped, so
-// there is only ever one loop.
-func (a *App) handleTick(msg tickMsg) tea.Cmd {
-	if msg.Seq != a.seq || a.polling || a.ctx.Err() != nil {
-		return nil
-	}
-	if msg.Remaining > 0 {
-		return tickCmd(msg.Remaining, a.seq)
-	}
-	a.polling = true
-	return pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq)
-}
-
-// handlePoll takes a poll result of the current loop: a snapshot replaces
-// the data, an error keeps the last data, marks it stale and backs off.
-// Either way the next tick is scheduled.
-func (a *App) handlePoll(msg pollMsg) tea.Cmd {
-	if msg.Seq != a.seq {
-		return nil
-	}
-	a.polling = false
-	if msg.Err != nil {
-		a.applyError(msg.Err)
-	} else {
-		a.applySnapshot(msg.Snap)
-	}
-	if a.ctx.Err() != nil {
-		return nil
-	}
-	s := &a.status
-	delay := NextPollDelay(s.Snap.Group, a.opts.Interval, s.Failures)
-	s.RetryAt = s.Now.Add(delay)
-	a.seq++
-	return tickCmd(delay, a.seq)
-}
-
 // applySnapshot takes a good poll. This is where anything derived from the
 // sequence of snapshots (timeline events, lanes, rates) is fed.
 func (a *App) applySnapshot(snap model.Snapshot) {
@@ -239,131 +209,4 @@ func (a *App) applyError(err error) {
 // of the rows belong here, so every key that changes them calls it.
 func (a *App) refreshRows() {
 	a.table.SetRows(a.status.Snap.Partitions)
-}
-
-// relayout sizes the header, the panes and the help from the window and the
-// current data. Frame sizes come from the styles themselves.
-func (a *App) relayout() {
-	fw, fh := a.styles.App.GetFrameSize()
-	w, h := max(a.width-fw, 0), max(a.height-fh, 0)
-
-	headerLines := 2
-	if h < 6 {
-		headerLines = 1
-	}
-	a.header.SetSize(w, headerLines)
-	a.header.SetStatus(a.status)
-	a.headerText = a.header.View()
-	headH := 0
-	if a.headerText != "" {
-		headH = lipgloss.Height(a.headerText)
-	}
-
-	a.helpText = ""
-	if h-headH >= 6 {
-		a.help.SetWidth(w)
-		a.helpText = a.help.View(a.keys)
-		if lipgloss.Height(a.helpText) > h-headH-2 {
-			a.helpText = a.help.ShortHelpView(a.keys.ShortHelp())
-		}
-	}
-	helpH := 0
-	if a.helpText != "" {
-		helpH = lipgloss.Height(a.helpText)
-	}
-
-	a.bodyW, a.bodyH = w, max(h-headH-helpH, 0)
-	a.layoutPanes()
-}
-
-// layoutPanes shares the body between the table and the members pane. Each
-// gets what it needs when that fits; otherwise the members pane takes at
-// most a third. Below 10 lines only the focused pane is shown.
-func (a *App) layoutPanes() {
-	w, body := a.bodyW, a.bodyH
-	a.split = body >= 10
-	if !a.split {
-		a.table.SetSize(w, body)
-		a.members.SetSize(w, body)
-		return
-	}
-	tableNeed := max(a.table.Len(), 1) + tableChrome
-	membersNeed := max(a.members.Len(), 1) + membersChrome
-	a.gap = 0
-	if body >= 20 {
-		a.gap = 1
-	}
-	mh := membersNeed
-	if tableNeed+a.gap+membersNeed > body {
-		mh = min(membersNeed, max(body/3, membersChrome+1))
-	}
-	th := body - a.gap - mh
-	if tableNeed < th {
-		th = tableNeed
-	}
-	a.table.SetSize(w, th)
-	a.members.SetSize(w, mh)
-}
-
-// View renders the frame. Until the first WindowSizeMsg it is a
-// placeholder.
-func (a *App) View() tea.View {
-	v := tea.NewView(a.render())
-	v.AltScreen = true
-	v.WindowTitle = "kgwatch · " + a.opts.Group
-	return v
-}
-
-// render builds the screen content: header, body, help.
-func (a *App) render() string {
-	if !a.ready {
-		return "kgwatch: starting…"
-	}
-	fw, fh := a.styles.App.GetFrameSize()
-	w, h := max(a.width-fw, 0), max(a.height-fh, 0)
-	if w == 0 || h == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.Grow((w + 32) * h)
-	b.WriteString(a.headerText)
-	if a.bodyH > 0 {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(padLines(a.body(), a.bodyH))
-	}
-	if a.helpText != "" {
-		b.WriteByte('\n')
-		b.WriteString(a.helpText)
-	}
-	return a.styles.App.Render(fitBlock(b.String(), w, h))
-}
-
-// body is the area between header and help.
-func (a *App) body() string {
-	s := a.status
-	switch {
-	case !s.HasSnap && s.Err != nil:
-		return center("cannot reach "+strings.Join(s.Brokers, ",")+" yet; retrying", a.bodyW, a.bodyH)
-	case !s.HasSnap:
-		return center("connecting to "+strings.Join(s.Brokers, ",")+"…", a.bodyW, a.bodyH)
-	case s.Waiting():
-		return center("waiting for group "+a.opts.Group+" to appear · polling every "+a.opts.Interval.String(), a.bodyW, a.bodyH)
-	case !a.split && a.focus == paneMembers:
-		return a.members.View()
-	case !a.split:
-		return a.table.View()
-	}
-	return a.table.View() + "\n" + strings.Repeat("\n", a.gap) + a.members.View()
-}
-
-// padLines pads s with empty lines to h lines, so the help stays at the
-// bottom of the screen.
-func padLines(s string, h int) string {
-	n := strings.Count(s, "\n") + 1
-	if n >= h {
-		return s
-	}
-	return s + strings.Repeat("\n", h-n)
 }

@@ -491,3 +491,34 @@ func BenchmarkView10k(b *testing.B) {
 		_ = a.View()
 	}
 }
+
+func TestUnreachableAtStartRecovers(t *testing.T) {
+	clk := &clock{t: t0}
+	refused := errors.New("dial tcp 127.0.0.1:9092: connect: connection refused")
+	src := &fakeSource{results: []pollResult{{err: refused}, {snap: stableSnapshot()}}}
+	a := testApp(t, src, clk, 80, 24)
+	out := plain(a)
+	for _, want := range []string{"! not connected", "⚠ poll failed, retry in 1.0s: dial tcp 127.0.0.1:9092", "cannot reach 127.0.0.1:19092"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("view lacks %q:\n%s", want, out)
+		}
+	}
+	clk.Set(t0.Add(time.Second))
+	pollNow(t, a)
+	if out := plain(a); strings.Contains(out, "poll failed") || !strings.Contains(out, "consumer-a") {
+		t.Errorf("did not recover:\n%s", out)
+	}
+}
+
+// BenchmarkPoll10k measures taking one 10,000-partition snapshot: new rows,
+// members and layout.
+func BenchmarkPoll10k(b *testing.B) {
+	snap := bigSnapshot(10000)
+	a, _ := buildState(b, []pollResult{{snap: snap}}, 120, 40)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		a.polling = true
+		a.Update(pollMsg{Seq: a.seq, Snap: snap})
+	}
+}

@@ -99,7 +99,9 @@ func (h Header) segments() []string {
 		}
 	}
 	if s.HasSnap && s.Snap.Group.Exists() {
-		segs = append(segs, st.Value.Render(plural(len(s.Snap.Members), "member")))
+		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
+			segs = append(segs, st.Value.Render(plural(n, "member")))
+		}
 		if a := s.Snap.Group.Assignor; a != "" {
 			segs = append(segs, st.Label.Render("assignor ")+st.Value.Render(a))
 		}

@@ -70,3 +70,40 @@ func tickCmd(d time.Duration, seq uint64) tea.Cmd {
 	step := min(d, clockInterval)
 	return tea.Tick(step, func(time.Time) tea.Msg { return tickMsg{Seq: seq, Remaining: d - step} })
 }
+
+// handleTick starts the next poll when the tick belongs to the current loop
+// and no poll is in flight; anything else is a stale tick and dropped, so
+// there is only ever one loop.
+func (a *App) handleTick(msg tickMsg) tea.Cmd {
+	if msg.Seq != a.seq || a.polling || a.ctx.Err() != nil {
+		return nil
+	}
+	if msg.Remaining > 0 {
+		return tickCmd(msg.Remaining, a.seq)
+	}
+	a.polling = true
+	return pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq)
+}
+
+// handlePoll takes a poll result of the current loop: a snapshot replaces
+// the data, an error keeps the last data, marks it stale and backs off.
+// Either way the next tick is scheduled.
+func (a *App) handlePoll(msg pollMsg) tea.Cmd {
+	if msg.Seq != a.seq {
+		return nil
+	}
+	a.polling = false
+	if msg.Err != nil {
+		a.applyError(msg.Err)
+	} else {
+		a.applySnapshot(msg.Snap)
+	}
+	if a.ctx.Err() != nil {
+		return nil
+	}
+	s := &a.status
+	delay := NextPollDelay(s.Snap.Group, a.opts.Interval, s.Failures)
+	s.RetryAt = s.Now.Add(delay)
+	a.seq++
+	return tickCmd(delay, a.seq)
+}

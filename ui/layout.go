@@ -1,0 +1,125 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+)
+
+// relayout sizes the header, the panes and the help from the window and the
+// current data. Frame sizes come from the styles themselves.
+func (a *App) relayout() {
+	fw, fh := a.styles.App.GetFrameSize()
+	w, h := max(a.width-fw, 0), max(a.height-fh, 0)
+
+	headerLines := 2
+	if h < 6 {
+		headerLines = 1
+	}
+	a.header.SetSize(w, headerLines)
+	a.header.SetStatus(a.status)
+	a.headerText = a.header.View()
+	headH := 0
+	if a.headerText != "" {
+		headH = lipgloss.Height(a.headerText)
+	}
+
+	a.helpText = ""
+	if h-headH >= 6 {
+		a.help.SetWidth(w)
+		a.helpText = a.help.View(a.keys)
+		if lipgloss.Height(a.helpText) > h-headH-2 {
+			a.helpText = a.help.ShortHelpView(a.keys.ShortHelp())
+		}
+	}
+	helpH := 0
+	if a.helpText != "" {
+		helpH = lipgloss.Height(a.helpText)
+	}
+
+	a.bodyW, a.bodyH = w, max(h-headH-helpH, 0)
+	a.layoutPanes()
+}
+
+// layoutPanes shares the body between the table and the members pane. Each
+// gets what it needs when that fits; otherwise the members pane takes at
+// most a third. Below 10 lines only the focused pane is shown.
+func (a *App) layoutPanes() {
+	w, body := a.bodyW, a.bodyH
+	a.split = body >= 10
+	if !a.split {
+		a.table.SetSize(w, body)
+		a.members.SetSize(w, body)
+		return
+	}
+	tableNeed := max(a.table.Len(), 1) + tableChrome
+	membersNeed := max(a.members.Len(), 1) + membersChrome
+	a.gap = 0
+	if body >= 20 {
+		a.gap = 1
+	}
+	mh := membersNeed
+	if tableNeed+a.gap+membersNeed > body {
+		mh = min(membersNeed, max(body/3, membersChrome+1))
+	}
+	th := body - a.gap - mh
+	if tableNeed < th {
+		th = tableNeed
+	}
+	a.table.SetSize(w, th)
+	a.members.SetSize(w, mh)
+}
+
+// render builds the screen content: header, body, help.
+func (a *App) render() string {
+	if !a.ready {
+		return "kgwatch: starting…"
+	}
+	fw, fh := a.styles.App.GetFrameSize()
+	w, h := max(a.width-fw, 0), max(a.height-fh, 0)
+	if w == 0 || h == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow((w + 32) * h)
+	b.WriteString(a.headerText)
+	if a.bodyH > 0 {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(padLines(a.body(), a.bodyH))
+	}
+	if a.helpText != "" {
+		b.WriteByte('\n')
+		b.WriteString(a.helpText)
+	}
+	return a.styles.App.Render(fitBlock(b.String(), w, h))
+}
+
+// body is the area between header and help.
+func (a *App) body() string {
+	s := a.status
+	switch {
+	case !s.HasSnap && s.Err != nil:
+		return center("cannot reach "+strings.Join(s.Brokers, ",")+" yet; retrying", a.bodyW, a.bodyH)
+	case !s.HasSnap:
+		return center("connecting to "+strings.Join(s.Brokers, ",")+"…", a.bodyW, a.bodyH)
+	case s.Waiting():
+		return center("waiting for group "+a.opts.Group+" to appear · polling every "+a.opts.Interval.String(), a.bodyW, a.bodyH)
+	case !a.split && a.focus == paneMembers:
+		return a.members.View()
+	case !a.split:
+		return a.table.View()
+	}
+	return a.table.View() + "\n" + strings.Repeat("\n", a.gap) + a.members.View()
+}
+
+// padLines pads s with empty lines to h lines, so the help stays at the
+// bottom of the screen.
+func padLines(s string, h int) string {
+	n := strings.Count(s, "\n") + 1
+	if n >= h {
+		return s
+	}
+	return s + strings.Repeat("\n", h-n)
+}
