@@ -321,6 +321,22 @@ func TestRatesAndETA(t *testing.T) {
 	}
 }
 
+func TestNoETAWhileSomeLagCannotDrain(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	var s Snapshot
+	for i := int64(0); i <= 40; i++ {
+		// p0 drains at 50/s net; p1 holds 10 messages and never commits.
+		s = hsnap(time.Duration(i)*time.Second, StateStable, []hp{{1000 + 100*i, 5000 + 50*i, "a"}, {0, 10, "b"}})
+		h.Annotate(&s)
+		if i == 29 && (!s.ETAKnown || s.ETA != time.Duration(float64(4000-50*29+10)/50*float64(time.Second))) {
+			t.Fatalf("at 29s: ETA %v known %v, want %.1fs", s.ETA, s.ETAKnown, float64(4000-50*29+10)/50)
+		}
+	}
+	if s.Partitions[1].Status != StatusStalled || s.ETAKnown {
+		t.Fatalf("p1 %s, ETA %v known %v; want STALLED and no ETA", s.Partitions[1].Status, s.ETA, s.ETAKnown)
+	}
+}
+
 func TestGroupRatesSumPartitionsAndMembers(t *testing.T) {
 	h := NewHistory(HistoryOptions{})
 	var s Snapshot
@@ -532,8 +548,8 @@ func TestJSONStatusesAndRates(t *testing.T) {
 	if got.ConsumeRate == nil || *got.ConsumeRate != 20 || got.ProduceRate == nil || *got.ProduceRate != 10 {
 		t.Errorf("group rates: %s", b)
 	}
-	if got.ETASeconds == nil || *got.ETASeconds != 95 {
-		t.Errorf("eta_seconds: %s", b)
+	if got.ETASeconds != nil {
+		t.Errorf("eta_seconds with an unowned partition's lag undrained: %s", b)
 	}
 	p0 := got.Partitions[0]
 	if p0["status"] != "OK" || p0["consume_rate"] != 20.0 || p0["produce_rate"] != 10.0 {
@@ -542,6 +558,16 @@ func TestJSONStatusesAndRates(t *testing.T) {
 	p1 := got.Partitions[1]
 	if p1["status"] != "UNOWNED" || p1["consume_rate"] != 0.0 || p1["produce_rate"] != 0.0 {
 		t.Errorf("p1: %v", p1)
+	}
+
+	// Only p0: draining 900 at a net 10/s.
+	h = NewHistory(HistoryOptions{})
+	for i := int64(0); i <= 10; i++ {
+		s = hsnap(time.Duration(i)*time.Second, StateStable, []hp{{1000 + 20*i, 2000 + 10*i, "a"}})
+		h.Annotate(&s)
+	}
+	if j := s.ToJSON(); j.ETASeconds == nil || *j.ETASeconds != 90 || j.FallingBehind {
+		t.Errorf("eta_seconds %v falling %v, want 90 and false", j.ETASeconds, j.FallingBehind)
 	}
 
 	// Not annotated, or not enough history: nulls, never zeros.

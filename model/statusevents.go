@@ -1,0 +1,109 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// statusChange is one partition whose status changed in this poll.
+type statusChange struct {
+	i    int
+	from Status
+	note string // detail for a single-partition event
+}
+
+// note explains a partition's new status in a few words, for the event of
+// a single partition.
+func (h *History) note(p *PartitionLag, st *partState, lagStart int, now int64) string {
+	switch p.Status {
+	case StatusStopped:
+		return fmt.Sprintf("group has no active members, lag %d", p.Lag)
+	case StatusRewound:
+		return fmt.Sprintf("committed offset went back %d → %s", st.rewoundFrom, offsetText(p.Committed))
+	case StatusStalled:
+		return fmt.Sprintf("committed offset %s unchanged for %s, lag %d",
+			offsetText(p.Committed), time.Duration(now-st.movedAt).Round(time.Second), p.Lag)
+	case StatusUnowned:
+		return fmt.Sprintf("no member owns it, lag %d", p.Lag)
+	case StatusLagging:
+		first := st.at(lagStart)
+		return fmt.Sprintf("lag grew %d → %d over %s", first.lag, p.Lag, time.Duration(now-first.t).Round(time.Second))
+	}
+	return fmt.Sprintf("lag %d", p.Lag)
+}
+
+// events turns the status changes into one event per new status, worst
+// status first.
+func (h *History) events(s *Snapshot, changes []statusChange) []Event {
+	if len(changes) == 0 {
+		return nil
+	}
+	oneTopic := len(s.Partitions) > 0 && s.Partitions[0].Topic == s.Partitions[len(s.Partitions)-1].Topic
+	name := func(tp TopicPartition) string {
+		if oneTopic {
+			return "p" + strconv.Itoa(int(tp.Partition))
+		}
+		return tp.Topic + "/p" + strconv.Itoa(int(tp.Partition))
+	}
+	var out []Event
+	for k := len(Statuses) - 1; k >= 0; k-- {
+		status := Statuses[k]
+		var group []statusChange
+		for _, c := range changes {
+			if s.Partitions[c.i].Status == status {
+				group = append(group, c)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		ev := Event{Time: s.TakenAt, Type: EventStatusChanged, Group: s.Group.ID, State: string(status)}
+		ev.Partitions = make([]TopicPartition, len(group))
+		for j, c := range group {
+			ev.Partitions[j] = s.Partitions[c.i].TopicPartition
+		}
+		if len(group) == 1 {
+			c := group[0]
+			note := c.note
+			if status == StatusOK {
+				note = "recovered from " + string(c.from) + ", " + note
+			}
+			ev.Detail = fmt.Sprintf("%s %s: %s", name(ev.Partitions[0]), status, note)
+		} else {
+			var b strings.Builder
+			for j, tp := range ev.Partitions {
+				if j == 5 {
+					fmt.Fprintf(&b, " +%d more", len(ev.Partitions)-5)
+					break
+				}
+				if j > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(name(tp))
+			}
+			fmt.Fprintf(&b, " %s: %s", status, h.reason(status))
+			ev.Detail = b.String()
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// reason says why several partitions got a status at once.
+func (h *History) reason(s Status) string {
+	switch s {
+	case StatusStopped:
+		return "group has no active members"
+	case StatusRewound:
+		return "committed offsets went back"
+	case StatusStalled:
+		return "committed offsets unchanged for " + h.opts.StallAfter.String() + " or more"
+	case StatusUnowned:
+		return "no member owns them"
+	case StatusLagging:
+		return "lag grew over the last " + h.opts.LaggingWindow.String()
+	}
+	return "recovered"
+}
