@@ -192,6 +192,7 @@ func (a *App) applySnapshot(snap model.Snapshot) {
 	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
 	a.refreshRows()
 	a.members.SetMembers(snap.Members)
+	a.members.SetPending(snap.Group.Rebalancing())
 	a.table.SetStale(false)
 	a.members.SetStale(false)
 }

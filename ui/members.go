@@ -22,6 +22,7 @@ type Members struct {
 	height  int
 	focused bool
 	stale   bool
+	pending bool // the group is rebalancing: assignments are on their way
 }
 
 // Members columns, in screen order.
@@ -57,6 +58,10 @@ func (m *Members) SetFocused(f bool) { m.focused = f }
 
 // SetStale marks the rows as last-known data from an earlier poll.
 func (m *Members) SetStale(s bool) { m.stale = s }
+
+// SetPending says whether the group is rebalancing, so members without
+// partitions read as awaiting assignment rather than idle.
+func (m *Members) SetPending(p bool) { m.pending = p }
 
 // SetMembers replaces the members; the selected member stays selected when
 // it is still present.
@@ -147,6 +152,18 @@ func partitionList(tps []model.TopicPartition) string {
 	return b.String()
 }
 
+// partsText is member i's PARTITIONS cell.
+func (m Members) partsText(i int) string {
+	switch {
+	case len(m.members[i].Partitions) > 0:
+		return m.parts[i]
+	case m.pending:
+		return glyphWaiting + " awaiting assignment"
+	default:
+		return "none (idle)"
+	}
+}
+
 func memberHost(h string) string {
 	if h == "" {
 		return "-"
@@ -177,7 +194,7 @@ func (m Members) View() string {
 		nat[mcolClient] = max(nat[mcolClient], textWidth(memberName(mb)))
 		nat[mcolHost] = max(nat[mcolHost], textWidth(memberHost(mb.Host)))
 		nat[mcolLag] = max(nat[mcolLag], digits(mb.Lag))
-		nat[mcolParts] = max(nat[mcolParts], textWidth(m.parts[start+i]))
+		nat[mcolParts] = max(nat[mcolParts], textWidth(m.partsText(start+i)))
 	}
 	w := nat
 	w[mcolClient] = min(nat[mcolClient], 24)
@@ -242,7 +259,7 @@ func (m Members) View() string {
 			model.ShortID(mb.MemberID),
 			strconv.Itoa(len(mb.Partitions)),
 			strconv.FormatInt(mb.Lag, 10),
-			m.parts[start+i],
+			m.partsText(start + i),
 		}
 		b.WriteByte('\n')
 		selected := m.focused && start+i == m.sc.Cursor()

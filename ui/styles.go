@@ -21,7 +21,7 @@ const (
 	glyphStable    = "●"
 	glyphEmpty     = "○"
 	glyphRebalance = "◐"
-	glyphWaiting   = "…"
+	glyphWaiting   = "◌"
 	glyphStale     = "⚠"
 	glyphError     = "!"
 	glyphFromStart = "*"

@@ -209,6 +209,7 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 			extra -= d
 		}
 	}
+	grow(colBar, 10)
 	grow(colTopic, min(nat[colTopic], 24))
 	grow(colPart, max(nat[colPart], 4))
 	grow(colBar, 16)
