@@ -522,3 +522,24 @@ func BenchmarkPoll10k(b *testing.B) {
 		a.Update(pollMsg{Seq: a.seq, Snap: snap})
 	}
 }
+
+func TestPollNowKeepsOneLoop(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}, {snap: emptySnapshot()}}}
+	a := testApp(t, src, clk, 80, 24)
+	pending := a.seq // the tick chain scheduled after the first poll
+	cmd := a.pollNow()
+	if cmd == nil {
+		t.Fatal("pollNow started no poll")
+	}
+	if again := a.pollNow(); again != nil {
+		t.Fatal("pollNow while polling started a second poll")
+	}
+	if _, c := a.Update(tickMsg{Seq: pending}); c != nil {
+		t.Fatal("the superseded tick chain still polls")
+	}
+	feed(t, a, cmd)
+	if src.Calls() != 2 || a.status.Snap.Group.State != model.StateEmpty {
+		t.Fatalf("calls %d, state %q", src.Calls(), a.status.Snap.Group.State)
+	}
+}

@@ -107,3 +107,16 @@ func (a *App) handlePoll(msg pollMsg) tea.Cmd {
 	a.seq++
 	return tickCmd(delay, a.seq)
 }
+
+// pollNow polls at once instead of waiting for the next tick (for keys that
+// change what is watched, such as demo actions). The pending tick chain
+// becomes stale; a poll already in flight is left to finish, so there is
+// still only one loop.
+func (a *App) pollNow() tea.Cmd {
+	if a.polling || a.ctx.Err() != nil {
+		return nil
+	}
+	a.seq++
+	a.polling = true
+	return pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq)
+}
