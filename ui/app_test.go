@@ -543,3 +543,21 @@ func TestPollNowKeepsOneLoop(t *testing.T) {
 		t.Fatalf("calls %d, state %q", src.Calls(), a.status.Snap.Group.State)
 	}
 }
+
+func TestBrokerList(t *testing.T) {
+	b := []string{"kafka-1:9092", "kafka-2:9092", "kafka-3:9092", "kafka-4:9092"}
+	tests := []struct {
+		w    int
+		want string
+	}{
+		{100, "kafka-1:9092,kafka-2:9092,kafka-3:9092,kafka-4:9092"},
+		{40, "kafka-1:9092,kafka-2:9092 +2 more"},
+		{30, "kafka-1:9092 +3 more"},
+		{5, "kafka-1:9092 +3 more"},
+	}
+	for _, tt := range tests {
+		if got := brokerList(b, tt.w); got != tt.want {
+			t.Errorf("brokerList(w=%d) = %q, want %q", tt.w, got, tt.want)
+		}
+	}
+}

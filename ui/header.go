@@ -109,7 +109,7 @@ func (h Header) segments() []string {
 	if s.Waiting() {
 		segs = append(segs, st.Label.Render("polling every ")+st.Value.Render(s.Interval.String()))
 	}
-	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(strings.Join(s.Brokers, ",")))
+	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(brokerList(s.Brokers, h.width-len("brokers "))))
 	if c := s.Snap.Group.Coordinator; c != "" {
 		segs = append(segs, st.Label.Render("coordinator ")+st.Value.Render(c))
 	}
@@ -173,6 +173,24 @@ func (h Header) banner() string {
 	}
 	msg += ": " + oneLine(s.Err.Error())
 	return h.styles.Banner.Render(cell(msg, h.width, false))
+}
+
+// brokerList joins as many brokers as fit in w cells and counts the rest:
+// "a:9092,b:9092 +3 more".
+func brokerList(brokers []string, w int) string {
+	all := strings.Join(brokers, ",")
+	if textWidth(all) <= w || len(brokers) < 2 {
+		return all
+	}
+	out := brokers[0]
+	for i := 1; i < len(brokers); i++ {
+		more := " +" + strconv.Itoa(len(brokers)-i-1) + " more"
+		if textWidth(out+","+brokers[i]+more) > w {
+			return out + " +" + strconv.Itoa(len(brokers)-i) + " more"
+		}
+		out += "," + brokers[i]
+	}
+	return out
 }
 
 func oneLine(s string) string {

@@ -361,10 +361,11 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 // bar draws the lag bar: filled cells (█) proportional to lag over the
 // largest lag on screen, a track (░) for the rest, and a marker (◀) on the
 // partition with the most lag. A partition whose offsets could not be read
-// shows its error instead.
+// shows its error instead: a bar drawn from offsets that could not all be
+// read would mislead.
 func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) string {
 	st := t.styles
-	if p.Err != "" && p.LogEnd < 0 {
+	if p.Err != "" {
 		s := cell(glyphError+" "+p.Err, w, false)
 		if styled {
 			s = st.err.Render(s)
