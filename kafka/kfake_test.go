@@ -1,0 +1,326 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	kafka "github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+)
+
+// kafka40Min is the lowest version of each request key Kafka 4.0 accepts
+// (KIP-896; kversion's 4.0 broker table, plus Produce v3: 4.0 still
+// advertises Produce v0 for old librdkafka but refuses v0-v2).
+var kafka40Min = map[int16]int16{
+	0: 3, 1: 4, 2: 1, 8: 2, 9: 1, 11: 2, 19: 2, 20: 1, 23: 2, 27: 1,
+	29: 1, 30: 1, 31: 1, 32: 1, 34: 1, 35: 1, 38: 1, 39: 1, 40: 1, 41: 1,
+}
+
+// testCluster is an in-process 3-broker kfake cluster that counts the
+// requests it receives and, in Kafka 4.0 mode, refuses the versions 4.0
+// removed.
+type testCluster struct {
+	*kfake.Cluster
+	addrs []string
+
+	mu      sync.Mutex
+	counts  map[string]int // requests by name since resetCounts
+	refused []string
+}
+
+// newTestCluster starts a cluster. With kafka40 it advertises at most Kafka
+// 4.0's versions and refuses (closes the connection on) any request below
+// 4.0's minimums.
+func newTestCluster(t testing.TB, kafka40 bool, opts ...kfake.Opt) *testCluster {
+	t.Helper()
+	opts = append([]kfake.Opt{kfake.NumBrokers(3), kfake.GroupMinSessionTimeout(100 * time.Millisecond)}, opts...)
+	if kafka40 {
+		opts = append(opts, kfake.MaxVersions(kversion.V4_0_0()))
+	}
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		t.Fatalf("start kfake cluster: %v", err)
+	}
+	tc := &testCluster{Cluster: c, addrs: c.ListenAddrs(), counts: map[string]int{}}
+	c.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		tc.counts[requestName(req)]++
+		if min, ok := kafka40Min[req.Key()]; kafka40 && ok && req.GetVersion() < min {
+			tc.refused = append(tc.refused, fmt.Sprintf("%s v%d", kmsg.NameForKey(req.Key()), req.GetVersion()))
+			c.KeepControl()
+			return nil, fmt.Errorf("%s v%d removed in Kafka 4.0", kmsg.NameForKey(req.Key()), req.GetVersion()), true
+		}
+		return nil, nil, false
+	})
+	t.Cleanup(c.Close)
+	return tc
+}
+
+// resetCounts zeroes the request counters.
+func (tc *testCluster) resetCounts() {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	tc.counts = map[string]int{}
+}
+
+// brokerDiscovery names the Metadata requests that ask for no topic: the
+// kafka-go transport's own refresh of the broker list, on its timer.
+const brokerDiscovery = "Metadata(no topics)"
+
+// requestName is the request's key name; Metadata asking for no topic is
+// told apart as brokerDiscovery.
+func requestName(req kmsg.Request) string {
+	if m, ok := req.(*kmsg.MetadataRequest); ok && m.Topics != nil && len(m.Topics) == 0 {
+		return brokerDiscovery
+	}
+	return kmsg.NameForKey(req.Key())
+}
+
+// requestCounts returns the requests by key name since resetCounts.
+func (tc *testCluster) requestCounts() map[string]int {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	out := make(map[string]int, len(tc.counts))
+	for k, n := range tc.counts {
+		out[k] = n
+	}
+	return out
+}
+
+// refusals returns the requests refused for being below Kafka 4.0's
+// minimum versions.
+func (tc *testCluster) refusals() []string {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return append([]string(nil), tc.refused...)
+}
+
+// client returns a kafka-go client for setting up test data. Its
+// connections are closed when the test ends.
+func (tc *testCluster) client(t testing.TB) *kafka.Client {
+	tr := &kafka.Transport{ClientID: "kgwatch-test"}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &kafka.Client{Addr: kafka.TCP(tc.addrs...), Timeout: 10 * time.Second, Transport: tr}
+}
+
+// createTopic creates topic with n partitions and moves partition p's
+// leadership to broker p%3, so leaders are spread over all brokers.
+func (tc *testCluster) createTopic(t testing.TB, topic string, n int) {
+	t.Helper()
+	res, err := tc.client(t).CreateTopics(context.Background(), &kafka.CreateTopicsRequest{
+		Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: n, ReplicationFactor: 3}},
+	})
+	if err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
+	if err := res.Errors[topic]; err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
+	for p := 0; p < n; p++ {
+		if err := tc.MoveTopicPartition(topic, int32(p), int32(p%3)); err != nil {
+			t.Fatalf("move %s/%d to broker %d: %v", topic, p, p%3, err)
+		}
+	}
+}
+
+// produce writes n records with the given create time to one partition.
+func (tc *testCluster) produce(t testing.TB, topic string, partition, n int, at time.Time) {
+	t.Helper()
+	records := make([]kafka.Record, n)
+	for i := range records {
+		records[i] = kafka.Record{Time: at, Value: kafka.NewBytes([]byte(fmt.Sprintf(`{"order":%d}`, i)))}
+	}
+	res, err := tc.client(t).Produce(context.Background(), &kafka.ProduceRequest{
+		Topic: topic, Partition: partition, RequiredAcks: kafka.RequireAll,
+		Records: kafka.NewRecordReader(records...),
+	})
+	if err == nil {
+		err = res.Error
+	}
+	if err != nil {
+		t.Fatalf("produce %d records to %s/%d: %v", n, topic, partition, err)
+	}
+}
+
+// deleteRecords moves a partition's log start up to offset, as retention
+// would.
+func (tc *testCluster) deleteRecords(t testing.TB, topic string, partition int32, offset int64) {
+	t.Helper()
+	req := kmsg.NewPtrDeleteRecordsRequest()
+	rt := kmsg.NewDeleteRecordsRequestTopic()
+	rt.Topic = topic
+	rp := kmsg.NewDeleteRecordsRequestTopicPartition()
+	rp.Partition, rp.Offset = partition, offset
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	req.TimeoutMillis = 5000
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tc.addrs...))
+	if err != nil {
+		t.Fatalf("new admin client: %v", err)
+	}
+	defer cl.Close()
+	resp, err := req.RequestWith(context.Background(), cl)
+	if err != nil {
+		t.Fatalf("delete records of %s/%d below %d: %v", topic, partition, offset, err)
+	}
+	for _, t2 := range resp.Topics {
+		for _, p := range t2.Partitions {
+			if p.ErrorCode != 0 {
+				t.Fatalf("delete records of %s/%d below %d: error code %d", topic, partition, offset, p.ErrorCode)
+			}
+		}
+	}
+}
+
+// commit commits offsets for group outside of any generation, as an admin
+// tool would (kgwatch itself never commits).
+func (tc *testCluster) commit(t testing.TB, group, topic string, offsets map[int]int64) {
+	t.Helper()
+	parts := make([]kafka.OffsetCommit, 0, len(offsets))
+	for p, o := range offsets {
+		parts = append(parts, kafka.OffsetCommit{Partition: p, Offset: o})
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].Partition < parts[j].Partition })
+	res, err := tc.client(t).OffsetCommit(context.Background(), &kafka.OffsetCommitRequest{
+		GroupID: group, GenerationID: -1, Topics: map[string][]kafka.OffsetCommit{topic: parts},
+	})
+	if err != nil {
+		t.Fatalf("commit offsets of %s for %s: %v", topic, group, err)
+	}
+	for _, ps := range res.Topics {
+		for _, p := range ps {
+			if p.Error != nil {
+				t.Fatalf("commit %s/%d for %s: %v", topic, p.Partition, group, p.Error)
+			}
+		}
+	}
+}
+
+// groupMember is one kafka-go ConsumerGroup member. It keeps calling Next
+// so it follows rebalances, and remembers its latest generation.
+type groupMember struct {
+	cg   *kafka.ConsumerGroup
+	mu   sync.Mutex
+	gen  *kafka.Generation
+	done chan struct{}
+}
+
+// joinGroup starts a member of group consuming topics, with client id
+// clientID. It leaves the group (LeaveGroup) when the test ends or on
+// leave.
+func (tc *testCluster) joinGroup(t testing.TB, group, clientID string, topics ...string) *groupMember {
+	t.Helper()
+	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
+		ID:                group,
+		Brokers:           tc.addrs,
+		Dialer:            &kafka.Dialer{ClientID: clientID, Timeout: 5 * time.Second},
+		Topics:            topics,
+		HeartbeatInterval: 100 * time.Millisecond,
+		SessionTimeout:    3 * time.Second,
+		RebalanceTimeout:  3 * time.Second,
+		JoinGroupBackoff:  100 * time.Millisecond,
+		Timeout:           5 * time.Second,
+		Logger:            debugLogger(t, clientID),
+	})
+	if err != nil {
+		t.Fatalf("new consumer group %s: %v", group, err)
+	}
+	m := &groupMember{cg: cg, done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		for {
+			gen, err := cg.Next(context.Background())
+			if errors.Is(err, kafka.ErrGroupClosed) {
+				return
+			}
+			if err != nil {
+				continue // a failed join or sync; kafka-go retries
+			}
+			m.mu.Lock()
+			m.gen = gen
+			m.mu.Unlock()
+		}
+	}()
+	t.Cleanup(m.leave)
+	return m
+}
+
+// leave closes the member: it sends LeaveGroup.
+func (m *groupMember) leave() {
+	m.cg.Close()
+	<-m.done
+}
+
+// generation returns the member's latest generation, nil before the first.
+func (m *groupMember) generation() *kafka.Generation {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.gen
+}
+
+// waitAssigned waits until all members share a generation whose
+// assignments cover want partitions, and returns each member's generation.
+func waitAssigned(t testing.TB, want int, members ...*groupMember) []*kafka.Generation {
+	t.Helper()
+	var gens []*kafka.Generation
+	waitFor(t, 20*time.Second, "group members to share a generation", func() bool {
+		gens = gens[:0]
+		n := 0
+		for _, m := range members {
+			g := m.generation()
+			if g == nil || (len(gens) > 0 && g.ID != gens[0].ID) {
+				return false
+			}
+			gens = append(gens, g)
+			for _, ps := range g.Assignments {
+				n += len(ps)
+			}
+		}
+		return n == want
+	}, func() string {
+		var b strings.Builder
+		for _, m := range members {
+			if g := m.generation(); g != nil {
+				fmt.Fprintf(&b, "%s gen %d %v; ", g.MemberID, g.ID, g.Assignments)
+			} else {
+				b.WriteString("no generation; ")
+			}
+		}
+		return b.String()
+	})
+	return gens
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool, state ...func() string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			var last string
+			for _, s := range state {
+				last += " (" + s() + ")"
+			}
+			t.Fatalf("timed out after %s waiting for %s%s", d, what, last)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func debugLogger(t testing.TB, id string) kafka.Logger {
+	if os.Getenv("KGWATCH_DEBUG") == "" {
+		return nil
+	}
+	return kafka.LoggerFunc(func(f string, a ...any) { t.Logf(id+": "+f, a...) })
+}

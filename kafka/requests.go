@@ -1,0 +1,156 @@
+package kafka
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/segmentio/kafka-go/protocol"
+	"github.com/segmentio/kafka-go/protocol/describegroups"
+	"github.com/segmentio/kafka-go/protocol/fetch"
+	"github.com/segmentio/kafka-go/protocol/findcoordinator"
+	"github.com/segmentio/kafka-go/protocol/listoffsets"
+	meta "github.com/segmentio/kafka-go/protocol/metadata"
+	"github.com/segmentio/kafka-go/protocol/offsetfetch"
+)
+
+// kafka-go routes each request type its own way: ListOffsets is split into
+// one request per partition, group requests look up the coordinator on every
+// call, Metadata is answered from the transport's cache. The watcher needs
+// one request per broker and a cached coordinator, so it sends its own
+// request types, registered as overrides of the standard ones: same wire
+// encoding (the field tags are copied from kafka-go's protocol packages, so
+// every version kafka-go negotiates can be encoded), but routed to the broker
+// the watcher names and never split. Responses decode into kafka-go's
+// standard response types.
+
+// overrideKey tags kgwatch's request types in kafka-go's override registry.
+// kafka-go itself uses 0 (raw produce); the key space is per API.
+const overrideKey protocol.OverrideTypeKey = 0x4b47 // "KG"
+
+func init() {
+	protocol.RegisterOverride(&findCoordinatorRequest{}, &findcoordinator.Response{}, overrideKey)
+	protocol.RegisterOverride(&describeGroupsRequest{}, &describegroups.Response{}, overrideKey)
+	protocol.RegisterOverride(&offsetFetchRequest{}, &offsetfetch.Response{}, overrideKey)
+	protocol.RegisterOverride(&metadataRequest{}, &meta.Response{}, overrideKey)
+	protocol.RegisterOverride(&listOffsetsRequest{}, &listoffsets.Response{}, overrideKey)
+	protocol.RegisterOverride(&fetchRequest{}, &fetch.Response{}, overrideKey)
+}
+
+// route names the broker a request goes to. It is unexported, so the
+// protocol encoder never sees it.
+type route struct{ broker int32 }
+
+func (r route) Broker(c protocol.Cluster) (protocol.Broker, error) {
+	b, ok := c.Brokers[r.broker]
+	if !ok {
+		return protocol.Broker{ID: -1}, fmt.Errorf("broker %d is not in the cluster metadata", r.broker)
+	}
+	return b, nil
+}
+
+func (route) TypeKey() protocol.OverrideTypeKey { return overrideKey }
+
+// findCoordinatorRequest mirrors findcoordinator.Request.
+type findCoordinatorRequest struct {
+	Key     string `kafka:"min=v0,max=v2"`
+	KeyType int8   `kafka:"min=v1,max=v2"`
+	route
+}
+
+func (*findCoordinatorRequest) ApiKey() protocol.ApiKey { return protocol.FindCoordinator }
+
+// describeGroupsRequest mirrors describegroups.Request.
+type describeGroupsRequest struct {
+	_                           struct{} `kafka:"min=v5,max=v5,tag"`
+	Groups                      []string `kafka:"min=v0,max=v4|min=v5,max=v5,compact"`
+	IncludeAuthorizedOperations bool     `kafka:"min=v3,max=v5"`
+	route
+}
+
+func (*describeGroupsRequest) ApiKey() protocol.ApiKey { return protocol.DescribeGroups }
+
+// offsetFetchRequest mirrors offsetfetch.Request. Nil Topics (a null array)
+// asks for every partition the group committed.
+type offsetFetchRequest struct {
+	GroupID string                     `kafka:"min=v0,max=v5"`
+	Topics  []offsetfetch.RequestTopic `kafka:"min=v0,max=v5,nullable"`
+	route
+}
+
+func (*offsetFetchRequest) ApiKey() protocol.ApiKey { return protocol.OffsetFetch }
+
+// metadataRequest mirrors metadata.Request. A *metadata.Request would be
+// answered from the transport's cache; this one goes to the broker.
+//
+// The transport type-asserts the request of any *metadata.Response it sees
+// to *metadata.Request, so this request does its own exchange on the
+// connection (protocol.RawExchanger, at the version the connection
+// negotiated) and returns the response wrapped in metadataResponse.
+type metadataRequest struct {
+	TopicNames                         []string `kafka:"min=v0,max=v8,nullable"`
+	AllowAutoTopicCreation             bool     `kafka:"min=v4,max=v8"`
+	IncludeClusterAuthorizedOperations bool     `kafka:"min=v8,max=v8"`
+	IncludeTopicAuthorizedOperations   bool     `kafka:"min=v8,max=v8"`
+	route
+	version int16
+}
+
+func (*metadataRequest) ApiKey() protocol.ApiKey { return protocol.Metadata }
+
+// Required records the negotiated version; the exchange is always raw.
+func (r *metadataRequest) Required(versions map[protocol.ApiKey]int16) bool {
+	r.version = versions[protocol.Metadata]
+	return true
+}
+
+// RawExchange writes the request and reads its response.
+func (r *metadataRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
+	res, err := protocol.RoundTrip(rw, r.version, metadataCorrelationID, clientID, r)
+	if err != nil {
+		return nil, err
+	}
+	return &metadataResponse{res.(*meta.Response)}, nil
+}
+
+// metadataCorrelationID tags raw metadata exchanges; the connection is not
+// shared while one is in flight, so any id matches its response.
+const metadataCorrelationID = 0x4b47
+
+// metadataResponse carries a Metadata response past the transport.
+type metadataResponse struct{ *meta.Response }
+
+// listOffsetsRequest mirrors listoffsets.Request without its Split: all the
+// partitions go to their leader in one request.
+type listOffsetsRequest struct {
+	ReplicaID      int32                      `kafka:"min=v1,max=v5"`
+	IsolationLevel int8                       `kafka:"min=v2,max=v5"`
+	Topics         []listoffsets.RequestTopic `kafka:"min=v1,max=v5"`
+	route
+}
+
+func (*listOffsetsRequest) ApiKey() protocol.ApiKey { return protocol.ListOffsets }
+
+// fetchRequest mirrors fetch.Request, routed to a named leader.
+type fetchRequest struct {
+	ReplicaID       int32                         `kafka:"min=v0,max=v11"`
+	MaxWaitTime     int32                         `kafka:"min=v0,max=v11"`
+	MinBytes        int32                         `kafka:"min=v0,max=v11"`
+	MaxBytes        int32                         `kafka:"min=v3,max=v11"`
+	IsolationLevel  int8                          `kafka:"min=v4,max=v11"`
+	SessionID       int32                         `kafka:"min=v7,max=v11"`
+	SessionEpoch    int32                         `kafka:"min=v7,max=v11"`
+	Topics          []fetch.RequestTopic          `kafka:"min=v0,max=v11"`
+	ForgottenTopics []fetch.RequestForgottenTopic `kafka:"min=v7,max=v11"`
+	RackID          string                        `kafka:"min=v11,max=v11"`
+	route
+}
+
+func (*fetchRequest) ApiKey() protocol.ApiKey { return protocol.Fetch }
+
+var (
+	_ protocol.RawExchanger        = (*metadataRequest)(nil)
+	_ protocol.BrokerMessage       = (*listOffsetsRequest)(nil)
+	_ protocol.OverrideTypeMessage = (*listOffsetsRequest)(nil)
+	_ protocol.BrokerMessage       = (*describeGroupsRequest)(nil)
+	_ protocol.OverrideTypeMessage = (*fetchRequest)(nil)
+)

@@ -1,0 +1,365 @@
+// Package kafka is all of kgwatch's broker I/O: a read-only Watcher that
+// turns a consumer group's state into model snapshots, using
+// github.com/segmentio/kafka-go's Transport.
+package kafka
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	kafka "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
+	"github.com/segmentio/kafka-go/protocol/describegroups"
+	"github.com/segmentio/kafka-go/protocol/findcoordinator"
+	meta "github.com/segmentio/kafka-go/protocol/metadata"
+	"github.com/segmentio/kafka-go/protocol/offsetfetch"
+	"github.com/segmentio/kafka-go/sasl"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Config says where and how to watch a group.
+type Config struct {
+	// Brokers is the bootstrap list, host:port each.
+	Brokers []string
+	// Group is the consumer group to watch.
+	Group string
+	// Timeout bounds each request, connecting included.
+	Timeout time.Duration
+	// TLS enables TLS; nil is plaintext.
+	TLS *tls.Config
+	// SASL authenticates connections; nil is none.
+	SASL sasl.Mechanism
+}
+
+// DefaultTimeout is used when Config.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// clientID is the client id the watcher's requests carry.
+const clientID = "kgwatch"
+
+// metadataMaxAge is how long cached topic metadata is trusted.
+const metadataMaxAge = 30 * time.Second
+
+// Watcher reads snapshots of one consumer group. It only ever sends read
+// requests (FindCoordinator, DescribeGroups, OffsetFetch, Metadata,
+// ListOffsets, Fetch): it never joins, commits or produces. A Watcher is
+// safe for concurrent use; polls are serialized.
+type Watcher struct {
+	cfg  Config
+	addr net.Addr
+	// dial replaces the transport's dialer when set (tests tap the wire).
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
+
+	mu     sync.Mutex
+	tr     *kafka.Transport
+	coord  *broker // cached group coordinator; nil until found
+	meta   metadataCache
+	closed bool
+}
+
+// broker is a broker's id and address.
+type broker struct {
+	id   int32
+	addr string
+}
+
+// NewWatcher returns a watcher for cfg.Group. It connects lazily, on the
+// first Poll.
+func NewWatcher(cfg Config) *Watcher {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	brokers := make([]string, 0, len(cfg.Brokers))
+	for _, b := range cfg.Brokers {
+		if b = strings.TrimSpace(b); b != "" {
+			brokers = append(brokers, b)
+		}
+	}
+	cfg.Brokers = brokers
+	w := &Watcher{cfg: cfg}
+	if len(brokers) > 0 {
+		w.addr = kafka.TCP(brokers...)
+	}
+	return w
+}
+
+// Close releases the watcher's connections and background goroutines.
+func (w *Watcher) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	w.resetTransport()
+	return nil
+}
+
+// Poll reads one snapshot of the group. A group that does not exist is not
+// an error: the snapshot's Group.State is model.StateDead. Errors mean no
+// snapshot could be read (no broker reachable, auth failed) and name the
+// address tried. Failures that concern single partitions are recorded on
+// those partitions.
+func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
+	takenAt := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return model.Snapshot{}, errors.New("poll: watcher is closed")
+	}
+	if w.addr == nil {
+		return model.Snapshot{}, errors.New("poll: no broker address configured")
+	}
+	obs, err := w.poll(ctx)
+	if err != nil {
+		// Start the next poll afresh from the bootstrap list: the
+		// cluster may have moved while it was unreachable.
+		w.resetTransport()
+		return model.Snapshot{}, err
+	}
+	obs.TakenAt = takenAt
+	return model.NewSnapshot(obs), nil
+}
+
+func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
+	obs := model.Observation{
+		Brokers: append([]string(nil), w.cfg.Brokers...),
+		Group:   model.Group{ID: w.cfg.Group},
+	}
+	brokers, err := w.brokers(ctx)
+	if err != nil {
+		return obs, err
+	}
+
+	res, coord, err := w.toCoordinator(ctx, brokers, "describe group",
+		func(to route) protocol.Message {
+			return &describeGroupsRequest{Groups: []string{w.cfg.Group}, route: to}
+		},
+		func(m protocol.Message) int16 {
+			r := m.(*describegroups.Response)
+			if len(r.Groups) == 0 {
+				return 0
+			}
+			return r.Groups[0].ErrorCode
+		})
+	if err != nil {
+		return obs, err
+	}
+	obs.Group.Coordinator = coord.addr
+	dg := res.(*describegroups.Response)
+	if len(dg.Groups) != 1 {
+		return obs, fmt.Errorf("describe group %q on coordinator %s: %d groups in response", w.cfg.Group, coord.addr, len(dg.Groups))
+	}
+	g := dg.Groups[0]
+	obs.Group.State = g.GroupState
+	if kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || g.GroupState == "" {
+		obs.Group.State = model.StateDead
+	}
+	if obs.Group.State == model.StateDead {
+		return obs, nil
+	}
+	obs.Group.ProtocolType = g.ProtocolType
+	obs.Group.Assignor = g.ProtocolData
+	obs.Members = members(g)
+
+	res, coord, err = w.toCoordinator(ctx, brokers, "fetch committed offsets",
+		func(to route) protocol.Message {
+			return &offsetFetchRequest{GroupID: w.cfg.Group, route: to}
+		},
+		func(m protocol.Message) int16 { return m.(*offsetfetch.Response).ErrorCode })
+	if err != nil {
+		return obs, err
+	}
+	obs.Committed, obs.CommitErrs = committed(res.(*offsetfetch.Response))
+
+	topics := groupTopics(obs)
+	if len(topics) == 0 {
+		return obs, nil
+	}
+	if w.meta.needsRefresh(topics, time.Now()) {
+		if err := w.refreshMetadata(ctx, coord, topics); err != nil {
+			return obs, err
+		}
+	}
+	obs.Offsets = w.listOffsets(ctx, brokers, topics)
+	return obs, nil
+}
+
+// roundTrip sends one request with the configured timeout.
+func (w *Watcher) roundTrip(ctx context.Context, req protocol.Message) (protocol.Message, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	defer cancel()
+	return w.transport().RoundTrip(ctx, w.addr, req)
+}
+
+func (w *Watcher) transport() *kafka.Transport {
+	if w.tr == nil {
+		w.tr = &kafka.Transport{
+			Dial:        w.dial,
+			DialTimeout: w.cfg.Timeout,
+			// The transport's own metadata only tracks the broker list,
+			// for routing; topic metadata is the watcher's (see
+			// refreshMetadata), so no topic is asked for here.
+			MetadataTopics: []string{},
+			MetadataTTL:    metadataMaxAge,
+			ClientID:       clientID,
+			TLS:            w.cfg.TLS,
+			SASL:           w.cfg.SASL,
+		}
+	}
+	return w.tr
+}
+
+// resetTransport drops every connection, so the next request reconnects
+// from the bootstrap list.
+func (w *Watcher) resetTransport() {
+	if w.tr != nil {
+		w.tr.CloseIdleConnections()
+		w.tr = nil
+	}
+	w.coord = nil
+	w.meta.stale = true
+}
+
+// brokers returns the cluster's brokers as the transport last saw them. It
+// is answered from the transport's cache; the first call connects.
+func (w *Watcher) brokers(ctx context.Context) (map[int32]broker, error) {
+	res, err := w.roundTrip(ctx, &meta.Request{TopicNames: []string{}})
+	if err == nil && len(res.(*meta.Response).Brokers) == 0 {
+		err = errors.New("no brokers in metadata")
+	}
+	if err != nil {
+		w.resetTransport()
+		which := "broker"
+		if len(w.cfg.Brokers) > 1 {
+			which = "brokers"
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s: %w", w.cfg.Timeout, err)
+		}
+		return nil, fmt.Errorf("connect to %s %s: %w", which, strings.Join(w.cfg.Brokers, ","), err)
+	}
+	out := make(map[int32]broker)
+	for _, b := range res.(*meta.Response).Brokers {
+		out[b.NodeID] = broker{id: b.NodeID, addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))}
+	}
+	return out, nil
+}
+
+// anyBroker picks the broker to ask cluster-wide questions: the lowest id.
+func anyBroker(brokers map[int32]broker) broker {
+	first := broker{id: -1}
+	for id, b := range brokers {
+		if first.id < 0 || id < first.id {
+			first = b
+		}
+	}
+	return first
+}
+
+// coordinator returns the group's coordinator, cached until it fails.
+func (w *Watcher) coordinator(ctx context.Context, brokers map[int32]broker) (broker, error) {
+	if w.coord != nil {
+		return *w.coord, nil
+	}
+	via := anyBroker(brokers)
+	res, err := w.roundTrip(ctx, &findCoordinatorRequest{Key: w.cfg.Group, route: route{via.id}})
+	if err != nil {
+		return broker{}, fmt.Errorf("find coordinator of group %q via broker %s: %w", w.cfg.Group, via.addr, err)
+	}
+	r := res.(*findcoordinator.Response)
+	if r.ErrorCode != 0 {
+		return broker{}, fmt.Errorf("find coordinator of group %q via broker %s: %w", w.cfg.Group, via.addr, kafka.Error(r.ErrorCode))
+	}
+	c := broker{id: r.NodeID, addr: net.JoinHostPort(r.Host, strconv.Itoa(int(r.Port)))}
+	w.coord = &c
+	return c, nil
+}
+
+// toCoordinator sends a group request to the cached coordinator. When the
+// coordinator moved or cannot be reached, it looks it up again and retries
+// once.
+func (w *Watcher) toCoordinator(ctx context.Context, brokers map[int32]broker, what string,
+	req func(route) protocol.Message, code func(protocol.Message) int16) (protocol.Message, broker, error) {
+	for attempt := 0; ; attempt++ {
+		c, err := w.coordinator(ctx, brokers)
+		if err != nil {
+			return nil, c, err
+		}
+		res, err := w.roundTrip(ctx, req(route{c.id}))
+		if err == nil {
+			switch ec := kafka.Error(code(res)); ec {
+			case 0:
+				return res, c, nil
+			case kafka.NotCoordinatorForGroup, kafka.GroupCoordinatorNotAvailable:
+				err = ec
+			default:
+				return nil, c, fmt.Errorf("%s %q on coordinator %s: %w", what, w.cfg.Group, c.addr, ec)
+			}
+		}
+		w.coord = nil
+		if attempt > 0 || ctx.Err() != nil {
+			return nil, c, fmt.Errorf("%s %q on coordinator %s: %w", what, w.cfg.Group, c.addr, err)
+		}
+	}
+}
+
+// committed turns an OffsetFetch response into committed offsets and
+// per-partition errors.
+func committed(r *offsetfetch.Response) (map[model.TopicPartition]int64, map[model.TopicPartition]string) {
+	n := 0
+	for _, t := range r.Topics {
+		n += len(t.Partitions)
+	}
+	offsets := make(map[model.TopicPartition]int64, n)
+	var errs map[model.TopicPartition]string
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			tp := model.TopicPartition{Topic: t.Name, Partition: p.PartitionIndex}
+			if p.ErrorCode != 0 {
+				if errs == nil {
+					errs = make(map[model.TopicPartition]string)
+				}
+				errs[tp] = "committed offset: " + kafka.Error(p.ErrorCode).Title()
+				continue
+			}
+			if p.CommittedOffset >= 0 {
+				offsets[tp] = p.CommittedOffset
+			}
+		}
+	}
+	return offsets, errs
+}
+
+// groupTopics lists, sorted, the topics the group owns or committed.
+func groupTopics(obs model.Observation) []string {
+	seen := make(map[string]bool)
+	for _, m := range obs.Members {
+		for _, tp := range m.Partitions {
+			seen[tp.Topic] = true
+		}
+	}
+	for tp := range obs.Committed {
+		seen[tp.Topic] = true
+	}
+	for tp := range obs.CommitErrs {
+		seen[tp.Topic] = true
+	}
+	topics := make([]string, 0, len(seen))
+	for t := range seen {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	return topics
+}
+
+// errText is a short, one-line description of a broker error code.
+func errText(code int16) string {
+	return kafka.Error(code).Title()
+}
