@@ -214,7 +214,9 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 	grow(colPart, max(nat[colPart], 4))
 	grow(colBar, 16)
 	grow(colOwner, ownerShort)
-	grow(colOwner, nat[colOwner])
+	if extra >= nat[colOwner]-l.w[colOwner] { // the host fits too
+		grow(colOwner, nat[colOwner])
+	}
 	grow(colPart, max(nat[colPart], 9))
 	grow(colTopic, nat[colTopic])
 	grow(colBar, nat[colBar])
