@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ type view struct {
 	byID       map[string]int // member id → index in members (last wins)
 	partitions []PartitionLag
 	counts     map[string]int // partitions per topic in the snapshot
+	owners     []owning       // see owned
 }
 
 func newView(s Snapshot) *view {
@@ -304,7 +306,9 @@ func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
 		detail += "; the group is empty"
 	}
 	e.Detail = detail
-	e.Partitions = kept
+	if len(kept) > 0 {
+		e.Partitions = kept
+	}
 	if len(moves) > 0 {
 		e.Moves = make([]Move, len(moves))
 		for i, m := range moves {
@@ -313,10 +317,12 @@ func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
 	}
 	out := make([]Event, 0, 1+len(moves))
 	out = append(out, e)
-	for _, m := range moves {
+	tps := make([]TopicPartition, len(moves)) // one array for all the events
+	for i, m := range moves {
+		tps[i] = m.TopicPartition
 		pe := b.event(EventPartitionMoved, moveDetail(m, multi))
 		pe.Inferred = inferred
-		pe.Partitions = []TopicPartition{m.TopicPartition}
+		pe.Partitions = tps[i : i+1 : i+1]
 		pe.From, pe.To = m.From, m.To
 		out = append(out, pe)
 	}
@@ -327,49 +333,98 @@ func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
 // where a view's assignments are not meaningful). It returns the partitions
 // whose owner changed and those owned by the same member in both, sorted.
 func diffOwners(base, cur *view) (moves []move, kept []TopicPartition) {
-	before := owners(base)
-	after := owners(cur)
-	for tp, bi := range before {
-		from := base.members[bi]
-		ci, ok := after[tp]
-		if ok && cur.members[ci].MemberID == from.MemberID {
-			kept = append(kept, tp)
-			continue
+	before, after := base.owned(), cur.owned()
+	moves = make([]move, 0, max(len(before), len(after))/2)
+	kept = make([]TopicPartition, 0, min(len(before), len(after)))
+	i, j := 0, 0
+	for i < len(before) || j < len(after) {
+		switch {
+		case j == len(after) || (i < len(before) && before[i].tp.Less(after[j].tp)):
+			from := base.members[before[i].m]
+			moves = append(moves, move{Move: Move{TopicPartition: before[i].tp, From: label(from)}, fromID: from.MemberID})
+			i++
+		case i == len(before) || after[j].tp.Less(before[i].tp):
+			to := cur.members[after[j].m]
+			moves = append(moves, move{Move: Move{TopicPartition: after[j].tp, To: label(to)}, toID: to.MemberID})
+			j++
+		default:
+			from, to := base.members[before[i].m], cur.members[after[j].m]
+			if from.MemberID == to.MemberID {
+				kept = append(kept, before[i].tp)
+			} else {
+				moves = append(moves, move{
+					Move:   Move{TopicPartition: before[i].tp, From: label(from), To: label(to)},
+					fromID: from.MemberID, toID: to.MemberID,
+				})
+			}
+			i++
+			j++
 		}
-		m := move{Move: Move{TopicPartition: tp, From: label(from)}, fromID: from.MemberID}
-		if ok {
-			m.To, m.toID = label(cur.members[ci]), cur.members[ci].MemberID
-		}
-		moves = append(moves, m)
 	}
-	for tp, ci := range after {
-		if _, ok := before[tp]; !ok {
-			to := cur.members[ci]
-			moves = append(moves, move{Move: Move{TopicPartition: tp, To: label(to)}, toID: to.MemberID})
-		}
-	}
-	sort.Slice(moves, func(i, j int) bool { return moves[i].Less(moves[j].TopicPartition) })
-	sort.Slice(kept, func(i, j int) bool { return kept[i].Less(kept[j]) })
 	return moves, kept
 }
 
-func owners(v *view) map[TopicPartition]int {
-	if !v.assigned() {
-		return nil
+// owning is one owned partition and the index of its owner in members.
+type owning struct {
+	tp TopicPartition
+	m  int
+}
+
+// owned returns the view's owned partitions sorted, computed once. It reads
+// them off the partition rows, which NewSnapshot sorts and fills from the
+// members; a snapshot built otherwise is read from its members.
+func (v *view) owned() []owning {
+	if v.owners != nil || !v.assigned() {
+		return v.owners
 	}
 	n := 0
 	for _, m := range v.members {
 		n += len(m.Partitions)
 	}
-	out := make(map[TopicPartition]int, n)
-	for i, m := range v.members {
-		if v.byID[m.MemberID] != i {
-			continue // a duplicate member id: the last one counts
+	out := make([]owning, 0, n)
+	ok := true
+	for i, r := range v.partitions {
+		if i > 0 && !v.partitions[i-1].Less(r.TopicPartition) {
+			ok = false
+			break
 		}
-		for _, tp := range m.Partitions {
-			out[tp] = i
+		if r.MemberID == "" {
+			continue
 		}
+		m, known := v.byID[r.MemberID]
+		if !known {
+			ok = false
+			break
+		}
+		out = append(out, owning{r.TopicPartition, m})
 	}
+	if !ok || len(out) != n {
+		// Rows missing, unsorted, or a partition given to two members
+		// (the last one counts).
+		idx := make(map[TopicPartition]int, n)
+		for i, m := range v.members {
+			if v.byID[m.MemberID] != i {
+				continue // a duplicate member id: the last one counts
+			}
+			for _, tp := range m.Partitions {
+				idx[tp] = i
+			}
+		}
+		out = out[:0]
+		for tp, m := range idx {
+			out = append(out, owning{tp, m})
+		}
+		slices.SortFunc(out, func(a, b owning) int {
+			if a.tp.Less(b.tp) {
+				return -1
+			}
+			if b.tp.Less(a.tp) {
+				return 1
+			}
+			return 0
+		})
+	}
+	v.owners = out
 	return out
 }
 
@@ -545,24 +600,39 @@ func startDetail(prefix string, causes []string) string {
 // moveDetail says "p2: consumer-a → consumer-b".
 func moveDetail(m move, multi bool) string {
 	from, to := m.From, m.To
-	if from != "" && from == to {
-		from += " (" + ShortID(m.fromID) + ")"
-		to += " (" + ShortID(m.toID) + ")"
-	}
+	same := from != "" && from == to
 	if from == "" {
 		from = "(unowned)"
 	}
 	if to == "" {
 		to = "(unowned)"
 	}
-	return partName(m.TopicPartition, multi) + ": " + from + " → " + to
+	b := make([]byte, 0, 64)
+	b = appendPartName(b, m.TopicPartition, multi)
+	b = append(b, ": "...)
+	b = append(b, from...)
+	if same {
+		b = append(b, " ("+ShortID(m.fromID)+")"...)
+	}
+	b = append(b, " → "...)
+	b = append(b, to...)
+	if same {
+		b = append(b, " ("+ShortID(m.toID)+")"...)
+	}
+	return string(b)
+}
+
+func appendPartName(b []byte, tp TopicPartition, multi bool) []byte {
+	if multi {
+		b = append(b, tp.Topic...)
+		b = append(b, '/')
+	}
+	b = append(b, 'p')
+	return strconv.AppendInt(b, int64(tp.Partition), 10)
 }
 
 func partName(tp TopicPartition, multi bool) string {
-	if multi {
-		return tp.Topic + "/p" + strconv.Itoa(int(tp.Partition))
-	}
-	return "p" + strconv.Itoa(int(tp.Partition))
+	return string(appendPartName(nil, tp, multi))
 }
 
 // partList writes sorted partitions compactly: "p0–p2, p5".
