@@ -71,8 +71,8 @@ type App struct {
 	seq     uint64 // poll loop step; messages with another Seq are stale
 	polling bool   // a poll is in flight
 
-	status Status
-	focus  pane
+	watch WatchState
+	focus pane
 
 	header  Header
 	table   Table
@@ -114,7 +114,7 @@ func New(src Source, opts Options) *App {
 		table:   NewTable(st, km),
 		members: NewMembers(st, km),
 	}
-	a.status = Status{Brokers: opts.Brokers, Group: opts.Group, Interval: opts.Interval, Now: opts.Now()}
+	a.watch = WatchState{Brokers: opts.Brokers, Group: opts.Group, Interval: opts.Interval, Now: opts.Now()}
 	a.setFocus(paneTable)
 	return a
 }
@@ -131,7 +131,7 @@ func (a *App) Init() tea.Cmd {
 
 // Update handles one message.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	a.status.Now = a.opts.Now()
+	a.watch.Now = a.opts.Now()
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -187,7 +187,7 @@ func (a *App) setFocus(p pane) {
 // applySnapshot takes a good poll. This is where anything derived from the
 // sequence of snapshots (timeline events, lanes, rates) is fed.
 func (a *App) applySnapshot(snap model.Snapshot) {
-	s := &a.status
+	s := &a.watch
 	s.Err, s.Failures = nil, 0
 	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
 	a.refreshRows()
@@ -199,7 +199,7 @@ func (a *App) applySnapshot(snap model.Snapshot) {
 
 // applyError takes a failed poll: the last data stays, marked stale.
 func (a *App) applyError(err error) {
-	s := &a.status
+	s := &a.watch
 	s.Err = err
 	s.Failures++
 	a.table.SetStale(true)
@@ -209,5 +209,5 @@ func (a *App) applyError(err error) {
 // refreshRows hands the partition table its rows. Sorting and filtering
 // of the rows belong here, so every key that changes them calls it.
 func (a *App) refreshRows() {
-	a.table.SetRows(a.status.Snap.Partitions)
+	a.table.SetRows(a.watch.Snap.Partitions)
 }

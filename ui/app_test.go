@@ -236,7 +236,7 @@ func TestFailedPollKeepsLastDataMarkedStale(t *testing.T) {
 	if next == nil {
 		t.Fatal("no retry scheduled after a failed poll")
 	}
-	if got := a.status.RetryAt.Sub(clk.Now()); got != time.Second {
+	if got := a.watch.RetryAt.Sub(clk.Now()); got != time.Second {
 		t.Errorf("first retry in %v, want 1s", got)
 	}
 	clk.Set(t0.Add(3 * time.Second))
@@ -255,7 +255,7 @@ func TestFailedPollKeepsLastDataMarkedStale(t *testing.T) {
 	}
 
 	pollNow(t, a) // second failure backs off further
-	if got := a.status.RetryAt.Sub(clk.Now()); got != 2*time.Second {
+	if got := a.watch.RetryAt.Sub(clk.Now()); got != 2*time.Second {
 		t.Errorf("second retry in %v, want 2s", got)
 	}
 	if out := plain(a); !strings.Contains(out, "⚠ poll failed, retry in 2.0s (attempt 3): describe group") {
@@ -290,8 +290,8 @@ func TestStaleTicksAndResultsAreDropped(t *testing.T) {
 	if _, cmd := a.Update(pollMsg{Seq: first - 1, Snap: empty}); cmd != nil {
 		t.Fatal("stale poll result scheduled a tick")
 	}
-	if a.status.Snap.Group.State != model.StateStable {
-		t.Fatalf("stale result replaced the data: state %q", a.status.Snap.Group.State)
+	if a.watch.Snap.Group.State != model.StateStable {
+		t.Fatalf("stale result replaced the data: state %q", a.watch.Snap.Group.State)
 	}
 
 	// The current tick starts exactly one poll; a duplicate tick while it is
@@ -307,8 +307,8 @@ func TestStaleTicksAndResultsAreDropped(t *testing.T) {
 	if src.Calls() != 2 {
 		t.Fatalf("source polled %d times, want 2", src.Calls())
 	}
-	if a.status.Snap.Group.State != model.StateEmpty {
-		t.Fatalf("current result not taken: state %q", a.status.Snap.Group.State)
+	if a.watch.Snap.Group.State != model.StateEmpty {
+		t.Fatalf("current result not taken: state %q", a.watch.Snap.Group.State)
 	}
 	if next == nil {
 		t.Fatal("no tick scheduled after the poll")
@@ -539,8 +539,8 @@ func TestPollNowKeepsOneLoop(t *testing.T) {
 		t.Fatal("the superseded tick chain still polls")
 	}
 	feed(t, a, cmd)
-	if src.Calls() != 2 || a.status.Snap.Group.State != model.StateEmpty {
-		t.Fatalf("calls %d, state %q", src.Calls(), a.status.Snap.Group.State)
+	if src.Calls() != 2 || a.watch.Snap.Group.State != model.StateEmpty {
+		t.Fatalf("calls %d, state %q", src.Calls(), a.watch.Snap.Group.State)
 	}
 }
 

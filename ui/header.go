@@ -10,9 +10,9 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// Status is what the header reports: the last good snapshot and the state
+// WatchState is what the header reports: the last good snapshot and the state
 // of the poll loop. The root fills it in; the header only renders it.
-type Status struct {
+type WatchState struct {
 	Brokers  []string
 	Group    string
 	Interval time.Duration
@@ -28,7 +28,7 @@ type Status struct {
 }
 
 // Waiting reports whether the group does not exist (yet).
-func (s Status) Waiting() bool { return s.HasSnap && !s.Snap.Group.Exists() }
+func (s WatchState) Waiting() bool { return s.HasSnap && !s.Snap.Group.Exists() }
 
 // Header shows the group, its state and totals, the brokers, and a
 // one-line banner while polls fail.
@@ -36,7 +36,7 @@ type Header struct {
 	styles   Styles
 	width    int
 	maxLines int
-	st       Status
+	st       WatchState
 }
 
 // NewHeader returns a header.
@@ -48,8 +48,8 @@ func (h *Header) SetSize(w, maxLines int) {
 	h.width, h.maxLines = max(w, 0), max(maxLines, 0)
 }
 
-// SetStatus replaces what the header shows.
-func (h *Header) SetStatus(s Status) { h.st = s }
+// SetState replaces what the header shows.
+func (h *Header) SetState(s WatchState) { h.st = s }
 
 // stateSegment is the group state with a glyph and words, so colour is
 // never the only signal.

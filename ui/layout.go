@@ -17,7 +17,7 @@ func (a *App) relayout() {
 		headerLines = 1
 	}
 	a.header.SetSize(w, headerLines)
-	a.header.SetStatus(a.status)
+	a.header.SetState(a.watch)
 	a.headerText = a.header.View()
 	headH := 0
 	if a.headerText != "" {
@@ -98,7 +98,7 @@ func (a *App) render() string {
 
 // body is the area between header and help.
 func (a *App) body() string {
-	s := a.status
+	s := a.watch
 	switch {
 	case !s.HasSnap && s.Err != nil:
 		return center("cannot reach "+strings.Join(s.Brokers, ",")+" yet; retrying", a.bodyW, a.bodyH)

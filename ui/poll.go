@@ -101,7 +101,7 @@ func (a *App) handlePoll(msg pollMsg) tea.Cmd {
 	if a.ctx.Err() != nil {
 		return nil
 	}
-	s := &a.status
+	s := &a.watch
 	delay := NextPollDelay(s.Snap.Group, a.opts.Interval, s.Failures)
 	s.RetryAt = s.Now.Add(delay)
 	a.seq++
