@@ -76,114 +76,114 @@ func FuzzTracker(f *testing.F) {
 	f.Fuzz(fuzzTracker)
 }
 
+// fuzzTracker feeds a tracker a sequence of snapshots, outages and outside
+// events decoded from data, and checks the timeline's invariants.
 func fuzzTracker(t *testing.T, data []byte) {
-	{
-		const capacity = 8
-		r := &byteReader{b: data}
-		tr := NewTracker("g", capacity)
-		clock := tl0
-		var (
-			prev        map[string]bool // member ids of the previous snapshot
-			lastTime    time.Time
-			open        bool // a non-inferred rebalance is in progress
-			started     bool
-			observed    int
-			totalEvents int
-		)
-		check := func(batch []Event) {
-			totalEvents += len(batch)
-			for i, e := range batch {
-				if e.Time.Before(lastTime) {
-					t.Fatalf("%s at %v before an earlier event at %v", e.Type, e.Time, lastTime)
-				}
-				lastTime = e.Time
-				if e.Duration < 0 {
-					t.Fatalf("%s has negative duration %v", e.Type, e.Duration)
-				}
-				if e.Inferred && e.HasDuration {
-					t.Fatalf("inferred %s has a duration", e.Type)
-				}
-				if b, err := MarshalEventJSON(e); err != nil || !json.Valid(b) {
-					t.Fatalf("marshal %s: %s, %v", e.Type, b, err)
-				}
-				switch e.Type {
-				case EventRebalanceStarted:
-					if e.Inferred {
-						if i+1 >= len(batch) || batch[i+1].Type != EventRebalanceCompleted || !batch[i+1].Inferred {
-							t.Fatalf("inferred rebalance_started not followed by its completion")
-						}
-						break
+	const capacity = 8
+	r := &byteReader{b: data}
+	tr := NewTracker("g", capacity)
+	clock := tl0
+	var (
+		prev        map[string]bool // member ids of the previous snapshot
+		lastTime    time.Time
+		open        bool // a non-inferred rebalance is in progress
+		started     bool
+		observed    int
+		totalEvents int
+	)
+	check := func(batch []Event) {
+		totalEvents += len(batch)
+		for i, e := range batch {
+			if e.Time.Before(lastTime) {
+				t.Fatalf("%s at %v before an earlier event at %v", e.Type, e.Time, lastTime)
+			}
+			lastTime = e.Time
+			if e.Duration < 0 {
+				t.Fatalf("%s has negative duration %v", e.Type, e.Duration)
+			}
+			if e.Inferred && e.HasDuration {
+				t.Fatalf("inferred %s has a duration", e.Type)
+			}
+			if b, err := MarshalEventJSON(e); err != nil || !json.Valid(b) {
+				t.Fatalf("marshal %s: %s, %v", e.Type, b, err)
+			}
+			switch e.Type {
+			case EventRebalanceStarted:
+				if e.Inferred {
+					if i+1 >= len(batch) || batch[i+1].Type != EventRebalanceCompleted || !batch[i+1].Inferred {
+						t.Fatalf("inferred rebalance_started not followed by its completion")
 					}
-					if open {
-						t.Fatalf("rebalance_started while one is in progress")
+					break
+				}
+				if open {
+					t.Fatalf("rebalance_started while one is in progress")
+				}
+				open = true
+			case EventRebalanceCompleted:
+				if !e.Inferred {
+					if !open {
+						t.Fatalf("rebalance_completed with none in progress")
 					}
-					open = true
-				case EventRebalanceCompleted:
-					if !e.Inferred {
-						if !open {
-							t.Fatalf("rebalance_completed with none in progress")
-						}
-						open = false
-					}
-				case EventPartitionMoved:
-					if len(e.Partitions) != 1 || (e.From == "" && e.To == "") {
-						t.Fatalf("partition_moved %+v", e)
-					}
+					open = false
+				}
+			case EventPartitionMoved:
+				if len(e.Partitions) != 1 || (e.From == "" && e.To == "") {
+					t.Fatalf("partition_moved %+v", e)
 				}
 			}
 		}
-		for len(r.b) > 0 && observed < 64 {
-			op := r.next() % 8
-			clock = clock.Add(time.Duration(r.next()) * 10 * time.Millisecond)
-			switch op {
-			case 0:
-				check(tr.ConnectionLost(clock, errors.New("refused")))
-			case 1:
-				e := Event{Time: clock, Type: EventDemoKilled, ClientID: "consumer-a"}
-				tr.Add(e)
-				lastTime = clock
-				totalEvents++
-			default:
-				s := fuzzSnapshot(r, clock)
-				batch := tr.Observe(s)
-				observed++
-				cur := map[string]bool{}
-				for _, m := range s.Members {
-					cur[m.MemberID] = true
-				}
-				for _, e := range batch {
-					switch e.Type {
-					case EventWatchStarted:
-						if started {
-							t.Fatal("second watch_started")
-						}
-						started = true
-						open = rebalancing(normState(s.Group.State))
-					case EventMemberLeft:
-						if !prev[e.MemberID] || cur[e.MemberID] {
-							t.Fatalf("member_left %s: in previous %v, in current %v", e.MemberID, prev[e.MemberID], cur[e.MemberID])
-						}
-					case EventMemberJoined:
-						if prev[e.MemberID] || !cur[e.MemberID] {
-							t.Fatalf("member_joined %s: in previous %v, in current %v", e.MemberID, prev[e.MemberID], cur[e.MemberID])
-						}
+	}
+	for len(r.b) > 0 && observed < 64 {
+		op := r.next() % 8
+		clock = clock.Add(time.Duration(r.next()) * 10 * time.Millisecond)
+		switch op {
+		case 0:
+			check(tr.ConnectionLost(clock, errors.New("refused")))
+		case 1:
+			e := Event{Time: clock, Type: EventDemoKilled, ClientID: "consumer-a"}
+			tr.Add(e)
+			lastTime = clock
+			totalEvents++
+		default:
+			s := fuzzSnapshot(r, clock)
+			batch := tr.Observe(s)
+			observed++
+			cur := map[string]bool{}
+			for _, m := range s.Members {
+				cur[m.MemberID] = true
+			}
+			for _, e := range batch {
+				switch e.Type {
+				case EventWatchStarted:
+					if started {
+						t.Fatal("second watch_started")
+					}
+					started = true
+					open = rebalancing(normState(s.Group.State))
+				case EventMemberLeft:
+					if !prev[e.MemberID] || cur[e.MemberID] {
+						t.Fatalf("member_left %s: in previous %v, in current %v", e.MemberID, prev[e.MemberID], cur[e.MemberID])
+					}
+				case EventMemberJoined:
+					if prev[e.MemberID] || !cur[e.MemberID] {
+						t.Fatalf("member_joined %s: in previous %v, in current %v", e.MemberID, prev[e.MemberID], cur[e.MemberID])
 					}
 				}
-				check(batch)
-				if !started {
-					t.Fatal("first snapshot gave no watch_started")
-				}
-				prev = cur
 			}
-			tl := tr.Timeline()
-			if n := tl.Len(); n != min(totalEvents, capacity) {
-				t.Fatalf("ring holds %d events after %d, bound %d", n, totalEvents, capacity)
+			check(batch)
+			if !started {
+				t.Fatal("first snapshot gave no watch_started")
 			}
-			evs := tl.Events()
-			for i := 1; i < len(evs); i++ {
-				if evs[i].Time.Before(evs[i-1].Time) {
-					t.Fatalf("timeline out of order at %d: %v after %v", i, evs[i].Time, evs[i-1].Time)
-				}
+			prev = cur
+		}
+		tl := tr.Timeline()
+		if n := tl.Len(); n != min(totalEvents, capacity) {
+			t.Fatalf("ring holds %d events after %d, bound %d", n, totalEvents, capacity)
+		}
+		evs := tl.Events()
+		for i := 1; i < len(evs); i++ {
+			if evs[i].Time.Before(evs[i-1].Time) {
+				t.Fatalf("timeline out of order at %d: %v after %v", i, evs[i].Time, evs[i-1].Time)
 			}
 		}
 	}
