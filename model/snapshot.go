@@ -106,6 +106,14 @@ type PartitionLag struct {
 	LagFromStart bool
 	// Err is a per-partition failure (offsets or commit unreadable).
 	Err string
+	// LagAge is how long the oldest unprocessed record (the one at the
+	// committed offset; with no commit, at log-start) has waited: TakenAt
+	// minus its timestamp, 0 when Lag is 0. LagAgeKnown is false when no
+	// timestamp could be read (LagAge is 0 then, not a guess). LagAgeGone
+	// says the record was deleted (retention) before it was consumed.
+	LagAge      time.Duration
+	LagAgeKnown bool
+	LagAgeGone  bool
 
 	// The fields below are filled by History.Annotate; zero until then.
 
@@ -144,6 +152,12 @@ type Observation struct {
 	CommitErrs map[TopicPartition]string
 	// Offsets maps each partition of the group's topics to its log offsets.
 	Offsets map[TopicPartition]PartitionOffsets
+	// OldestTimestamp maps partitions with lag to the timestamp of the
+	// record at the committed offset (no commit: at log-start).
+	OldestTimestamp map[TopicPartition]time.Time
+	// OldestGone holds partitions whose record at the committed offset was
+	// deleted before it was read.
+	OldestGone map[TopicPartition]bool
 }
 
 // Snapshot is the state of one group at one instant.
@@ -155,6 +169,10 @@ type Snapshot struct {
 	Partitions []PartitionLag
 	TotalLag   int64
 	MaxLag     int64
+	// MaxLagAge is the largest known LagAge; MaxLagAgeKnown is false when
+	// no partition's age is known.
+	MaxLagAge      time.Duration
+	MaxLagAgeKnown bool
 
 	// The fields below are filled by History.Annotate; zero until then.
 
@@ -224,6 +242,8 @@ func NewSnapshot(o Observation) Snapshot {
 			row.Err = "no offsets: partition not found in metadata"
 		}
 		row.Lag, row.LagFromStart = Lag(row.Committed, row.LogStart, row.LogEnd)
+		ts, hasTS := o.OldestTimestamp[tp]
+		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
 		rows = append(rows, row)
 	}
 	for _, m := range members {
@@ -241,6 +261,9 @@ func NewSnapshot(o Observation) Snapshot {
 		if r.Lag > s.MaxLag {
 			s.MaxLag = r.Lag
 		}
+		if r.LagAgeKnown && (!s.MaxLagAgeKnown || r.LagAge > s.MaxLagAge) {
+			s.MaxLagAge, s.MaxLagAgeKnown = r.LagAge, true
+		}
 		if i, ok := owner[r.TopicPartition]; ok {
 			members[i].Lag += r.Lag
 		}
@@ -254,6 +277,28 @@ func NewSnapshot(o Observation) Snapshot {
 	s.Members = members
 	s.Partitions = rows
 	return s
+}
+
+// LagAge returns how long a partition's oldest unprocessed record has
+// waited at takenAt, given the timestamp of the record at the committed
+// offset (or log-start) when one was read (hasTS), and whether that record
+// is gone. A partition with no lag has age 0; unreadable offsets, a gone
+// record or no timestamp give no age (known false). A timestamp after
+// takenAt (clock skew) gives 0.
+func LagAge(p PartitionLag, takenAt, ts time.Time, hasTS, gone bool) (age time.Duration, known, isGone bool) {
+	if p.LogEnd < 0 {
+		return 0, false, false
+	}
+	if p.Lag == 0 {
+		return 0, true, false
+	}
+	if gone || (p.Committed >= 0 && p.LogStart >= 0 && p.Committed < p.LogStart) {
+		return 0, false, true
+	}
+	if !hasTS {
+		return 0, false, false
+	}
+	return max(takenAt.Sub(ts), 0), true, false
 }
 
 // Lag returns how many messages a partition is behind. With a commit it is
