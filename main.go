@@ -1,0 +1,356 @@
+// Command kgwatch watches Kafka consumer groups live in the terminal.
+//
+//	kgwatch -group order-workers            live TUI
+//	kgwatch -group order-workers --once     one snapshot, kafka-consumer-groups layout
+//	kgwatch demo                            embedded cluster, producer and demo consumers
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/pflag"
+
+	"github.com/kgwatch/kgwatch/kafka"
+	"github.com/kgwatch/kgwatch/kafka/demo"
+	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/ui"
+)
+
+// Set by the release build with -ldflags -X.
+var (
+	version = ""
+	commit  = ""
+	date    = ""
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError is a command-line mistake: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// watchFlags are the flags of the watch command.
+type watchFlags struct {
+	brokers  string
+	group    string
+	interval time.Duration
+	timeout  time.Duration
+	once     bool
+	output   string
+	events   bool
+	version  bool
+	security securityFlags
+}
+
+// securityFlags are the TLS and SASL flags, shared by watch and demo.
+type securityFlags struct {
+	tls          kafka.TLSOptions
+	saslMech     string
+	saslUser     string
+	saslPassFile string
+}
+
+func (s *securityFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&s.tls.Enabled, "tls", false, "connect with TLS")
+	fs.StringVar(&s.tls.CAFile, "tls-ca", "", "PEM file of CA certificates to trust (implies --tls)")
+	fs.StringVar(&s.tls.CertFile, "tls-cert", "", "PEM client certificate (implies --tls)")
+	fs.StringVar(&s.tls.KeyFile, "tls-key", "", "PEM client key (implies --tls)")
+	fs.BoolVar(&s.tls.InsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify the brokers' certificates")
+	fs.StringVar(&s.saslMech, "sasl-mechanism", "", "PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	fs.StringVar(&s.saslUser, "sasl-user", "", "SASL user; the password comes from $KGWATCH_SASL_PASSWORD or --sasl-password-file")
+	fs.StringVar(&s.saslPassFile, "sasl-password-file", "", "file holding the SASL password")
+}
+
+// apply fills cfg's TLS and SASL settings. Bad settings are usage errors;
+// the password is never echoed.
+func (s *securityFlags) apply(cfg *kafka.Config) error {
+	t, err := kafka.TLSConfig(s.tls)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	cfg.TLS = t
+	if s.saslMech == "" {
+		if s.saslUser != "" || s.saslPassFile != "" {
+			return usageError{"--sasl-user and --sasl-password-file need --sasl-mechanism"}
+		}
+		return nil
+	}
+	pass := os.Getenv("KGWATCH_SASL_PASSWORD")
+	if s.saslPassFile != "" {
+		b, err := os.ReadFile(s.saslPassFile)
+		if err != nil {
+			return usageError{fmt.Sprintf("read --sasl-password-file: %v", err)}
+		}
+		pass = strings.TrimRight(string(b), "\r\n")
+	}
+	m, err := kafka.SASLMechanism(s.saslMech, s.saslUser, pass)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	cfg.SASL = m
+	return nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var err error
+	if len(args) > 0 && args[0] == "demo" {
+		err = runDemo(ctx, args[1:], stdout, stderr)
+	} else {
+		err = runWatch(ctx, args, stdout, stderr)
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, pflag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "kgwatch: %s (see kgwatch --help)\n", ue.msg)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "Error: %s\n", err)
+		return exitRuntime
+	}
+}
+
+func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	return fs
+}
+
+// parse parses args with single-dash long flags (`-group x`) accepted as
+// people type them, and turns pflag's errors into usage errors.
+func parse(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(longFlags(fs, args)); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+// longFlags rewrites `-name` and `-name=v` to `--name` when name is a long
+// flag of fs, so that `kgwatch -group x` means what its user meant rather
+// than `-g roup`.
+func longFlags(fs *pflag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			name, _, _ := strings.Cut(a[1:], "=")
+			if len(name) > 1 && fs.Lookup(name) != nil {
+				a = "-" + a
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func defaultBrokers() string {
+	if b := os.Getenv("KAFKA_BROKERS"); b != "" {
+		return b
+	}
+	return "localhost:9092"
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f watchFlags
+	fs := newFlagSet("kgwatch", stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage:\n  kgwatch [flags]           watch a consumer group live\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	fs.StringVarP(&f.brokers, "brokers", "b", defaultBrokers(), "bootstrap brokers, comma separated ($KAFKA_BROKERS)")
+	fs.StringVarP(&f.group, "group", "g", "", "consumer group to watch")
+	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
+	fs.BoolVar(&f.once, "once", false, "print one snapshot and exit")
+	fs.StringVarP(&f.output, "output", "o", "table", "output of --once: table or json")
+	fs.BoolVar(&f.events, "events", false, "print timeline events as JSON lines until interrupted")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
+	fs.BoolVar(&f.version, "version", false, "print version and exit")
+	f.security.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if f.version {
+		fmt.Fprintln(stdout, versionString())
+		return nil
+	}
+	switch {
+	case f.output != "table" && f.output != "json":
+		return usageError{fmt.Sprintf("unknown output format %q: use table or json", f.output)}
+	case f.interval <= 0:
+		return usageError{fmt.Sprintf("--interval must be positive, got %s", f.interval)}
+	case f.timeout <= 0:
+		return usageError{fmt.Sprintf("--timeout must be positive, got %s", f.timeout)}
+	case f.group == "":
+		return usageError{"--group is required (to try kgwatch without Kafka: kgwatch demo)"}
+	case f.once && f.events:
+		return usageError{"--once and --events do not go together"}
+	}
+	brokers := splitList(f.brokers)
+	if len(brokers) == 0 {
+		return usageError{"--brokers is empty"}
+	}
+
+	cfg := kafka.Config{Brokers: brokers, Group: f.group, Timeout: f.timeout}
+	if err := f.security.apply(&cfg); err != nil {
+		return err
+	}
+	w := kafka.NewWatcher(cfg)
+	defer w.Close()
+	if f.once {
+		return printOnce(ctx, w, f, stdout)
+	}
+	return runTUI(ctx, w, ui.Options{Brokers: brokers, Group: f.group, Interval: f.interval, Timeout: f.timeout})
+}
+
+func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	snap, err := w.Poll(ctx)
+	if err != nil {
+		return err
+	}
+	if !snap.Group.Exists() {
+		return fmt.Errorf("Consumer group '%s' does not exist.", f.group)
+	}
+	if f.output == "json" {
+		b, err := model.MarshalJSONSnapshot(snap)
+		if err != nil {
+			return fmt.Errorf("encode snapshot: %w", err)
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	_, err = io.WriteString(stdout, model.FormatTable(snap))
+	return err
+}
+
+func runTUI(ctx context.Context, src ui.Source, opts ui.Options) error {
+	opts.NoColor = os.Getenv("NO_COLOR") != ""
+	opts.Context = ctx
+	app := ui.New(src, opts)
+	defer app.Close()
+	p := tea.NewProgram(app, append(ui.ProgramOptions(opts), tea.WithContext(ctx))...)
+	_, err := p.Run()
+	switch {
+	case err == nil, errors.Is(err, tea.ErrInterrupted):
+		return nil
+	case errors.Is(err, tea.ErrProgramPanic):
+		return fmt.Errorf("terminal UI: %w", err)
+	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		return nil // interrupted by a signal
+	default:
+		return fmt.Errorf("terminal UI: %w", err)
+	}
+}
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg := demo.Config{}
+	var interval time.Duration
+	fs := newFlagSet("kgwatch demo", stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group, and watches that group.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	fs.StringVar(&cfg.Topic, "topic", "order-rebalancing", "demo topic")
+	fs.IntVar(&cfg.Partitions, "partitions", 3, "partitions of the demo topic")
+	fs.StringVarP(&cfg.Group, "group", "g", "order-workers", "demo consumer group")
+	fs.IntVar(&cfg.Consumers, "consumers", 2, "consumers at start")
+	fs.Float64Var(&cfg.Rate, "rate", 5, "orders produced per second")
+	fs.DurationVar(&cfg.ProcessTime, "process-time", 100*time.Millisecond, "time to process one order")
+	fs.DurationVarP(&interval, "interval", "i", time.Second, "poll interval")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case cfg.Partitions < 1:
+		return usageError{fmt.Sprintf("--partitions must be at least 1, got %d", cfg.Partitions)}
+	case cfg.Consumers < 0:
+		return usageError{fmt.Sprintf("--consumers must not be negative, got %d", cfg.Consumers)}
+	case cfg.Rate < 0:
+		return usageError{fmt.Sprintf("--rate must not be negative, got %g", cfg.Rate)}
+	case interval <= 0:
+		return usageError{fmt.Sprintf("--interval must be positive, got %s", interval)}
+	}
+
+	d, err := demo.Start(ctx, cfg, nil)
+	if err != nil {
+		return fmt.Errorf("start demo: %w", err)
+	}
+	defer d.Close()
+	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: cfg.Group, Timeout: 5 * time.Second})
+	defer w.Close()
+	return runTUI(ctx, w, ui.Options{Brokers: d.Brokers(), Group: cfg.Group, Interval: interval, Timeout: 5 * time.Second})
+}
+
+// versionString reports the version set at build time, or what the Go
+// toolchain recorded when built without -ldflags.
+func versionString() string {
+	v, c, d := version, commit, date
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch {
+			case s.Key == "vcs.revision" && c == "":
+				c = s.Value
+			case s.Key == "vcs.time" && d == "":
+				d = s.Value
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return fmt.Sprintf("kgwatch %s (commit %s, built %s)", v, orUnknown(c), orUnknown(d))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
