@@ -18,12 +18,12 @@ func Diff(prev, next Snapshot) []Event {
 	if d.group == "" {
 		d.group = prev.Group.ID
 	}
-	d.prime(newView(prev))
+	d.prime(newSnapView(prev))
 	return d.observe(next)
 }
 
-// view is what the differ keeps of one snapshot.
-type view struct {
+// snapView is what the differ keeps of one snapshot.
+type snapView struct {
 	at         time.Time
 	state      string // normalized: a group that does not exist is Dead
 	assignor   string
@@ -34,8 +34,8 @@ type view struct {
 	owners     []owning       // see owned
 }
 
-func newView(s Snapshot) *view {
-	v := &view{
+func newSnapView(s Snapshot) *snapView {
+	v := &snapView{
 		at:         s.TakenAt,
 		state:      normState(s.Group.State),
 		assignor:   s.Group.Assignor,
@@ -61,39 +61,39 @@ func newView(s Snapshot) *view {
 
 // assigned reports whether the view's member assignments are meaningful.
 // Coordinators report assignments only while the group is Stable.
-func (v *view) assigned() bool { return v.state == StateStable }
+func (v *snapView) assigned() bool { return v.state == StateStable }
 
-func (v *view) multiTopic() bool { return len(v.counts) > 1 }
+func (v *snapView) multiTopic() bool { return len(v.counts) > 1 }
 
 // rebalance is a rebalance seen in progress.
-type rebalance struct {
+type openRebalance struct {
 	at     time.Time // time of the first snapshot that showed it
 	timed  bool      // its start is known and no outage hid its end
 	outage bool      // the connection was lost while it ran
-	base   *view     // the settled view before it; nil when unknown
+	base   *snapView // the settled view before it; nil when unknown
 }
 
 // differ is the state a Tracker keeps between snapshots.
 type differ struct {
 	group   string
 	started bool
-	last    *view // previous snapshot
-	settled *view // last snapshot in Stable, Empty or Dead: owners before a rebalance
-	stable  *view // last Stable snapshot: partition counts
-	rb      *rebalance
+	last    *snapView // previous snapshot
+	settled *snapView // last snapshot in Stable, Empty or Dead: owners before a rebalance
+	stable  *snapView // last Stable snapshot: partition counts
+	rb      *openRebalance
 	lost    bool
 	lostAt  time.Time
 }
 
-func (d *differ) prime(v *view) {
+func (d *differ) prime(v *snapView) {
 	d.started = true
 	if rebalancing(v.state) {
-		d.rb = &rebalance{at: v.at}
+		d.rb = &openRebalance{at: v.at}
 	}
 	d.commit(v)
 }
 
-func (d *differ) commit(v *view) {
+func (d *differ) commit(v *snapView) {
 	d.last = v
 	switch v.state {
 	case StateStable:
@@ -103,29 +103,29 @@ func (d *differ) commit(v *view) {
 	}
 }
 
-// builder stamps the events of one observation.
-type builder struct {
+// stamp gives the events of one observation their time, group and state.
+type stamp struct {
 	group string
 	at    time.Time
 	state string
 }
 
-func (b builder) event(t EventType, detail string) Event {
+func (b stamp) event(t EventType, detail string) Event {
 	return Event{Time: b.at, Type: t, Group: b.group, State: b.state, Detail: detail}
 }
 
 func (d *differ) observe(s Snapshot) []Event {
-	cur := newView(s)
+	cur := newSnapView(s)
 	if d.group == "" {
 		d.group = s.Group.ID
 	}
-	b := builder{group: d.group, at: cur.at, state: cur.state}
+	b := stamp{group: d.group, at: cur.at, state: cur.state}
 	var out []Event
 	if d.lost {
 		d.lost = false
 		e := b.event(EventConnectionRestored, "")
-		e.Duration, e.HasDuration = nonNeg(cur.at.Sub(d.lostAt)), true
-		e.Detail = "connection restored after " + fmtDur(e.Duration)
+		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(d.lostAt)), true
+		e.Detail = "connection restored after " + humanDuration(e.Duration)
 		out = append(out, e)
 		if d.rb != nil {
 			d.rb.timed, d.rb.outage = false, true
@@ -153,7 +153,7 @@ func (d *differ) observe(s Snapshot) []Event {
 		}
 		e.Detail = memberDetail(m, "left", owned, e.Partitions, prev.multiTopic())
 		out = append(out, e)
-		causes = append(causes, label(m)+" left")
+		causes = append(causes, memberLabel(m)+" left")
 	}
 	for i, m := range cur.members {
 		if _, ok := prev.byID[m.MemberID]; ok || cur.byID[m.MemberID] != i {
@@ -168,7 +168,7 @@ func (d *differ) observe(s Snapshot) []Event {
 			e.Detail = memberDetail(m, "joined", "", nil, false)
 		}
 		out = append(out, e)
-		causes = append(causes, label(m)+" joined")
+		causes = append(causes, memberLabel(m)+" joined")
 	}
 
 	if prev.state != cur.state {
@@ -178,11 +178,11 @@ func (d *differ) observe(s Snapshot) []Event {
 	switch {
 	case rebalancing(cur.state):
 		if d.rb == nil {
-			d.rb = &rebalance{at: cur.at, timed: true, base: d.settled}
+			d.rb = &openRebalance{at: cur.at, timed: true, base: d.settled}
 			out = append(out, b.event(EventRebalanceStarted, startDetail("rebalance started", causes)))
 		}
-	case settled(cur.state) && d.rb != nil:
-		out = append(out, completed(b, d.rb, cur, false)...)
+	case settledState(cur.state) && d.rb != nil:
+		out = append(out, rebalanceCompleted(b, d.rb, cur, false)...)
 		d.rb = nil
 	case cur.state == StateStable && d.settled != nil &&
 		(d.settled.state != StateStable || !sameAssignment(d.settled, cur)):
@@ -191,13 +191,13 @@ func (d *differ) observe(s Snapshot) []Event {
 		e := b.event(EventRebalanceStarted, startDetail("rebalance happened between polls", causes))
 		e.Inferred = true
 		out = append(out, e)
-		out = append(out, completed(b, &rebalance{at: cur.at, base: d.settled}, cur, true)...)
+		out = append(out, rebalanceCompleted(b, &openRebalance{at: cur.at, base: d.settled}, cur, true)...)
 	}
 
-	if cur.state == StateEmpty && prev.state != StateEmpty && exists(prev.state) {
+	if cur.state == StateEmpty && prev.state != StateEmpty && groupExists(prev.state) {
 		out = append(out, b.event(EventGroupEmpty, d.group+" has no active members"))
 	}
-	if !exists(cur.state) && exists(prev.state) {
+	if !groupExists(cur.state) && groupExists(prev.state) {
 		out = append(out, b.event(EventGroupGone, d.group+" no longer exists"))
 	}
 	if cur.state == StateStable && d.stable != nil {
@@ -219,28 +219,28 @@ func (d *differ) knownPartitions(memberID string) (parts []TopicPartition, ok bo
 	return nil, false
 }
 
-// move is a Move with the member ids behind its client ids.
-type move struct {
+// ownerMove is a Move with the member ids behind its client ids.
+type ownerMove struct {
 	Move
 	fromID, toID string
 }
 
 // completed closes a rebalance at cur: rebalance_completed, then one
 // partition_moved per partition whose owner changed.
-func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
+func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred bool) []Event {
 	e := b.event(EventRebalanceCompleted, "")
 	e.Inferred = inferred
 	var (
 		prefix string
-		moves  []move
+		moves  []ownerMove
 		kept   []TopicPartition
 	)
 	switch {
 	case inferred:
 		prefix = "rebalance between polls, duration unknown"
 	case rb.timed:
-		e.Duration, e.HasDuration = nonNeg(cur.at.Sub(rb.at)), true
-		prefix = "rebalance took " + fmtDur(e.Duration)
+		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(rb.at)), true
+		prefix = "rebalance took " + humanDuration(e.Duration)
 	case rb.outage:
 		prefix = "rebalance completed, duration unknown (the connection was lost meanwhile)"
 	default:
@@ -272,13 +272,13 @@ func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
 			}
 		}
 		if moved > 0 {
-			summary = append(summary, plural(moved, "partition")+" moved")
+			summary = append(summary, nounCount(moved, "partition")+" moved")
 		}
 		if gained > 0 {
-			summary = append(summary, plural(gained, "partition")+" newly assigned")
+			summary = append(summary, nounCount(gained, "partition")+" newly assigned")
 		}
 		if lost > 0 {
-			summary = append(summary, plural(lost, "partition")+" left unowned")
+			summary = append(summary, nounCount(lost, "partition")+" left unowned")
 		}
 		if len(moves) == 0 {
 			summary = append(summary, "no partitions moved")
@@ -292,7 +292,7 @@ func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
 		var idle []string
 		for _, m := range cur.members {
 			if len(m.Partitions) == 0 {
-				idle = append(idle, label(m))
+				idle = append(idle, memberLabel(m))
 			}
 		}
 		switch len(idle) {
@@ -332,28 +332,28 @@ func completed(b builder, rb *rebalance, cur *view, inferred bool) []Event {
 // diffOwners compares who owned each partition in base and in cur (nobody,
 // where a view's assignments are not meaningful). It returns the partitions
 // whose owner changed and those owned by the same member in both, sorted.
-func diffOwners(base, cur *view) (moves []move, kept []TopicPartition) {
+func diffOwners(base, cur *snapView) (moves []ownerMove, kept []TopicPartition) {
 	before, after := base.owned(), cur.owned()
-	moves = make([]move, 0, max(len(before), len(after))/2)
+	moves = make([]ownerMove, 0, max(len(before), len(after))/2)
 	kept = make([]TopicPartition, 0, min(len(before), len(after)))
 	i, j := 0, 0
 	for i < len(before) || j < len(after) {
 		switch {
 		case j == len(after) || (i < len(before) && before[i].tp.Less(after[j].tp)):
 			from := base.members[before[i].m]
-			moves = append(moves, move{Move: Move{TopicPartition: before[i].tp, From: label(from)}, fromID: from.MemberID})
+			moves = append(moves, ownerMove{Move: Move{TopicPartition: before[i].tp, From: memberLabel(from)}, fromID: from.MemberID})
 			i++
 		case i == len(before) || after[j].tp.Less(before[i].tp):
 			to := cur.members[after[j].m]
-			moves = append(moves, move{Move: Move{TopicPartition: after[j].tp, To: label(to)}, toID: to.MemberID})
+			moves = append(moves, ownerMove{Move: Move{TopicPartition: after[j].tp, To: memberLabel(to)}, toID: to.MemberID})
 			j++
 		default:
 			from, to := base.members[before[i].m], cur.members[after[j].m]
 			if from.MemberID == to.MemberID {
 				kept = append(kept, before[i].tp)
 			} else {
-				moves = append(moves, move{
-					Move:   Move{TopicPartition: before[i].tp, From: label(from), To: label(to)},
+				moves = append(moves, ownerMove{
+					Move:   Move{TopicPartition: before[i].tp, From: memberLabel(from), To: memberLabel(to)},
 					fromID: from.MemberID, toID: to.MemberID,
 				})
 			}
@@ -373,7 +373,7 @@ type owning struct {
 // owned returns the view's owned partitions sorted, computed once. It reads
 // them off the partition rows, which NewSnapshot sorts and fills from the
 // members; a snapshot built otherwise is read from its members.
-func (v *view) owned() []owning {
+func (v *snapView) owned() []owning {
 	if v.owners != nil || !v.assigned() {
 		return v.owners
 	}
@@ -414,15 +414,7 @@ func (v *view) owned() []owning {
 		for tp, m := range idx {
 			out = append(out, owning{tp, m})
 		}
-		slices.SortFunc(out, func(a, b owning) int {
-			if a.tp.Less(b.tp) {
-				return -1
-			}
-			if b.tp.Less(a.tp) {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(out, func(a, b owning) int { return cmpTopicPartition(a.tp, b.tp) })
 	}
 	v.owners = out
 	return out
@@ -430,7 +422,7 @@ func (v *view) owned() []owning {
 
 // sameAssignment reports whether two views have the same members owning the
 // same partitions.
-func sameAssignment(a, b *view) bool {
+func sameAssignment(a, b *snapView) bool {
 	if len(a.byID) != len(b.byID) {
 		return false
 	}
@@ -472,7 +464,7 @@ func samePartitions(x, y []TopicPartition) bool {
 // two Stable snapshots. Stable snapshots own every partition of the topics
 // the group reads, so their partition sets are complete; a topic present in
 // only one of them was subscribed or dropped, not resized.
-func partitionsChanged(b builder, before, after *view) []Event {
+func partitionsChanged(b stamp, before, after *snapView) []Event {
 	var topics []string
 	for topic, n := range after.counts {
 		if m, ok := before.counts[topic]; ok && m != n {
@@ -516,7 +508,7 @@ func normState(s string) string {
 	return s
 }
 
-func exists(state string) bool { return Group{State: state}.Exists() }
+func groupExists(state string) bool { return Group{State: state}.Exists() }
 
 // rebalancing includes the KIP-848 states that mean the same thing.
 func rebalancing(state string) bool {
@@ -525,7 +517,7 @@ func rebalancing(state string) bool {
 
 // settled states have no rebalance in progress; Stable is the only one
 // with owners.
-func settled(state string) bool {
+func settledState(state string) bool {
 	return state == StateStable || state == StateEmpty || state == StateDead
 }
 
@@ -537,18 +529,18 @@ func cooperative(assignor string) bool {
 }
 
 // label names a member: its client id, or its short member id without one.
-func label(m Member) string {
+func memberLabel(m Member) string {
 	if m.ClientID != "" {
 		return m.ClientID
 	}
 	return ShortID(m.MemberID)
 }
 
-func watchDetail(group string, v *view) string {
+func watchDetail(group string, v *snapView) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "watching %s: ", group)
 	switch {
-	case !exists(v.state):
+	case !groupExists(v.state):
 		b.WriteString("the group does not exist yet")
 		return b.String()
 	case len(v.members) == 0:
@@ -557,15 +549,15 @@ func watchDetail(group string, v *view) string {
 	}
 	names := make([]string, len(v.members))
 	for i, m := range v.members {
-		names[i] = label(m)
+		names[i] = memberLabel(m)
 	}
-	fmt.Fprintf(&b, "%s, %s (%s)", v.state, plural(len(v.members), "member"), listNames(names))
+	fmt.Fprintf(&b, "%s, %s (%s)", v.state, nounCount(len(v.members), "member"), listNames(names))
 	if v.assigned() {
 		n := 0
 		for _, m := range v.members {
 			n += len(m.Partitions)
 		}
-		fmt.Fprintf(&b, ", %s owned", plural(n, "partition"))
+		fmt.Fprintf(&b, ", %s owned", nounCount(n, "partition"))
 	} else if rebalancing(v.state) {
 		b.WriteString(", rebalance in progress")
 	}
@@ -574,7 +566,7 @@ func watchDetail(group string, v *view) string {
 
 // memberDetail says "consumer-c joined (host /127.0.0.1); it owns p0–p2".
 func memberDetail(m Member, verb, owns string, parts []TopicPartition, multi bool) string {
-	s := label(m) + " " + verb
+	s := memberLabel(m) + " " + verb
 	if m.Host != "" {
 		s += " (host " + m.Host + ")"
 	}
@@ -598,7 +590,7 @@ func startDetail(prefix string, causes []string) string {
 }
 
 // moveDetail says "p2: consumer-a → consumer-b".
-func moveDetail(m move, multi bool) string {
+func moveDetail(m ownerMove, multi bool) string {
 	from, to := m.From, m.To
 	same := from != "" && from == to
 	if from == "" {
@@ -670,15 +662,15 @@ func listNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func plural(n int, noun string) string {
+func nounCount(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-// fmtDur writes a duration the way a person reads it: 0.41s, 12.4s, 3m12s.
-func fmtDur(d time.Duration) string {
+// humanDuration writes a duration the way a person reads it: 0.41s, 12.4s, 3m12s.
+func humanDuration(d time.Duration) string {
 	switch {
 	case d < 10*time.Second:
 		return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
@@ -689,4 +681,4 @@ func fmtDur(d time.Duration) string {
 	}
 }
 
-func nonNeg(d time.Duration) time.Duration { return max(d, 0) }
+func nonNegative(d time.Duration) time.Duration { return max(d, 0) }

@@ -571,8 +571,8 @@ func TestFmtDur(t *testing.T) {
 		12400 * time.Millisecond: "12.4s",
 		192 * time.Second:        "3m12s",
 	} {
-		if got := fmtDur(d); got != want {
-			t.Errorf("fmtDur(%v) = %q, want %q", d, got, want)
+		if got := humanDuration(d); got != want {
+			t.Errorf("humanDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -152,15 +153,46 @@ func (t *Tracker) ConnectionLost(at time.Time, err error) []Event {
 }
 
 // Add records an event from outside the diff, such as a demo consumer's
-// report. Its Group is filled in when empty.
+// report. Its Group is filled in when empty, and a zero Time becomes that of
+// the newest event held, so it is not filed as the oldest.
 func (t *Tracker) Add(e Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e.Group == "" {
 		e.Group = t.d.group
 	}
+	if e.Time.IsZero() {
+		if n := t.tl.Len(); n > 0 {
+			e.Time = t.tl.At(n - 1).Time
+		}
+	}
 	t.tl.Add(e)
 }
 
 // Timeline returns the tracker's timeline.
 func (t *Tracker) Timeline() *Timeline { return t.tl }
+
+// Touched returns the partitions an event is about: its Partitions and the
+// partitions of its Moves, sorted, without repeats. The UI highlights them.
+func (e Event) Touched() []TopicPartition {
+	if len(e.Moves) == 0 {
+		return e.Partitions
+	}
+	out := make([]TopicPartition, 0, len(e.Partitions)+len(e.Moves))
+	out = append(out, e.Partitions...)
+	for _, m := range e.Moves {
+		out = append(out, m.TopicPartition)
+	}
+	slices.SortFunc(out, cmpTopicPartition)
+	return slices.Compact(out)
+}
+
+func cmpTopicPartition(a, b TopicPartition) int {
+	switch {
+	case a.Less(b):
+		return -1
+	case b.Less(a):
+		return 1
+	}
+	return 0
+}

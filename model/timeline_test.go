@@ -252,3 +252,28 @@ func TestEventJSONFromTracker(t *testing.T) {
 		t.Error("no event carried duration_ms")
 	}
 }
+
+func TestTrackerAddZeroTime(t *testing.T) {
+	tr := NewTracker("g", 0)
+	tr.Add(Event{Type: EventDemoSpawned}) // nothing held: stays zero, goes first
+	tr.Observe(snap(5, stable, mem("consumer-a", 0)))
+	tr.Add(Event{Type: EventDemoSpawned, Detail: "late"})
+	evs := tr.Timeline().Events()
+	if last := evs[len(evs)-1]; last.Detail != "late" || !last.Time.Equal(at(5)) {
+		t.Errorf("zero-time event filed as %s at %v, want last at %v", last.Detail, last.Time, at(5))
+	}
+}
+
+func TestEventTouched(t *testing.T) {
+	e := Event{
+		Partitions: []TopicPartition{{"orders", 0}, {"orders", 2}},
+		Moves:      []Move{{TopicPartition{"orders", 2}, "a", "b"}, {TopicPartition{"orders", 1}, "a", "b"}},
+	}
+	got := fmt.Sprint(e.Touched())
+	if got != "[{orders 0} {orders 1} {orders 2}]" {
+		t.Errorf("Touched = %s", got)
+	}
+	if got := (Event{Partitions: e.Partitions}).Touched(); len(got) != 2 {
+		t.Errorf("Touched without moves = %v", got)
+	}
+}
