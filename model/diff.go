@@ -65,7 +65,7 @@ func (v *snapView) assigned() bool { return v.state == StateStable }
 
 func (v *snapView) multiTopic() bool { return len(v.counts) > 1 }
 
-// rebalance is a rebalance seen in progress.
+// openRebalance is a rebalance seen in progress.
 type openRebalance struct {
 	at     time.Time // time of the first snapshot that showed it
 	timed  bool      // its start is known and no outage hid its end

@@ -565,7 +565,7 @@ func TestPartList(t *testing.T) {
 	}
 }
 
-func TestFmtDur(t *testing.T) {
+func TestHumanDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		410 * time.Millisecond:   "0.41s",
 		12400 * time.Millisecond: "12.4s",
