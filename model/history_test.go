@@ -500,7 +500,7 @@ func TestHistoryForgetsPartitionsAndRestartsOnTimeTravel(t *testing.T) {
 
 func TestStatusGlyphs(t *testing.T) {
 	seen := map[string]bool{}
-	for i, s := range Statuses {
+	for i, s := range Statuses() {
 		g := s.Glyph()
 		if len([]rune(g)) != 1 || seen[g] {
 			t.Errorf("%s glyph %q: want one distinct rune", s, g)

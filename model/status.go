@@ -24,8 +24,10 @@ const (
 	StatusStopped Status = "STOPPED"
 )
 
-// Statuses lists every status from best to worst.
-var Statuses = []Status{StatusOK, StatusLagging, StatusUnowned, StatusStalled, StatusRewound, StatusStopped}
+// Statuses returns every status from best to worst.
+func Statuses() []Status {
+	return []Status{StatusOK, StatusLagging, StatusUnowned, StatusStalled, StatusRewound, StatusStopped}
+}
 
 // Severity orders statuses, higher is worse; an unknown or empty status is
 // 0, below OK.

@@ -48,8 +48,9 @@ func (h *History) events(s *Snapshot, changes []statusChange) []Event {
 		return tp.Topic + "/p" + strconv.Itoa(int(tp.Partition))
 	}
 	var out []Event
-	for k := len(Statuses) - 1; k >= 0; k-- {
-		status := Statuses[k]
+	all := Statuses()
+	for k := len(all) - 1; k >= 0; k-- {
+		status := all[k]
 		var group []statusChange
 		for _, c := range changes {
 			if s.Partitions[c.i].Status == status {
