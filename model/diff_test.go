@@ -576,3 +576,26 @@ func TestHumanDuration(t *testing.T) {
 		}
 	}
 }
+
+// Snapshots built by hand (no partition rows, members unsorted) diff the
+// same as NewSnapshot's.
+func TestDiffHandBuiltSnapshots(t *testing.T) {
+	raw := func(sec float64, members ...Member) Snapshot {
+		return Snapshot{TakenAt: at(sec), Group: Group{ID: "order-workers", State: stable, Assignor: "range"}, Members: members}
+	}
+	a := memID("a-1", "consumer-a", 2, 0, 1)
+	got := Diff(raw(0, a), raw(1, memID("a-1", "consumer-a", 1, 0), memID("b-1", "consumer-b", 2)))
+	var sums []string
+	for _, e := range got {
+		sums = append(sums, summary(e))
+	}
+	want := []string{
+		"member_joined client=consumer-b parts=2 | consumer-b joined (host /127.0.0.1); it owns p2",
+		"rebalance_started inferred | rebalance happened between polls: consumer-b joined",
+		"rebalance_completed parts=0,1 moves=2:consumer-a→consumer-b inferred | rebalance between polls, duration unknown: 1 partition moved, 2 revoked and reassigned to the same owner",
+		"partition_moved parts=2 consumer-a→consumer-b inferred | p2: consumer-a → consumer-b",
+	}
+	if strings.Join(sums, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(sums, "\n"), strings.Join(want, "\n"))
+	}
+}
