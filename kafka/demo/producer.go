@@ -1,0 +1,127 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// hotKey is the customer that, with the hot key on, places most orders.
+const hotKey = "customer-0042"
+
+// hotShare is the share of orders that carry the hot key while it is on.
+const hotShare = 0.9
+
+// order is one JSON order event, as in the seed's producer.
+type order struct {
+	OrderID  string `json:"order_id"`
+	EventID  string `json:"event_id"`
+	Customer string `json:"customer"`
+	Status   string `json:"status"`
+	// Run tags the demo run that wrote the order, so that a rerun against
+	// an outside cluster ignores an earlier run's orders.
+	Run string `json:"run"`
+}
+
+// produce writes orders at the configured rate until the demo closes. Each
+// order goes in its own produce request so that its offset is known exactly.
+func (d *Demo) produce() {
+	tr := &kafka.Transport{ClientID: "order-producer", MetadataTopics: []string{d.cfg.Topic}}
+	defer tr.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(d.brokers...), Transport: tr, Timeout: 5 * time.Second}
+	partitions := make([]int, d.partCount)
+	for i := range partitions {
+		partitions[i] = i
+	}
+	var hash kafka.Hash
+	seq := 0
+	next := time.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-d.rateCh:
+			// Rate or pause changed: recompute the next send time.
+			next = time.Now()
+		case <-timer.C:
+		}
+		d.mu.Lock()
+		rate, paused, hot := d.rate, d.paused, d.hot
+		d.mu.Unlock()
+		if paused || rate <= 0 {
+			timer.Reset(time.Hour)
+			continue
+		}
+		interval := time.Duration(float64(time.Second) / rate)
+		if wait := time.Until(next); wait > 0 {
+			timer.Reset(wait)
+			continue
+		}
+		seq++
+		o := order{
+			OrderID:  fmt.Sprintf("order-%06d", seq),
+			Customer: fmt.Sprintf("customer-%04d", rand.IntN(1000)),
+			Status:   "payment-completed",
+			Run:      d.run,
+		}
+		o.EventID = "event-" + o.OrderID[len("order-"):]
+		if hot && rand.Float64() < hotShare {
+			o.Customer = hotKey
+		}
+		d.send(client, &hash, partitions, o)
+		next = next.Add(interval)
+		if behind := time.Since(next); behind > time.Second {
+			next = time.Now() // do not burst to catch up after a stall
+		}
+		timer.Reset(max(time.Until(next), 0))
+	}
+}
+
+// send writes one order, keyed by customer, and records it in the book.
+func (d *Demo) send(client *kafka.Client, hash *kafka.Hash, partitions []int, o order) {
+	value, err := json.Marshal(o)
+	if err != nil {
+		return
+	}
+	key := []byte(o.Customer)
+	p := hash.Balance(kafka.Message{Key: key}, partitions...)
+	// Book the order before writing it: a consumer may read it before the
+	// produce response arrives.
+	d.mu.Lock()
+	d.book.Produce(o.OrderID)
+	d.mu.Unlock()
+	ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+	defer cancel()
+	resp, err := client.Produce(ctx, &kafka.ProduceRequest{
+		Topic:        d.cfg.Topic,
+		Partition:    p,
+		RequiredAcks: kafka.RequireAll,
+		Records: kafka.NewRecordReader(kafka.Record{
+			Time:  time.Now(),
+			Key:   kafka.NewBytes(key),
+			Value: kafka.NewBytes(value),
+		}),
+	})
+	if err == nil {
+		err = resp.Error
+	}
+	if err != nil {
+		// The order is dropped, not retried: its id is never reused, so a
+		// write that landed after all is ignored by the book.
+		d.mu.Lock()
+		d.book.Forget(o.OrderID)
+		d.mu.Unlock()
+		return
+	}
+	d.mu.Lock()
+	d.book.Place(o.OrderID, model.TopicPartition{Topic: d.cfg.Topic, Partition: int32(p)}, resp.BaseOffset)
+	d.mu.Unlock()
+}
