@@ -401,10 +401,13 @@ func lagging(st *partState, start int) bool {
 }
 
 // rowWorse orders partitions for "look here first": worse status, then
-// larger lag.
+// older lag (messages waiting longest), then larger lag.
 func rowWorse(a, b *PartitionLag) bool {
 	if sa, sb := a.Status.Severity(), b.Status.Severity(); sa != sb {
 		return sa > sb
+	}
+	if c := compareAge(a, b); c != 0 {
+		return c < 0
 	}
 	return a.Lag > b.Lag
 }

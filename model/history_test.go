@@ -222,6 +222,18 @@ func TestGroupStatusAndWorstPartition(t *testing.T) {
 	}
 }
 
+func TestWorstPartitionPrefersOlderLag(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	s := hsnap(0, StateStable, []hp{{0, 5000, "a"}, {0, 20, "a"}, {0, 900, "a"}})
+	// p0: most lag, a minute old; p1: little lag but 30 minutes old; p2: age unknown
+	s.Partitions[0].LagAge, s.Partitions[0].LagAgeKnown = time.Minute, true
+	s.Partitions[1].LagAge, s.Partitions[1].LagAgeKnown = 30*time.Minute, true
+	h.Annotate(&s)
+	if !s.HasWorst || s.WorstPartition.Partition != 1 {
+		t.Fatalf("worst %v %v, want p1 (oldest waiting message)", s.WorstPartition, s.HasWorst)
+	}
+}
+
 func TestRatesAndETA(t *testing.T) {
 	h := NewHistory(HistoryOptions{Window: 10 * time.Second})
 	type check struct {

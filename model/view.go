@@ -105,14 +105,36 @@ func SortPartitions(rows []PartitionLag, key SortKey) {
 	}
 }
 
-// compareLagAge orders by lag age, oldest first. PartitionLag has no lag
-// age field yet, so this sorts by lag, then worse status; switch it to the
-// age once the field exists.
+// compareLagAge orders by lag age, oldest first: records lost to retention
+// before they were consumed (LagAgeGone) count as oldest, then known ages,
+// then partitions with lag but no known age, then those without lag; ties
+// go to the larger lag.
 func compareLagAge(a, b *PartitionLag) int {
-	if c := cmp.Compare(b.Lag, a.Lag); c != 0 {
+	if c := compareAge(a, b); c != 0 {
 		return c
 	}
-	return cmp.Compare(b.Status.Severity(), a.Status.Severity())
+	return cmp.Compare(b.Lag, a.Lag)
+}
+
+// compareAge is negative when a's oldest unprocessed record is older.
+func compareAge(a, b *PartitionLag) int {
+	ra, rb := ageRank(a), ageRank(b)
+	if ra != rb {
+		return cmp.Compare(ra, rb)
+	}
+	return cmp.Compare(b.LagAge, a.LagAge)
+}
+
+func ageRank(p *PartitionLag) int {
+	switch {
+	case p.Lag <= 0:
+		return 3
+	case p.LagAgeGone:
+		return 0
+	case p.LagAgeKnown:
+		return 1
+	}
+	return 2
 }
 
 // FilterPartitions returns the rows that match query and, when onlyLag is

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 )
 
 func viewRows() []PartitionLag {
@@ -14,13 +15,18 @@ func viewRows() []PartitionLag {
 		}
 		return r
 	}
-	return []PartitionLag{
+	rows := []PartitionLag{
 		row("orders", 2, "consumer-b", 10, StatusOK),
 		row("orders", 0, "consumer-a", 500, StatusLagging),
 		row("Payments", 1, "", 40, StatusUnowned),
 		row("orders", 1, "consumer-a", 0, StatusOK),
 		row("payments", 0, "consumer-b", 500, StatusStalled),
 	}
+	rows[0].LagAge, rows[0].LagAgeKnown = 5*time.Second, true
+	rows[1].LagAge, rows[1].LagAgeKnown = 2*time.Minute, true
+	rows[2].LagAgeGone = true  // deleted by retention before it was read
+	rows[3].LagAgeKnown = true // lag 0: age 0
+	return rows
 }
 
 func names(rows []PartitionLag) []string {
@@ -38,8 +44,8 @@ func TestSortPartitions(t *testing.T) {
 	}{
 		// ties on lag fall back to topic, partition
 		{SortByLag, []string{"orders/0", "payments/0", "Payments/1", "orders/2", "orders/1"}},
-		// no lag-age field yet: lag, then worse status
-		{SortByLagAge, []string{"payments/0", "orders/0", "Payments/1", "orders/2", "orders/1"}},
+		// gone first, then known ages, then lag of unknown age, then no lag
+		{SortByLagAge, []string{"Payments/1", "orders/0", "orders/2", "payments/0", "orders/1"}},
 		{SortByPartition, []string{"Payments/1", "orders/0", "orders/1", "orders/2", "payments/0"}},
 		{SortByOwner, []string{"orders/0", "orders/1", "orders/2", "payments/0", "Payments/1"}},
 	}
