@@ -175,9 +175,10 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			prevStatus = StatusOK
 		}
 		lagStart := -1
-		if p.LogEnd < 0 && st.seen {
-			// Offsets unreadable this poll: the lag is unknown, not zero.
-			// Keep the verdict rather than flap to OK and back.
+		if st.seen && (p.LogEnd < 0 || (p.Committed < 0 && p.Err != "")) {
+			// Offsets or commit unreadable this poll: the lag is unknown,
+			// not zero, and the commit did not move. Keep the verdict and
+			// the stall clock rather than flap to OK and back.
 			p.ConsumeRate, p.ProduceRate = Rate{}, Rate{}
 			p.Status = st.status
 		} else {

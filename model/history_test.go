@@ -349,6 +349,20 @@ func TestNoETAWhileSomeLagCannotDrain(t *testing.T) {
 	}
 }
 
+func TestUnreadableCommitKeepsTheStallClock(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	s := hsnap(0, StateStable, []hp{{10, 50, "a"}})
+	h.Annotate(&s)
+	s = hsnap(20*time.Second, StateStable, []hp{{NoOffset, 50, "a"}})
+	s.Partitions[0].Err = "offset fetch: COORDINATOR_LOAD_IN_PROGRESS"
+	h.Annotate(&s)
+	s = hsnap(30*time.Second, StateStable, []hp{{10, 50, "a"}})
+	h.Annotate(&s)
+	if p := s.Partitions[0]; p.Status != StatusStalled || !p.StalledSince.Equal(ht0) {
+		t.Fatalf("status %s since %v; a failed commit read must not restart the stall clock", p.Status, p.StalledSince)
+	}
+}
+
 func TestGroupRatesSumPartitionsAndMembers(t *testing.T) {
 	h := NewHistory(HistoryOptions{})
 	var s Snapshot
