@@ -142,8 +142,13 @@ func ageRank(p *PartitionLag) int {
 // ignoring case, in the topic, the owner's client id or host, or the status
 // ("stall" finds STALLED). rows is not modified; the result is a new slice.
 func FilterPartitions(rows []PartitionLag, query string, onlyLag bool) []PartitionLag {
+	return AppendFiltered(make([]PartitionLag, 0, len(rows)), rows, query, onlyLag)
+}
+
+// AppendFiltered is FilterPartitions appending to dst, so a caller can
+// reuse its buffer between polls.
+func AppendFiltered(dst, rows []PartitionLag, query string, onlyLag bool) []PartitionLag {
 	words := strings.Fields(strings.ToLower(query))
-	out := make([]PartitionLag, 0, len(rows))
 	for i := range rows {
 		p := &rows[i]
 		if onlyLag && p.Lag <= 0 {
@@ -158,10 +163,10 @@ func FilterPartitions(rows []PartitionLag, query string, onlyLag bool) []Partiti
 			}
 		}
 		if ok {
-			out = append(out, *p)
+			dst = append(dst, *p)
 		}
 	}
-	return out
+	return dst
 }
 
 // containsFold reports whether s contains sub, which is lower case, ignoring

@@ -96,6 +96,10 @@ func TestFilterPartitions(t *testing.T) {
 			if !slices.Equal(names(rows), names(viewRows())) {
 				t.Error("FilterPartitions changed its input")
 			}
+			buf := append(make([]PartitionLag, 0, 8), viewRows()[0])
+			if got := AppendFiltered(buf, rows, tt.query, tt.onlyLag); !slices.Equal(names(got[1:]), tt.want) || names(got)[0] != "orders/2" {
+				t.Errorf("AppendFiltered: %v", names(got))
+			}
 		})
 	}
 }
