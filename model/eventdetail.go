@@ -1,0 +1,163 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The human sentences of timeline events (Event.Detail).
+
+// memberLabel names a member: its client id, or its short member id without one.
+func memberLabel(m Member) string {
+	if m.ClientID != "" {
+		return m.ClientID
+	}
+	return ShortID(m.MemberID)
+}
+
+func watchDetail(group string, v *snapView) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "watching %s: ", group)
+	switch {
+	case !groupExists(v.state):
+		b.WriteString("the group does not exist yet")
+		return b.String()
+	case len(v.members) == 0:
+		b.WriteString(v.state + ", no active members")
+		return b.String()
+	}
+	names := make([]string, len(v.members))
+	for i, m := range v.members {
+		names[i] = memberLabel(m)
+	}
+	fmt.Fprintf(&b, "%s, %s (%s)", v.state, nounCount(len(v.members), "member"), listNames(names))
+	if v.assigned() {
+		n := 0
+		for _, m := range v.members {
+			n += len(m.Partitions)
+		}
+		fmt.Fprintf(&b, ", %s owned", nounCount(n, "partition"))
+	} else if rebalancing(v.state) {
+		b.WriteString(", rebalance in progress")
+	}
+	return b.String()
+}
+
+// memberDetail says "consumer-c joined (host /127.0.0.1); it owns p0–p2".
+func memberDetail(m Member, verb, owns string, parts []TopicPartition, multi bool) string {
+	s := memberLabel(m) + " " + verb
+	if m.Host != "" {
+		s += " (host " + m.Host + ")"
+	}
+	switch {
+	case owns == "":
+	case len(parts) == 0 && verb == "left":
+		s += "; it owned no partitions"
+	case len(parts) == 0:
+		s += "; it owns no partitions"
+	default:
+		s += "; " + owns + " " + partList(parts, multi)
+	}
+	return s
+}
+
+func startDetail(prefix string, causes []string) string {
+	if len(causes) == 0 {
+		return prefix
+	}
+	return prefix + ": " + strings.Join(causes, ", ")
+}
+
+// moveDetail says "p2: consumer-a → consumer-b".
+func moveDetail(m ownerMove, multi bool) string {
+	from, to := m.From, m.To
+	same := from != "" && from == to
+	if from == "" {
+		from = "(unowned)"
+	}
+	if to == "" {
+		to = "(unowned)"
+	}
+	b := make([]byte, 0, 64)
+	b = appendPartName(b, m.TopicPartition, multi)
+	b = append(b, ": "...)
+	b = append(b, from...)
+	if same {
+		b = append(b, " ("+ShortID(m.fromID)+")"...)
+	}
+	b = append(b, " → "...)
+	b = append(b, to...)
+	if same {
+		b = append(b, " ("+ShortID(m.toID)+")"...)
+	}
+	return string(b)
+}
+
+func appendPartName(b []byte, tp TopicPartition, multi bool) []byte {
+	if multi {
+		b = append(b, tp.Topic...)
+		b = append(b, '/')
+	}
+	b = append(b, 'p')
+	return strconv.AppendInt(b, int64(tp.Partition), 10)
+}
+
+func partName(tp TopicPartition, multi bool) string {
+	return string(appendPartName(nil, tp, multi))
+}
+
+// partList writes sorted partitions compactly: "p0–p2, p5".
+func partList(tps []TopicPartition, multi bool) string {
+	const maxRuns = 6
+	var b strings.Builder
+	runs := 0
+	for i := 0; i < len(tps); {
+		j := i + 1
+		for j < len(tps) && tps[j].Topic == tps[i].Topic && tps[j].Partition == tps[j-1].Partition+1 {
+			j++
+		}
+		if runs == maxRuns {
+			fmt.Fprintf(&b, ", … (%d in all)", len(tps))
+			break
+		}
+		if runs > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(partName(tps[i], multi))
+		if j-i > 1 {
+			b.WriteString("–p" + strconv.Itoa(int(tps[j-1].Partition)))
+		}
+		runs++
+		i = j
+	}
+	return b.String()
+}
+
+func listNames(names []string) string {
+	const maxNames = 5
+	if len(names) > maxNames {
+		return strings.Join(names[:maxNames], ", ") + fmt.Sprintf(" and %d more", len(names)-maxNames)
+	}
+	return strings.Join(names, ", ")
+}
+
+func nounCount(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// humanDuration writes a duration the way a person reads it: 0.41s, 12.4s, 3m12s.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	default:
+		return d.Round(time.Second).String()
+	}
+}
