@@ -1,0 +1,259 @@
+package model
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// Lane cell kinds: what is known of a partition's owner at one moment.
+const (
+	// LaneUnowned: the group was settled and no member owned the partition.
+	LaneUnowned = -1
+	// LaneRebalancing: the group was between generations, so the owner was
+	// not known (coordinators report assignments only while Stable).
+	LaneRebalancing = -2
+	// LaneUnknown: no poll succeeded (connection lost), or nothing was
+	// observed yet.
+	LaneUnknown = -3
+)
+
+// DefaultLaneHorizon is how much ownership history Lanes keeps.
+const DefaultLaneHorizon = 10 * time.Minute
+
+// maxLaneSamples bounds the change points kept, whatever the horizon, so a
+// group that rebalances every poll for days still has flat memory.
+const maxLaneSamples = 4096
+
+// laneSample is the ownership from At until the next sample. Owners holds
+// one entry per partition row known at the time (index into Lanes.owners,
+// or a Lane* kind); rows added later read as LaneUnknown. A sample whose
+// kind is not zero applies that kind to every row and has no Owners.
+type laneSample struct {
+	At     time.Time
+	Kind   int
+	Owners []int32
+}
+
+// Lanes is a bounded history of who owned each partition, sampled once per
+// snapshot and stored only where ownership changed, so memory is flat over
+// days and a steady group costs nothing per poll. The UI draws it as one
+// lane per partition with time running left to right. Lanes is not safe for
+// concurrent use.
+type Lanes struct {
+	horizon time.Duration
+
+	rows   []TopicPartition       // in order of discovery; row ids are stable
+	rowIdx map[TopicPartition]int // partition → row id
+	sorted []int                  // row ids in partition order
+
+	owners   []string         // owner labels (client id, else short member id)
+	ownerIdx map[string]int32 // label → index in owners
+
+	samples []laneSample // oldest first; change points only
+	last    time.Time    // time of the latest observation
+	scratch []int32
+}
+
+// NewLanes returns an empty history keeping horizon of it
+// (DefaultLaneHorizon when horizon is not positive).
+func NewLanes(horizon time.Duration) *Lanes {
+	if horizon <= 0 {
+		horizon = DefaultLaneHorizon
+	}
+	return &Lanes{horizon: horizon, rowIdx: map[TopicPartition]int{}, ownerIdx: map[string]int32{}}
+}
+
+// Observe records the owners in s at s.TakenAt. Owners are read only from a
+// Stable snapshot: during a rebalance every partition's owner is unknown,
+// which is what shows an eager rebalance as a gap across every lane.
+func (l *Lanes) Observe(s Snapshot) {
+	at := s.TakenAt
+	for _, p := range s.Partitions {
+		if _, ok := l.rowIdx[p.TopicPartition]; !ok {
+			l.rowIdx[p.TopicPartition] = len(l.rows)
+			l.rows = append(l.rows, p.TopicPartition)
+			l.sorted = nil
+		}
+	}
+	state := normState(s.Group.State)
+	switch {
+	case rebalancing(state):
+		l.record(laneSample{At: at, Kind: LaneRebalancing})
+		return
+	case state != StateStable:
+		l.record(laneSample{At: at, Kind: LaneUnowned})
+		return
+	}
+	owners := l.scratch[:0]
+	for range l.rows {
+		owners = append(owners, LaneUnowned)
+	}
+	for _, p := range s.Partitions {
+		if !p.Owned() {
+			continue
+		}
+		label := p.ClientID
+		if label == "" {
+			label = ShortID(p.MemberID)
+		}
+		owners[l.rowIdx[p.TopicPartition]] = l.owner(label)
+	}
+	l.scratch = owners
+	if cooperative(s.Group.Assignor) {
+		l.keepThroughRebalance(owners)
+	}
+	l.record(laneSample{At: at, Owners: owners})
+}
+
+// keepThroughRebalance rewrites the rebalance that ends with owners, when
+// the last samples are one: a cooperative rebalance revokes only the
+// partitions that move, so a partition with the same owner before and after
+// was owned throughout, and only the moved ones keep their gap.
+func (l *Lanes) keepThroughRebalance(owners []int32) {
+	k := len(l.samples)
+	for k > 0 && l.samples[k-1].Kind == LaneRebalancing {
+		k--
+	}
+	if k == len(l.samples) || k == 0 || l.samples[k-1].Kind != 0 {
+		return
+	}
+	before := l.samples[k-1].Owners
+	merged := make([]int32, len(owners))
+	for r := range merged {
+		merged[r] = LaneRebalancing
+		if r < len(before) && before[r] >= 0 && before[r] == owners[r] {
+			merged[r] = owners[r]
+		}
+	}
+	l.samples[k] = laneSample{At: l.samples[k].At, Owners: merged}
+	clear(l.samples[k+1:])
+	l.samples = l.samples[:k+1]
+}
+
+// Lost records that polls failed from at on: owners are unknown until the
+// next Observe.
+func (l *Lanes) Lost(at time.Time) {
+	l.record(laneSample{At: at, Kind: LaneUnknown})
+}
+
+func (l *Lanes) owner(label string) int32 {
+	if i, ok := l.ownerIdx[label]; ok {
+		return i
+	}
+	i := int32(len(l.owners))
+	l.owners = append(l.owners, label)
+	l.ownerIdx[label] = i
+	return i
+}
+
+// record appends s unless it says the same as the latest sample, then
+// drops what fell out of the horizon. s.Owners is copied when kept.
+func (l *Lanes) record(s laneSample) {
+	if s.At.After(l.last) {
+		l.last = s.At
+	}
+	if n := len(l.samples); n > 0 {
+		prev := &l.samples[n-1]
+		if s.At.Before(prev.At) {
+			return // out of order: ownership history only moves forward
+		}
+		if prev.Kind == s.Kind && slices.Equal(prev.Owners, s.Owners) {
+			return
+		}
+	}
+	if s.Owners != nil {
+		s.Owners = slices.Clone(s.Owners)
+	}
+	l.samples = append(l.samples, s)
+	l.trim()
+}
+
+// trim drops samples that ended before the horizon, keeping the one in
+// force at its start, and keeps at most maxLaneSamples.
+func (l *Lanes) trim() {
+	cut := l.last.Add(-l.horizon)
+	drop := 0
+	for drop+1 < len(l.samples) && !l.samples[drop+1].At.After(cut) {
+		drop++
+	}
+	drop = max(drop, len(l.samples)-maxLaneSamples)
+	if drop > 0 {
+		n := copy(l.samples, l.samples[drop:])
+		clear(l.samples[n:])
+		l.samples = l.samples[:n]
+	}
+}
+
+// Len returns the number of partition rows.
+func (l *Lanes) Len() int { return len(l.rows) }
+
+// Rows returns the partitions in partition order; the UI draws lanes in
+// this order. Row i of the result is Row(i).
+func (l *Lanes) Rows() []TopicPartition {
+	l.sortRows()
+	out := make([]TopicPartition, len(l.sorted))
+	for i, r := range l.sorted {
+		out[i] = l.rows[r]
+	}
+	return out
+}
+
+// Row returns the i-th partition in partition order.
+func (l *Lanes) Row(i int) TopicPartition {
+	l.sortRows()
+	return l.rows[l.sorted[i]]
+}
+
+func (l *Lanes) sortRows() {
+	if len(l.sorted) == len(l.rows) {
+		return
+	}
+	l.sorted = make([]int, len(l.rows))
+	for i := range l.sorted {
+		l.sorted[i] = i
+	}
+	sort.Slice(l.sorted, func(i, j int) bool { return l.rows[l.sorted[i]].Less(l.rows[l.sorted[j]]) })
+}
+
+// Owners returns the owner labels; OwnerAt's non-negative results index
+// it.
+func (l *Lanes) Owners() []string { return l.owners }
+
+// Latest returns the time of the latest observation.
+func (l *Lanes) Latest() time.Time { return l.last }
+
+// Column is the ownership in force at one moment, for reading many rows at
+// that moment without searching again.
+type Column struct {
+	l *Lanes
+	s *laneSample // nil: before anything was observed
+}
+
+// At returns the ownership in force at t: that of the latest sample not
+// after t.
+func (l *Lanes) At(t time.Time) Column {
+	i := sort.Search(len(l.samples), func(i int) bool { return l.samples[i].At.After(t) })
+	if i == 0 {
+		return Column{l: l}
+	}
+	return Column{l: l, s: &l.samples[i-1]}
+}
+
+// Owner returns the owner of the i-th row in partition order at the
+// column's moment: an index into Owners, or one of LaneUnowned,
+// LaneRebalancing, LaneUnknown.
+func (c Column) Owner(i int) int {
+	if c.s == nil {
+		return LaneUnknown
+	}
+	if c.s.Kind != 0 {
+		return c.s.Kind
+	}
+	c.l.sortRows()
+	r := c.l.sorted[i]
+	if r >= len(c.s.Owners) {
+		return LaneUnknown
+	}
+	return int(c.s.Owners[r])
+}

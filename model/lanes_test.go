@@ -1,0 +1,168 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+var ln0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+// laneSnap is a snapshot of topic "t" with 4 partitions at ln0+sec; owners
+// maps partition → client id ("" unowned). Non-Stable states carry members
+// without assignments, as coordinators report them mid-rebalance.
+func laneSnap(sec float64, state, assignor string, owners ...string) Snapshot {
+	o := Observation{
+		TakenAt:   ln0.Add(time.Duration(sec * float64(time.Second))),
+		Group:     Group{ID: "g", State: state, Assignor: assignor},
+		Committed: map[TopicPartition]int64{},
+		Offsets:   map[TopicPartition]PartitionOffsets{},
+	}
+	byClient := map[string]int{}
+	for p := range 4 {
+		tp := TopicPartition{Topic: "t", Partition: int32(p)}
+		o.Committed[tp] = 1
+		o.Offsets[tp] = PartitionOffsets{LogEnd: 2}
+		if p >= len(owners) || owners[p] == "" {
+			continue
+		}
+		i, ok := byClient[owners[p]]
+		if !ok {
+			i = len(o.Members)
+			byClient[owners[p]] = i
+			o.Members = append(o.Members, Member{MemberID: owners[p] + "-0000-1111", ClientID: owners[p]})
+		}
+		if state == StateStable {
+			o.Members[i].Partitions = append(o.Members[i].Partitions, tp)
+		}
+	}
+	return NewSnapshot(o)
+}
+
+// laneString draws the lanes at whole seconds from..to, one line per row:
+// owner's first letter after "consumer-", '.' rebalancing, '_' unowned,
+// '?' unknown.
+func laneString(l *Lanes, from, to int) string {
+	var b strings.Builder
+	for r := range l.Len() {
+		if r > 0 {
+			b.WriteByte('\n')
+		}
+		for s := from; s <= to; s++ {
+			switch o := l.At(ln0.Add(time.Duration(s) * time.Second)).Owner(r); o {
+			case LaneRebalancing:
+				b.WriteByte('.')
+			case LaneUnowned:
+				b.WriteByte('_')
+			case LaneUnknown:
+				b.WriteByte('?')
+			default:
+				b.WriteString(strings.TrimPrefix(l.Owners()[o], "consumer-")[:1])
+			}
+		}
+	}
+	return b.String()
+}
+
+func TestLanesGaps(t *testing.T) {
+	tests := []struct {
+		name  string
+		snaps []Snapshot
+		want  string // seconds 0..6
+	}{
+		{
+			"eager rebalance: a gap across every partition",
+			[]Snapshot{
+				laneSnap(0, StateStable, "range", "consumer-a", "consumer-a", "consumer-b", "consumer-b"),
+				laneSnap(2, StatePreparingRebalance, "range", "consumer-a", "consumer-b", "consumer-c"),
+				laneSnap(3, StateCompletingRebalance, "range", "consumer-a", "consumer-b", "consumer-c"),
+				laneSnap(4, StateStable, "range", "consumer-a", "consumer-b", "consumer-c", "consumer-c"),
+			},
+			"aa..aaa\naa..bbb\nbb..ccc\nbb..ccc",
+		},
+		{
+			"cooperative handover: a gap on moved partitions only",
+			[]Snapshot{
+				laneSnap(0, StateStable, "cooperative-sticky", "consumer-a", "consumer-a", "consumer-b", "consumer-b"),
+				laneSnap(2, StatePreparingRebalance, "cooperative-sticky", "consumer-a", "consumer-b", "consumer-c"),
+				laneSnap(3, StateCompletingRebalance, "cooperative-sticky", "consumer-a", "consumer-b", "consumer-c"),
+				laneSnap(4, StateStable, "cooperative-sticky", "consumer-a", "consumer-c", "consumer-b", "consumer-b"),
+			},
+			"aaaaaaa\naa..ccc\nbbbbbbb\nbbbbbbb",
+		},
+		{
+			"group emptied: unowned, not rebalancing",
+			[]Snapshot{
+				laneSnap(0, StateStable, "range", "consumer-a", "consumer-a", "consumer-a", "consumer-a"),
+				laneSnap(3, StateEmpty, ""),
+			},
+			"aaa____\naaa____\naaa____\naaa____",
+		},
+		{
+			"unowned partition in a Stable group",
+			[]Snapshot{
+				laneSnap(1, StateStable, "range", "consumer-a", "", "consumer-b", "consumer-b"),
+			},
+			"?aaaaaa\n?______\n?bbbbbb\n?bbbbbb",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := NewLanes(0)
+			for _, s := range tt.snaps {
+				l.Observe(s)
+			}
+			if got := laneString(l, 0, 6); got != tt.want {
+				t.Errorf("lanes:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLanesLostAndRecovered(t *testing.T) {
+	l := NewLanes(0)
+	l.Observe(laneSnap(0, StateStable, "range", "consumer-a", "consumer-a", "consumer-a", "consumer-a"))
+	l.Lost(ln0.Add(2 * time.Second))
+	l.Observe(laneSnap(4, StateStable, "range", "consumer-a", "consumer-a", "consumer-a", "consumer-a"))
+	if got, want := laneString(l, 0, 5), strings.Repeat("aa??aa\n", 3)+"aa??aa"; got != want {
+		t.Errorf("lanes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestLanesStoreOnlyChanges(t *testing.T) {
+	l := NewLanes(time.Minute)
+	for i := range 1000 {
+		l.Observe(laneSnap(float64(i)/10, StateStable, "range", "consumer-a", "consumer-b", "consumer-a", "consumer-b"))
+	}
+	if len(l.samples) != 1 {
+		t.Errorf("steady group kept %d samples, want 1", len(l.samples))
+	}
+	// A group that changes owner every poll keeps only the horizon.
+	for i := range 2000 {
+		who := fmt.Sprintf("consumer-%c", 'a'+i%2)
+		l.Observe(laneSnap(100+float64(i), StateStable, "range", who, who, who, who))
+	}
+	if n := len(l.samples); n > 62 {
+		t.Errorf("kept %d samples for a 1-minute horizon at one per second", n)
+	}
+	if got := l.At(ln0.Add(2099 * time.Second)).Owner(0); l.Owners()[got] != "consumer-b" {
+		t.Errorf("latest owner %q", l.Owners()[got])
+	}
+}
+
+func TestLanesPartitionsAdded(t *testing.T) {
+	l := NewLanes(0)
+	l.Observe(laneSnap(0, StateStable, "range", "consumer-a"))
+	// The first snapshot already has 4 rows (committed partitions); a new
+	// topic sorts before them and reads unknown before it appeared.
+	s := laneSnap(2, StateStable, "range", "consumer-a")
+	s.Partitions = append([]PartitionLag{{TopicPartition: TopicPartition{Topic: "a", Partition: 0}, MemberID: "x-1", ClientID: "consumer-x"}}, s.Partitions...)
+	l.Observe(s)
+	if got := l.Row(0); got.Topic != "a" {
+		t.Fatalf("row 0 is %v, want the new topic first", got)
+	}
+	if got := laneString(l, 0, 3); !strings.HasPrefix(got, "??xx\naaaa\n") {
+		t.Errorf("lanes:\n%s", got)
+	}
+}
