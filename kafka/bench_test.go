@@ -48,6 +48,77 @@ func benchPoll(b *testing.B, n int) {
 		}
 	}
 	b.StopTimer()
+	reportRequests(b, tc)
+}
+
+// wideGroup sets up an Empty group on an n-partition topic where every
+// partition has 2 records a minute old and a commit at 1 (lag 1, so every
+// partition's lag age is read).
+func wideGroup(b *testing.B, n int) *testCluster {
+	tc := newTestCluster(b, false)
+	tc.createTopic(b, "wide", n)
+	tc.produceEach(b, "wide", n, 2, time.Now().Add(-time.Minute))
+	offsets := make(map[int]int64, n)
+	for p := 0; p < n; p++ {
+		offsets[p] = 1
+	}
+	tc.commit(b, "wide-workers", "wide", offsets)
+	return tc
+}
+
+// BenchmarkPollCold10000 is what `kgwatch --once` does on a 10,000-partition
+// group over three loopback brokers: a new watcher connects, finds the
+// coordinator, describes the topic and reads every partition's offsets and
+// lag age. requests/op counts every request, connection set-up included.
+func BenchmarkPollCold10000(b *testing.B) {
+	const n = 10000
+	tc := wideGroup(b, n)
+	tc.resetCounts()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := NewWatcher(Config{Brokers: tc.addrs, Group: "wide-workers", Timeout: 10 * time.Second})
+		s, err := w.Poll(context.Background())
+		w.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(s.Partitions) != n || !s.MaxLagAgeKnown || s.MaxLagAge < time.Minute {
+			b.Fatalf("%d partitions, max lag age %v (known %v)", len(s.Partitions), s.MaxLagAge, s.MaxLagAgeKnown)
+		}
+		for _, p := range s.Partitions {
+			if !p.LagAgeKnown {
+				b.Fatalf("%s/%d: lag age unknown", p.Topic, p.Partition)
+			}
+		}
+	}
+	b.StopTimer()
+	reportRequests(b, tc)
+}
+
+// BenchmarkPollWarm10000 is one poll of the same group by a watcher that
+// has polled before (connections, coordinator, metadata and lag-age
+// timestamps cached).
+func BenchmarkPollWarm10000(b *testing.B) {
+	const n = 10000
+	tc := wideGroup(b, n)
+	w := newTestWatcher(b, tc, "wide-workers")
+	if _, err := w.Poll(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	tc.resetCounts()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := w.Poll(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportRequests(b, tc)
+}
+
+func reportRequests(b *testing.B, tc *testCluster) {
 	total := 0
 	for _, c := range tc.requestCounts() {
 		total += c

@@ -324,3 +324,24 @@ func debugLogger(t testing.TB, id string) kafka.Logger {
 	}
 	return kafka.LoggerFunc(func(f string, a ...any) { t.Logf(id+": "+f, a...) })
 }
+
+// produceEach writes perPartition records with create time at to each of
+// the topic's n partitions, batched (a few requests per broker).
+func (tc *testCluster) produceEach(t testing.TB, topic string, n, perPartition int, at time.Time) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tc.addrs...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerLinger(0), kgo.MaxBufferedRecords(n*perPartition+1))
+	if err != nil {
+		t.Fatalf("new producer: %v", err)
+	}
+	defer cl.Close()
+	records := make([]*kgo.Record, 0, n*perPartition)
+	for p := 0; p < n; p++ {
+		for i := 0; i < perPartition; i++ {
+			records = append(records, &kgo.Record{Topic: topic, Partition: int32(p), Timestamp: at, Value: []byte(`{"order":1}`)})
+		}
+	}
+	if err := cl.ProduceSync(context.Background(), records...).FirstErr(); err != nil {
+		t.Fatalf("produce to %s: %v", topic, err)
+	}
+}

@@ -3,7 +3,10 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // metadataCache holds the partitions and leaders of the group's topics.
@@ -64,8 +67,28 @@ func (w *Watcher) refreshMetadata(ctx context.Context, via broker, topics []stri
 			}
 			tm.partitions = append(tm.partitions, pm)
 		}
+		sort.Slice(tm.partitions, func(i, j int) bool { return tm.partitions[i].id < tm.partitions[j].id })
 		cache[t.Name] = tm
 	}
 	w.meta = metadataCache{topics: cache, fetched: time.Now()}
 	return nil
+}
+
+// leader returns the cached leader of tp.
+func (c *metadataCache) leader(tp model.TopicPartition) (int32, bool) {
+	tm, ok := c.topics[tp.Topic]
+	if !ok || tm.err != "" {
+		return -1, false
+	}
+	// Partitions are usually listed in order; fall back to a scan.
+	if i := int(tp.Partition); i >= 0 && i < len(tm.partitions) && tm.partitions[i].id == tp.Partition {
+		p := tm.partitions[i]
+		return p.leader, p.err == ""
+	}
+	for _, p := range tm.partitions {
+		if p.id == tp.Partition {
+			return p.leader, p.err == ""
+		}
+	}
+	return -1, false
 }

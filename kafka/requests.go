@@ -130,7 +130,8 @@ type listOffsetsRequest struct {
 
 func (*listOffsetsRequest) ApiKey() protocol.ApiKey { return protocol.ListOffsets }
 
-// fetchRequest mirrors fetch.Request, routed to a named leader.
+// fetchRequest mirrors fetch.Request, routed to a named leader. It reads
+// its own response (see fetchraw.go).
 type fetchRequest struct {
 	ReplicaID       int32                         `kafka:"min=v0,max=v11"`
 	MaxWaitTime     int32                         `kafka:"min=v0,max=v11"`
@@ -139,11 +140,15 @@ type fetchRequest struct {
 	IsolationLevel  int8                          `kafka:"min=v4,max=v11"`
 	SessionID       int32                         `kafka:"min=v7,max=v11"`
 	SessionEpoch    int32                         `kafka:"min=v7,max=v11"`
-	Topics          []fetch.RequestTopic          `kafka:"min=v0,max=v11"`
+	Topics          []fetchRequestTopic           `kafka:"min=v0,max=v11"`
 	ForgottenTopics []fetch.RequestForgottenTopic `kafka:"min=v7,max=v11"`
 	RackID          string                        `kafka:"min=v11,max=v11"`
 	route
+	version int16
 }
+
+// fetchRequestTopic is fetch.RequestTopic.
+type fetchRequestTopic = fetch.RequestTopic
 
 func (*fetchRequest) ApiKey() protocol.ApiKey { return protocol.Fetch }
 

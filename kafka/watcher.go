@@ -63,6 +63,7 @@ type Watcher struct {
 	tr     *kafka.Transport
 	coord  *broker // cached group coordinator; nil until found
 	meta   metadataCache
+	stamps stampCache
 	closed bool
 }
 
@@ -188,6 +189,7 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 		}
 	}
 	obs.Offsets = w.listOffsets(ctx, brokers, topics)
+	w.lagStamps(ctx, &obs)
 	return obs, nil
 }
 

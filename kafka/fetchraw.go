@@ -1,0 +1,307 @@
+package kafka
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	kafka "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// The lag-age Fetch reads its response itself (protocol.RawExchanger)
+// rather than through kafka-go's decoder, which decodes every record of
+// every batch into a 64 KiB page of its own (10,000 partitions: 640 MB
+// allocated per poll), skips batches cut short by the byte limits, and
+// ignores LogAppendTime. Here only the batch headers and the records up to
+// the wanted offset are read, in place, from one buffer.
+
+// fetchCorrelationID tags raw fetch exchanges; the connection is not
+// shared while one is in flight.
+const fetchCorrelationID = 0x4b48
+
+// Required records the negotiated version; the exchange is always raw.
+func (r *fetchRequest) Required(versions map[protocol.ApiKey]int16) bool {
+	r.version = versions[protocol.Fetch]
+	return true
+}
+
+// RawExchange writes the request and reads, from its response, the
+// timestamp of the record at each requested offset.
+func (r *fetchRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
+	if r.version < 4 {
+		return nil, fmt.Errorf("fetch v%d: the broker is older than Kafka 0.11, records carry no timestamps", r.version)
+	}
+	if err := protocol.WriteRequest(rw, r.version, fetchCorrelationID, clientID, r); err != nil {
+		return nil, err
+	}
+	var hdr [8]byte
+	if _, err := io.ReadFull(rw, hdr[:]); err != nil {
+		return nil, err
+	}
+	size := int32(binary.BigEndian.Uint32(hdr[:4]))
+	if id := int32(binary.BigEndian.Uint32(hdr[4:])); id != fetchCorrelationID {
+		return nil, fmt.Errorf("fetch response: correlation id %d, want %d", id, fetchCorrelationID)
+	}
+	if size < 4 || size > fetchMaxBytes+fetchMaxBytes/2 {
+		return nil, fmt.Errorf("fetch response: size %d out of range", size)
+	}
+	body := make([]byte, size-4)
+	if _, err := io.ReadFull(rw, body); err != nil {
+		return nil, err
+	}
+	return parseFetch(body, r.version, r.Topics)
+}
+
+// fetchStamps is what a Fetch response says of each requested record.
+type fetchStamps struct {
+	stamps map[model.TopicPartition]readResult
+}
+
+func (*fetchStamps) ApiKey() protocol.ApiKey { return protocol.Fetch }
+
+// readResult is what a Fetch response says about one wanted record.
+type readResult struct {
+	stamp
+	leaderMoved bool
+}
+
+// errShortFetch reports a response that ends before its fields do.
+var errShortFetch = errors.New("fetch response: truncated")
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil || n < 0 || len(r.b) < n {
+		r.err = errShortFetch
+		r.b = nil
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) i16() int16 {
+	if b := r.take(2); b != nil {
+		return int16(binary.BigEndian.Uint16(b))
+	}
+	return 0
+}
+
+func (r *reader) i32() int32 {
+	if b := r.take(4); b != nil {
+		return int32(binary.BigEndian.Uint32(b))
+	}
+	return 0
+}
+
+func (r *reader) i64() int64 {
+	if b := r.take(8); b != nil {
+		return int64(binary.BigEndian.Uint64(b))
+	}
+	return 0
+}
+
+// parseFetch reads a Fetch response (versions 4 to 11, not flexible) and,
+// for each requested partition, finds the wanted record.
+func parseFetch(body []byte, version int16, topics []fetchRequestTopic) (*fetchStamps, error) {
+	want := make(map[model.TopicPartition]int64)
+	for _, t := range topics {
+		for _, p := range t.Partitions {
+			want[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.FetchOffset
+		}
+	}
+	out := &fetchStamps{stamps: make(map[model.TopicPartition]readResult, len(want))}
+	r := &reader{b: body}
+	r.i32() // throttle time
+	if version >= 7 {
+		if code := r.i16(); code != 0 {
+			return nil, fmt.Errorf("fetch: %w", kafka.Error(code))
+		}
+		r.i32() // session id
+	}
+	nt := r.i32()
+	for i := int32(0); i < nt && r.err == nil; i++ {
+		topic := string(r.take(int(r.i16())))
+		np := r.i32()
+		for j := int32(0); j < np && r.err == nil; j++ {
+			tp := model.TopicPartition{Topic: topic, Partition: r.i32()}
+			code := r.i16()
+			r.i64() // high watermark
+			r.i64() // last stable offset
+			logStart := int64(-1)
+			if version >= 5 {
+				logStart = r.i64()
+			}
+			if na := r.i32(); na > 0 {
+				r.take(16 * int(na)) // aborted transactions
+			}
+			if version >= 11 {
+				r.i32() // preferred read replica
+			}
+			records := r.take(int(max(r.i32(), 0)))
+			offset, ok := want[tp]
+			if !ok || r.err != nil {
+				continue
+			}
+			switch ec := kafka.Error(code); {
+			case ec == kafka.OffsetOutOfRange:
+				// Only partitions with lag are read, so the offset is
+				// below log-start: retention deleted the record.
+				if logStart < 0 || offset < logStart {
+					out.stamps[tp] = readResult{stamp: stamp{offset: offset, gone: true}}
+				}
+			case ec != 0:
+				if leaderMoved(code) {
+					out.stamps[tp] = readResult{leaderMoved: true}
+				}
+			default:
+				if ts, found := recordTime(records, offset); found {
+					out.stamps[tp] = readResult{stamp: stamp{offset: offset, ts: ts}}
+				}
+			}
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return out, nil
+}
+
+// Record batch (v2) layout.
+const (
+	batchHeaderLen   = 61
+	attrCompression  = 0x07
+	attrLogAppend    = 0x08
+	attrControl      = 0x20
+	offsetMagic      = 16
+	offsetAttributes = 21
+)
+
+// recordTime returns the timestamp of the first data record at or after
+// offset in a partition's record bytes; found is false when they do not
+// reach it (a limit cut them short, or they hold no such record). A record
+// with no timestamp (message format v0, or -1) gives a zero time, found.
+func recordTime(b []byte, offset int64) (ts time.Time, found bool) {
+	for len(b) > offsetMagic {
+		base := int64(binary.BigEndian.Uint64(b))
+		end := 12 + int(int32(binary.BigEndian.Uint32(b[8:])))
+		complete := len(b) >= end
+		if b[offsetMagic] < 2 {
+			return legacyRecordTime(b, offset)
+		}
+		if len(b) < batchHeaderLen {
+			return time.Time{}, false
+		}
+		attrs := binary.BigEndian.Uint16(b[offsetAttributes:])
+		last := base + int64(int32(binary.BigEndian.Uint32(b[23:])))
+		if last >= offset && attrs&attrControl == 0 {
+			first := int64(binary.BigEndian.Uint64(b[27:]))
+			maxTS := int64(binary.BigEndian.Uint64(b[35:]))
+			if attrs&attrLogAppend != 0 {
+				return millis(maxTS), true // every record has the append time
+			}
+			data := b[batchHeaderLen:min(end, len(b))]
+			if t, ok := firstRecordAtOrAfter(data, attrs&attrCompression, base, first, offset); ok {
+				return t, true
+			}
+		}
+		if !complete {
+			return time.Time{}, false
+		}
+		b = b[end:]
+	}
+	return time.Time{}, false
+}
+
+// firstRecordAtOrAfter walks the records of a v2 batch (decompressing only
+// as far as needed) for the first at or after offset.
+func firstRecordAtOrAfter(data []byte, codec uint16, base, firstTS, offset int64) (time.Time, bool) {
+	var br io.ByteReader = bytes.NewReader(data)
+	if codec != 0 {
+		c := protocol.Attributes(codec).Compression().Codec()
+		if c == nil {
+			return time.Time{}, false
+		}
+		dec := c.NewReader(bytes.NewReader(data))
+		defer dec.Close()
+		br = bufio.NewReaderSize(dec, 4096)
+	}
+	for {
+		length, err := binary.ReadVarint(br)
+		if err != nil || length < 0 {
+			return time.Time{}, false
+		}
+		if _, err := br.ReadByte(); err != nil { // attributes
+			return time.Time{}, false
+		}
+		tsDelta, err := binary.ReadVarint(br)
+		if err != nil {
+			return time.Time{}, false
+		}
+		offsetDelta, err := binary.ReadVarint(br)
+		if err != nil {
+			return time.Time{}, false
+		}
+		if base+offsetDelta >= offset {
+			return millis(firstTS + tsDelta), true
+		}
+		// Skip the rest of the record: length counts from the attributes.
+		rest := length - 1 - int64(varintLen(tsDelta)) - int64(varintLen(offsetDelta))
+		for ; rest > 0; rest-- {
+			if _, err := br.ReadByte(); err != nil {
+				return time.Time{}, false
+			}
+		}
+	}
+}
+
+// legacyRecordTime reads message sets of format v0 and v1 (Kafka before
+// 0.11). Only uncompressed v1 messages carry an exact per-record time.
+func legacyRecordTime(b []byte, offset int64) (time.Time, bool) {
+	for len(b) >= 12+4+1+1 {
+		o := int64(binary.BigEndian.Uint64(b))
+		end := 12 + int(int32(binary.BigEndian.Uint32(b[8:])))
+		magic, attrs := b[16], b[17]
+		if o >= offset {
+			switch {
+			case magic == 0:
+				return time.Time{}, true
+			case attrs&attrCompression != 0 || len(b) < 26:
+				return time.Time{}, false // a wrapper: its time is not the record's
+			default:
+				return millis(int64(binary.BigEndian.Uint64(b[18:]))), true
+			}
+		}
+		if len(b) < end {
+			break
+		}
+		b = b[end:]
+	}
+	return time.Time{}, false
+}
+
+// millis converts a Kafka timestamp; -1 (none) and other non-positive
+// values give the zero time.
+func millis(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+// varintLen is the length of v as a zigzag varint.
+func varintLen(v int64) int {
+	var buf [binary.MaxVarintLen64]byte
+	return binary.PutVarint(buf[:], v)
+}

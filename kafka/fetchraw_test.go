@@ -1,0 +1,122 @@
+package kafka
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go/compress"
+	"github.com/segmentio/kafka-go/protocol"
+	"github.com/segmentio/kafka-go/protocol/fetch"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// batch encodes a v2 record batch with kafka-go's encoder: one record per
+// time, offsets from base.
+func batch(t *testing.T, codec compress.Compression, base int64, times ...time.Time) []byte {
+	t.Helper()
+	records := make([]protocol.Record, len(times))
+	for i, ts := range times {
+		records[i] = protocol.Record{Time: ts, Value: protocol.NewBytes(bytes.Repeat([]byte{'v'}, 100+i))}
+	}
+	rs := protocol.RecordSet{Version: 2, Attributes: protocol.Attributes(codec), Records: protocol.NewRecordReader(records...)}
+	var buf bytes.Buffer
+	if _, err := rs.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()[4:] // size prefix
+	binary.BigEndian.PutUint64(b, uint64(base))
+	return b
+}
+
+func TestRecordTime(t *testing.T) {
+	t0 := time.UnixMilli(1_700_000_000_000)
+	times := []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(3 * time.Second)}
+	for _, codec := range []compress.Compression{0, compress.Gzip, compress.Snappy, compress.Lz4, compress.Zstd} {
+		b := append(batch(t, codec, 100, times[:2]...), batch(t, codec, 102, times[2:]...)...)
+		for offset, want := range map[int64]time.Time{90: t0, 100: t0, 101: times[1], 102: times[2], 103: times[3]} {
+			if got, ok := recordTime(b, offset); !ok || !got.Equal(want) {
+				t.Errorf("codec %v offset %d: %v %v, want %v", codec, offset, got, ok, want)
+			}
+		}
+		if got, ok := recordTime(b, 104); ok {
+			t.Errorf("codec %v offset 104 (past the end): %v, want not found", codec, got)
+		}
+	}
+
+	// A batch cut short by the byte limit still gives a record in the part
+	// that came; not one past it.
+	b := batch(t, 0, 100, times...)
+	cut := b[:batchHeaderLen+150]
+	if got, ok := recordTime(cut, 100); !ok || !got.Equal(t0) {
+		t.Errorf("cut batch, offset 100: %v %v, want %v", got, ok, t0)
+	}
+	if got, ok := recordTime(cut, 103); ok {
+		t.Errorf("cut batch, offset 103: %v, want not found", got)
+	}
+	if _, ok := recordTime(b[:40], 100); ok {
+		t.Error("a cut header gave a time")
+	}
+
+	// LogAppendTime: every record has the batch's max timestamp.
+	la := batch(t, 0, 100, times...)
+	binary.BigEndian.PutUint16(la[offsetAttributes:], attrLogAppend)
+	appended := t0.Add(time.Hour)
+	binary.BigEndian.PutUint64(la[35:], uint64(appended.UnixMilli()))
+	if got, ok := recordTime(la, 101); !ok || !got.Equal(appended) {
+		t.Errorf("log append time: %v %v, want %v", got, ok, appended)
+	}
+
+	// A control batch (transaction marker) is skipped.
+	ctl := batch(t, 0, 100, t0.Add(-time.Hour))
+	binary.BigEndian.PutUint16(ctl[offsetAttributes:], attrControl)
+	if got, ok := recordTime(append(ctl, batch(t, 0, 101, t0)...), 100); !ok || !got.Equal(t0) {
+		t.Errorf("after a control batch: %v %v, want %v", got, ok, t0)
+	}
+}
+
+// fetchBody builds a v11 Fetch response body for one partition.
+func fetchBody(topic string, partition int32, code int16, logStart int64, records []byte) []byte {
+	var b []byte
+	b = binary.BigEndian.AppendUint32(b, 0) // throttle
+	b = binary.BigEndian.AppendUint16(b, 0) // error
+	b = binary.BigEndian.AppendUint32(b, 0) // session
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(topic)))
+	b = append(b, topic...)
+	b = binary.BigEndian.AppendUint32(b, 1)
+	b = binary.BigEndian.AppendUint32(b, uint32(partition))
+	b = binary.BigEndian.AppendUint16(b, uint16(code))
+	b = binary.BigEndian.AppendUint64(b, 50) // high watermark
+	b = binary.BigEndian.AppendUint64(b, 50) // last stable
+	b = binary.BigEndian.AppendUint64(b, uint64(logStart))
+	b = binary.BigEndian.AppendUint32(b, 0xffffffff) // no aborted txns
+	b = binary.BigEndian.AppendUint32(b, 0xffffffff) // preferred replica
+	b = binary.BigEndian.AppendUint32(b, uint32(len(records)))
+	return append(b, records...)
+}
+
+func TestParseFetch(t *testing.T) {
+	tp := model.TopicPartition{Topic: "t", Partition: 3}
+	req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: 4}}}}
+	t0 := time.UnixMilli(1_700_000_000_000)
+
+	res, err := parseFetch(fetchBody("t", 3, 0, 0, batch(t, 0, 4, t0)), 11, req)
+	if err != nil || !res.stamps[tp].ts.Equal(t0) {
+		t.Errorf("record at 4: %+v %v, want %v", res, err, t0)
+	}
+	res, err = parseFetch(fetchBody("t", 3, 1, 10, nil), 11, req)
+	if err != nil || !res.stamps[tp].gone {
+		t.Errorf("offset 4 out of range below log-start 10: %+v %v, want gone", res, err)
+	}
+	res, err = parseFetch(fetchBody("t", 3, 6, 0, nil), 11, req)
+	if err != nil || !res.stamps[tp].leaderMoved {
+		t.Errorf("not leader: %+v %v, want leader moved", res, err)
+	}
+	body := fetchBody("t", 3, 0, 0, batch(t, 0, 4, t0))
+	if _, err := parseFetch(body[:len(body)-30], 11, req); err == nil {
+		t.Error("truncated response parsed without error")
+	}
+}
