@@ -200,6 +200,30 @@ func lagSeq(lags []int64, want Status) []hstep {
 	return out
 }
 
+func TestLaggingAtAnyPollInterval(t *testing.T) {
+	for _, every := range []time.Duration{250 * time.Millisecond, time.Second, 5 * time.Second, 15 * time.Second} {
+		t.Run(every.String(), func(t *testing.T) {
+			h := NewHistory(HistoryOptions{})
+			first := time.Duration(-1)
+			for at := time.Duration(0); at <= 2*time.Minute; at += every {
+				// consumes 100/s, produces 110/s
+				ms := int64(at / time.Millisecond)
+				s := hsnap(at, StateStable, []hp{{ms / 10, 1000 + ms*11/100, "a"}})
+				h.Annotate(&s)
+				if s.Partitions[0].Status == StatusLagging && first < 0 {
+					first = at
+				}
+				if first >= 0 && s.Partitions[0].Status != StatusLagging {
+					t.Fatalf("at %v: %s after LAGGING at %v", at, s.Partitions[0].Status, first)
+				}
+			}
+			if first < 30*time.Second || first > 45*time.Second {
+				t.Fatalf("LAGGING first at %v, want within 30s..45s", first)
+			}
+		})
+	}
+}
+
 func TestGroupStatusAndWorstPartition(t *testing.T) {
 	h := NewHistory(HistoryOptions{})
 	s, _ := runSteps(t, h, []hstep{
