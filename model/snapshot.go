@@ -4,7 +4,10 @@
 package model
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -203,28 +206,52 @@ type Snapshot struct {
 func NewSnapshot(o Observation) Snapshot {
 	s := Snapshot{TakenAt: o.TakenAt, Brokers: o.Brokers, Group: o.Group}
 
-	owner := make(map[TopicPartition]int, len(o.Committed))
 	members := make([]Member, len(o.Members))
 	copy(members, o.Members)
+	sort.SliceStable(members, func(a, b int) bool {
+		if members[a].ClientID != members[b].ClientID {
+			return members[a].ClientID < members[b].ClientID
+		}
+		return members[a].MemberID < members[b].MemberID
+	})
+
+	// owner maps every partition to show to its owner's index, or -1 for a
+	// partition that is committed but unowned.
+	owned := 0
+	for _, m := range members {
+		owned += len(m.Partitions)
+	}
+	owner := make(map[TopicPartition]int, max(owned, len(o.Committed)))
+	keys := make([]TopicPartition, 0, max(owned, len(o.Committed)))
 	for i := range members {
-		parts := append([]TopicPartition(nil), members[i].Partitions...)
-		sort.Slice(parts, func(a, b int) bool { return parts[a].Less(parts[b]) })
+		parts := slices.Clone(members[i].Partitions)
+		slices.SortFunc(parts, compareTP)
 		members[i].Partitions = parts
 		members[i].Lag = 0
 		for _, tp := range parts {
+			if _, ok := owner[tp]; !ok {
+				keys = append(keys, tp)
+			}
 			owner[tp] = i
 		}
 	}
-
-	seen := make(map[TopicPartition]struct{}, len(owner)+len(o.Committed))
-	rows := make([]PartitionLag, 0, len(owner)+len(o.Committed))
-	add := func(tp TopicPartition) {
-		if _, ok := seen[tp]; ok {
-			return
+	for tp := range o.Committed {
+		if _, ok := owner[tp]; !ok {
+			owner[tp] = -1
+			keys = append(keys, tp)
 		}
-		seen[tp] = struct{}{}
-		row := PartitionLag{TopicPartition: tp, Committed: NoOffset, LogStart: NoOffset, LogEnd: NoOffset}
-		if i, ok := owner[tp]; ok {
+	}
+	slices.SortFunc(keys, compareTP)
+
+	// Rows are filled in place: they are large, and copying them costs more
+	// than the lookups.
+	rows := make([]PartitionLag, len(keys))
+	for k, tp := range keys {
+		row := &rows[k]
+		row.TopicPartition = tp
+		row.Committed, row.LogStart, row.LogEnd = NoOffset, NoOffset, NoOffset
+		i := owner[tp]
+		if i >= 0 {
 			row.MemberID, row.ClientID, row.Host = members[i].MemberID, members[i].ClientID, members[i].Host
 		}
 		if c, ok := o.Committed[tp]; ok && c >= 0 {
@@ -243,40 +270,28 @@ func NewSnapshot(o Observation) Snapshot {
 		}
 		row.Lag, row.LagFromStart = Lag(row.Committed, row.LogStart, row.LogEnd)
 		ts, hasTS := o.OldestTimestamp[tp]
-		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
-		rows = append(rows, row)
-	}
-	for _, m := range members {
-		for _, tp := range m.Partitions {
-			add(tp)
-		}
-	}
-	for tp := range o.Committed {
-		add(tp)
-	}
-	sort.Slice(rows, func(a, b int) bool { return rows[a].Less(rows[b].TopicPartition) })
+		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(*row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
 
-	for _, r := range rows {
-		s.TotalLag += r.Lag
-		if r.Lag > s.MaxLag {
-			s.MaxLag = r.Lag
+		s.TotalLag += row.Lag
+		s.MaxLag = max(s.MaxLag, row.Lag)
+		if row.LagAgeKnown && (!s.MaxLagAgeKnown || row.LagAge > s.MaxLagAge) {
+			s.MaxLagAge, s.MaxLagAgeKnown = row.LagAge, true
 		}
-		if r.LagAgeKnown && (!s.MaxLagAgeKnown || r.LagAge > s.MaxLagAge) {
-			s.MaxLagAge, s.MaxLagAgeKnown = r.LagAge, true
-		}
-		if i, ok := owner[r.TopicPartition]; ok {
-			members[i].Lag += r.Lag
+		if i >= 0 {
+			members[i].Lag += row.Lag
 		}
 	}
-	sort.SliceStable(members, func(a, b int) bool {
-		if members[a].ClientID != members[b].ClientID {
-			return members[a].ClientID < members[b].ClientID
-		}
-		return members[a].MemberID < members[b].MemberID
-	})
 	s.Members = members
 	s.Partitions = rows
 	return s
+}
+
+// compareTP orders partitions by topic, then partition number.
+func compareTP(a, b TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
 }
 
 // LagAge returns how long a partition's oldest unprocessed record has
