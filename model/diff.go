@@ -318,6 +318,12 @@ func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred bool
 			e.Moves[i] = m.Move
 		}
 	}
+	if len(moves) > MaxMoveEvents {
+		// A rebalance of a large group would flush the whole timeline with
+		// one event per partition; rebalance_completed lists every move.
+		e.Detail += fmt.Sprintf("; %d partition_moved events not listed one by one (see moves)", len(moves))
+		return []Event{e}
+	}
 	out := make([]Event, 0, 1+len(moves))
 	out = append(out, e)
 	tps := make([]TopicPartition, len(moves)) // one array for all the events
@@ -331,6 +337,11 @@ func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred bool
 	}
 	return out
 }
+
+// MaxMoveEvents is the most partition_moved events one rebalance emits; a
+// rebalance that moves more is reported by its rebalance_completed alone,
+// whose Moves lists every partition, so the timeline keeps its history.
+const MaxMoveEvents = 64
 
 // diffOwners compares who owned each partition in base and in cur (nobody,
 // where a view's assignments are not meaningful). It returns the partitions

@@ -599,3 +599,36 @@ func TestDiffHandBuiltSnapshots(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(sums, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestLargeRebalanceIsOneEvent(t *testing.T) {
+	var all, half []int32
+	for p := range int32(200) {
+		all = append(all, p)
+		if p < 100 {
+			half = append(half, p)
+		}
+	}
+	var rest []int32
+	for p := int32(100); p < 200; p++ {
+		rest = append(rest, p)
+	}
+	tr := NewTracker("order-workers", 1000)
+	tr.Observe(snapN(0, stable, 200, "range", mem("consumer-a", all...)))
+	tr.Observe(snapN(1, preparing, 200, "range", mem("consumer-a"), mem("consumer-b")))
+	evs := tr.Observe(snapN(2, stable, 200, "range", mem("consumer-a", half...), mem("consumer-b", rest...)))
+	var completed *Event
+	for i, e := range evs {
+		switch e.Type {
+		case EventPartitionMoved:
+			t.Fatalf("a 100-partition move emitted partition_moved events: %s", e.Detail)
+		case EventRebalanceCompleted:
+			completed = &evs[i]
+		}
+	}
+	if completed == nil || len(completed.Moves) != 100 {
+		t.Fatalf("rebalance_completed missing or without its 100 moves: %+v", completed)
+	}
+	if !strings.Contains(completed.Detail, "see moves") {
+		t.Errorf("detail does not say where the moves are: %q", completed.Detail)
+	}
+}
