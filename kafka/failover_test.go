@@ -2,8 +2,11 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"net"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,4 +114,71 @@ func TestPollRecoversWhenBrokersReturn(t *testing.T) {
 		t.Errorf("state %q, want Empty", s.Group.State)
 	}
 	assertLag(t, s, 3)
+}
+
+// TestPollWithOneBrokerDown: broker 0 (the lowest id, the first asked for
+// the coordinator) refuses connections. The snapshot still comes, with the
+// partitions it leads marked.
+func TestPollWithOneBrokerDown(t *testing.T) {
+	tc := newTestCluster(t, false)
+	group := ""
+	for i := 0; group == ""; i++ {
+		if g := "workers-" + strconv.Itoa(i); tc.CoordinatorFor(g) != 0 {
+			group = g
+		}
+	}
+	committedGroup(t, tc, group, "orders")
+	down := tc.addrs[0]
+	w := newTestWatcher(t, tc, group)
+	w.dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		if address == down {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: errRefused}
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, address)
+	}
+	s, err := w.Poll(context.Background())
+	if err != nil {
+		t.Fatalf("poll with broker 0 down: %v", err)
+	}
+	for _, r := range s.Partitions {
+		if tc.LeaderFor(r.Topic, r.Partition) == 0 {
+			if !strings.Contains(r.Err, down) || r.LogEnd != model.NoOffset {
+				t.Errorf("%s/%d led by the broker down: err %q log-end %d, want an error naming %s", r.Topic, r.Partition, r.Err, r.LogEnd, down)
+			}
+		} else if r.Err != "" || r.Lag != 3 {
+			t.Errorf("%s/%d: lag %d err %q, want lag 3", r.Topic, r.Partition, r.Lag, r.Err)
+		}
+	}
+}
+
+var errRefused = errors.New("connection refused (test)")
+
+// TestCloseLeavesNoGoroutines: after Close, none of kafka-go's connection
+// or metadata goroutines are left.
+func TestCloseLeavesNoGoroutines(t *testing.T) {
+	tc := newTestCluster(t, false)
+	w := NewWatcher(Config{Brokers: tc.addrs, Group: "g", Timeout: 5 * time.Second})
+	for i := 0; i < 3; i++ {
+		if _, err := w.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := kafkaGoroutines(); n == 0 {
+		t.Fatal("no kafka-go goroutine while the watcher is open; the test proves nothing")
+	}
+	w.Close()
+	waitFor(t, 5*time.Second, "kafka-go goroutines to end", func() bool { return kafkaGoroutines() == 0 })
+}
+
+func kafkaGoroutines() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "segmentio/kafka-go") {
+			n++
+		}
+	}
+	return n
 }

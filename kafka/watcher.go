@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sort"
 	"strconv"
@@ -59,12 +60,14 @@ type Watcher struct {
 	// dial replaces the transport's dialer when set (tests tap the wire).
 	dial func(ctx context.Context, network, address string) (net.Conn, error)
 
-	mu     sync.Mutex
-	tr     *kafka.Transport
-	coord  *broker // cached group coordinator; nil until found
-	meta   metadataCache
-	stamps stampCache
-	closed bool
+	mu    sync.Mutex
+	tr    *kafka.Transport
+	coord *broker // cached group coordinator; nil until found
+	// askedVia is the broker that last answered FindCoordinator.
+	askedVia int32
+	meta     metadataCache
+	stamps   stampCache
+	closed   bool
 }
 
 // broker is a broker's id and address.
@@ -242,8 +245,13 @@ func (w *Watcher) brokers(ctx context.Context) (map[int32]broker, error) {
 		if len(w.cfg.Brokers) > 1 {
 			which = "brokers"
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
 			err = fmt.Errorf("no answer within %s: %w", w.cfg.Timeout, err)
+		case errors.Is(err, io.ErrUnexpectedEOF) && w.cfg.SASL != nil:
+			err = fmt.Errorf("broker closed the connection while authenticating (check the SASL mechanism, user and password): %w", err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			err = fmt.Errorf("broker closed the connection (does it require SASL or TLS?): %w", err)
 		}
 		return nil, fmt.Errorf("connect to %s %s: %w", which, strings.Join(w.cfg.Brokers, ","), err)
 	}
@@ -254,34 +262,50 @@ func (w *Watcher) brokers(ctx context.Context) (map[int32]broker, error) {
 	return out, nil
 }
 
-// anyBroker picks the broker to ask cluster-wide questions: the lowest id.
-func anyBroker(brokers map[int32]broker) broker {
-	first := broker{id: -1}
-	for id, b := range brokers {
-		if first.id < 0 || id < first.id {
-			first = b
-		}
-	}
-	return first
-}
-
-// coordinator returns the group's coordinator, cached until it fails.
+// coordinator returns the group's coordinator, cached until it fails. It
+// asks the broker that last answered first, then the others in id order,
+// so one unreachable broker does not hide the coordinator.
 func (w *Watcher) coordinator(ctx context.Context, brokers map[int32]broker) (broker, error) {
 	if w.coord != nil {
 		return *w.coord, nil
 	}
-	via := anyBroker(brokers)
-	res, err := w.roundTrip(ctx, &findCoordinatorRequest{Key: w.cfg.Group, route: route{via.id}})
-	if err != nil {
-		return broker{}, fmt.Errorf("find coordinator of group %q via broker %s: %w", w.cfg.Group, via.addr, err)
+	ids := make([]int32, 0, len(brokers))
+	for id := range brokers {
+		ids = append(ids, id)
 	}
-	r := res.(*findcoordinator.Response)
-	if r.ErrorCode != 0 {
-		return broker{}, fmt.Errorf("find coordinator of group %q via broker %s: %w", w.cfg.Group, via.addr, kafka.Error(r.ErrorCode))
+	sort.Slice(ids, func(i, j int) bool {
+		if (ids[i] == w.askedVia) != (ids[j] == w.askedVia) {
+			return ids[i] == w.askedVia
+		}
+		return ids[i] < ids[j]
+	})
+	var earlier string // failures before the last, one line
+	var last error
+	lastAddr := ""
+	for _, id := range ids {
+		via := brokers[id]
+		res, err := w.roundTrip(ctx, &findCoordinatorRequest{Key: w.cfg.Group, route: route{id}})
+		if err == nil {
+			if r := res.(*findcoordinator.Response); r.ErrorCode != 0 {
+				err = kafka.Error(r.ErrorCode)
+			} else {
+				c := broker{id: r.NodeID, addr: net.JoinHostPort(r.Host, strconv.Itoa(int(r.Port)))}
+				w.coord, w.askedVia = &c, id
+				return c, nil
+			}
+		}
+		if last != nil {
+			earlier += fmt.Sprintf("via broker %s: %v; ", lastAddr, last)
+		}
+		last, lastAddr = err, via.addr
+		if ctx.Err() != nil {
+			break
+		}
 	}
-	c := broker{id: r.NodeID, addr: net.JoinHostPort(r.Host, strconv.Itoa(int(r.Port)))}
-	w.coord = &c
-	return c, nil
+	if last == nil {
+		return broker{}, fmt.Errorf("find coordinator of group %q: no broker to ask", w.cfg.Group)
+	}
+	return broker{}, fmt.Errorf("find coordinator of group %q: %svia broker %s: %w", w.cfg.Group, earlier, lastAddr, last)
 }
 
 // toCoordinator sends a group request to the cached coordinator. When the
