@@ -36,6 +36,7 @@ type consumer struct {
 	assigned []model.TopicPartition
 	slow     bool
 	left     bool // left the group on its own (max.poll.interval)
+	phase    string
 	killedAt time.Time
 }
 
@@ -220,6 +221,7 @@ func (c *consumer) handle(gen *kafka.Generation, m kafka.Message) bool {
 	onLate := func() { c.pollTimeout(gen) }
 
 	if cfg.Commit == CommitBefore {
+		c.setPhase(phaseCommitting)
 		c.commit(gen, tp, m.Offset+1)
 		if !c.work(cfg.CommitDelay, deadline, onLate) {
 			return false
@@ -234,6 +236,8 @@ func (c *consumer) handle(gen *kafka.Generation, m kafka.Message) bool {
 	if c.isSlow() {
 		pt = cfg.SlowProcessTime
 	}
+	c.setPhase(phaseProcessing)
+	defer c.setPhase(phaseIdle)
 	if !c.work(pt, deadline, onLate) {
 		if ours {
 			c.d.mu.Lock()
@@ -257,6 +261,7 @@ func (c *consumer) handle(gen *kafka.Generation, m kafka.Message) bool {
 		}
 	}
 	if cfg.Commit == CommitAfter {
+		c.setPhase(phaseCommitting)
 		if !c.work(cfg.CommitDelay, deadline, onLate) {
 			return false
 		}
@@ -359,6 +364,20 @@ func (c *consumer) pollTimeout(gen *kafka.Generation) {
 		GroupID: c.d.cfg.Group,
 		Members: []kafka.LeaveGroupRequestMember{{ID: gen.MemberID}},
 	})
+}
+
+// Phases of handling one order, for tests that must kill a consumer at a
+// precise moment.
+const (
+	phaseIdle       = ""
+	phaseProcessing = "processing"
+	phaseCommitting = "committing" // between processing and committing, either way round
+)
+
+func (c *consumer) setPhase(p string) {
+	c.d.mu.Lock()
+	c.phase = p
+	c.d.mu.Unlock()
 }
 
 func (c *consumer) isKilled() bool {
