@@ -182,3 +182,37 @@ func kafkaGoroutines() int {
 	}
 	return n
 }
+
+// TestPollSilentCoordinator: the coordinator accepts nothing (a dial that
+// hangs, as to a host that drops packets). Poll fails within the timeout,
+// naming the coordinator.
+func TestPollSilentCoordinator(t *testing.T) {
+	tc := newTestCluster(t, false)
+	group := ""
+	for i := 0; group == ""; i++ {
+		if g := "workers-" + strconv.Itoa(i); tc.CoordinatorFor(g) != 0 {
+			group = g
+		}
+	}
+	silent := tc.addrs[tc.CoordinatorFor(group)]
+	const timeout = 500 * time.Millisecond
+	w := NewWatcher(Config{Brokers: tc.addrs[:1], Group: group, Timeout: timeout})
+	defer w.Close()
+	w.dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		if address == silent {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, address)
+	}
+	start := time.Now()
+	_, err := w.Poll(context.Background())
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "coordinator "+silent) {
+		t.Errorf("poll: %v, want an error naming coordinator %s", err, silent)
+	}
+	if took > timeout+500*time.Millisecond {
+		t.Errorf("poll took %s, want about the %s timeout", took, timeout)
+	}
+}

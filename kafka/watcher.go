@@ -198,9 +198,13 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 
 // roundTrip sends one request with the configured timeout.
 func (w *Watcher) roundTrip(ctx context.Context, req protocol.Message) (protocol.Message, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	rctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
-	return w.transport().RoundTrip(ctx, w.addr, req)
+	res, err := w.transport().RoundTrip(rctx, w.addr, req)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s: %w", w.cfg.Timeout, err)
+	}
+	return res, err
 }
 
 func (w *Watcher) transport() *kafka.Transport {
@@ -246,8 +250,6 @@ func (w *Watcher) brokers(ctx context.Context) (map[int32]broker, error) {
 			which = "brokers"
 		}
 		switch {
-		case errors.Is(err, context.DeadlineExceeded):
-			err = fmt.Errorf("no answer within %s: %w", w.cfg.Timeout, err)
 		case errors.Is(err, io.ErrUnexpectedEOF) && w.cfg.SASL != nil:
 			err = fmt.Errorf("broker closed the connection while authenticating (check the SASL mechanism, user and password): %w", err)
 		case errors.Is(err, io.ErrUnexpectedEOF):
@@ -330,7 +332,9 @@ func (w *Watcher) toCoordinator(ctx context.Context, brokers map[int32]broker, w
 			}
 		}
 		w.coord = nil
-		if attempt > 0 || ctx.Err() != nil {
+		// A coordinator that moved is looked up again, once; one that did
+		// not answer in time is not waited for twice.
+		if attempt > 0 || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 			return nil, c, fmt.Errorf("%s %q on coordinator %s: %w", what, w.cfg.Group, c.addr, err)
 		}
 	}
