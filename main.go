@@ -55,11 +55,14 @@ type watchFlags struct {
 	group    string
 	interval time.Duration
 	timeout  time.Duration
-	once     bool
-	output   string
-	events   bool
-	version  bool
-	security securityFlags
+	// stallAfter: a partition with lag whose commit has not moved for this
+	// long is STALLED.
+	stallAfter time.Duration
+	once       bool
+	output     string
+	events     bool
+	version    bool
+	security   securityFlags
 }
 
 // securityFlags are the TLS and SASL flags, shared by watch and demo.
@@ -208,6 +211,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVarP(&f.output, "output", "o", "table", "output of --once: table or json")
 	fs.BoolVar(&f.events, "events", false, "print timeline events as JSON lines until interrupted")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
+	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
 	f.security.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -224,6 +228,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("--interval must be positive, got %s", f.interval)}
 	case f.timeout <= 0:
 		return usageError{fmt.Sprintf("--timeout must be positive, got %s", f.timeout)}
+	case f.stallAfter <= 0:
+		return usageError{fmt.Sprintf("--stall-after must be positive, got %s", f.stallAfter)}
 	case f.group == "":
 		return usageError{"--group is required (to try kgwatch without Kafka: kgwatch demo)"}
 	case f.once && f.events:
@@ -243,7 +249,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.once {
 		return printOnce(ctx, w, f, stdout)
 	}
-	return runTUI(ctx, w, ui.Options{Brokers: brokers, Group: f.group, Interval: f.interval, Timeout: f.timeout})
+	return runTUI(ctx, w, ui.Options{Brokers: brokers, Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter})
 }
 
 func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Writer) error {
@@ -256,6 +262,9 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	if !snap.Group.Exists() {
 		return fmt.Errorf("Consumer group '%s' does not exist.", f.group)
 	}
+	// One poll has no history: rates and ETA stay null, and only the
+	// statuses one snapshot can show (OK, UNOWNED, STOPPED) are given.
+	model.NewHistory(model.HistoryOptions{StallAfter: f.stallAfter}).Annotate(&snap)
 	if f.output == "json" {
 		b, err := model.MarshalJSONSnapshot(snap)
 		if err != nil {

@@ -34,6 +34,10 @@ type Options struct {
 	// Context, when set, bounds every poll: cancelling it stops the loop.
 	// Nil means context.Background(); quitting cancels polls either way.
 	Context context.Context
+	// StallAfter is how long a partition with lag may go without a commit
+	// before it is STALLED (`--stall-after`); zero means the model's
+	// default, 30s.
+	StallAfter time.Duration
 }
 
 // ProgramOptions returns the tea.Program options the UI needs: with NoColor
@@ -78,6 +82,14 @@ type App struct {
 	table   Table
 	members Members
 
+	// history derives statuses, rates and ETA from the snapshots; rows is
+	// the table's sort, filter and only-lag view (ui/filter.go).
+	history *model.History
+	rows    rowView
+	// statusEvents are the status_changed events of the last snapshot,
+	// for the timeline.
+	statusEvents []model.Event
+
 	// layout, computed in relayout after every Update
 	headerText string
 	helpText   string
@@ -113,6 +125,7 @@ func New(src Source, opts Options) *App {
 		header:  NewHeader(st),
 		table:   NewTable(st, km),
 		members: NewMembers(st, km),
+		history: model.NewHistory(model.HistoryOptions{StallAfter: opts.StallAfter}),
 	}
 	a.watch = WatchState{Brokers: opts.Brokers, Group: opts.Group, Interval: opts.Interval, Now: opts.Now()}
 	a.setFocus(paneTable)
@@ -157,6 +170,9 @@ func (a *App) View() tea.View {
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if a.viewKey(msg) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, a.keys.Quit):
 		a.cancel()
@@ -189,9 +205,11 @@ func (a *App) setFocus(p pane) {
 func (a *App) applySnapshot(snap model.Snapshot) {
 	s := &a.watch
 	s.Err, s.Failures = nil, 0
+	a.statusEvents = a.history.Annotate(&snap)
 	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
 	a.refreshRows()
 	a.members.SetMembers(snap.Members)
+	a.members.SetPartitionCount(len(snap.Partitions))
 	a.members.SetPending(snap.Group.Rebalancing())
 	a.table.SetStale(false)
 	a.members.SetStale(false)
@@ -209,5 +227,7 @@ func (a *App) applyError(err error) {
 // refreshRows hands the partition table its rows. Sorting and filtering
 // of the rows belong here, so every key that changes them calls it.
 func (a *App) refreshRows() {
-	a.table.SetRows(a.watch.Snap.Partitions)
+	a.table.SetRows(a.rows.apply(a.watch.Snap.Partitions))
+	snap := &a.watch.Snap
+	a.table.SetView(a.rows.describe(), len(snap.Partitions), snap.WorstPartition, snap.HasWorst)
 }

@@ -88,7 +88,12 @@ func (h Header) segments() []string {
 	}
 	segs = append(segs, st.Group.Render(s.Group), h.stateSegment())
 	if s.HasSnap && s.Snap.Group.Exists() {
-		segs = append(segs, st.Label.Render("lag ")+st.Value.Render(groupDigits(s.Snap.TotalLag)))
+		segs = append(segs, h.lagSegments()...)
+		if h.maxLines < 3 {
+			if w := h.worstSegment(false); w != "" {
+				segs = append(segs, w)
+			}
+		}
 	}
 	if s.HasSnap {
 		age := ageText(s.Now.Sub(s.LastGood))
@@ -122,7 +127,15 @@ func (h Header) View() string {
 		return ""
 	}
 	var lines []string
-	if h.maxLines > 0 {
+	summary := h.maxLines
+	worst := ""
+	if h.maxLines >= 3 && h.st.HasSnap && h.st.Snap.Group.Exists() {
+		// The worst partition takes a line of its own.
+		if worst = h.worstSegment(true); worst != "" {
+			summary--
+		}
+	}
+	if summary > 0 {
 		sep := h.styles.Separator.Render(" · ")
 		sepW := textWidth(sep)
 		var cur strings.Builder
@@ -137,7 +150,7 @@ func (h Header) View() string {
 				cur.WriteString(sep)
 				cur.WriteString(seg)
 				curW += sepW + w
-			case len(lines)+1 < h.maxLines:
+			case len(lines)+1 < summary:
 				lines = append(lines, cur.String())
 				cur.Reset()
 				cur.WriteString(seg)
@@ -145,6 +158,9 @@ func (h Header) View() string {
 			}
 		}
 		lines = append(lines, cur.String())
+	}
+	if worst != "" {
+		lines = append(lines, worst)
 	}
 	if b := h.banner(); b != "" {
 		lines = append(lines, b)

@@ -14,6 +14,13 @@ type KeyMap struct {
 	NextPane key.Binding
 	Help     key.Binding
 	Quit     key.Binding
+
+	// Sort, Filter, OnlyLag and ClearFilter change the partition table's
+	// view (ui/filter.go).
+	Sort        key.Binding
+	Filter      key.Binding
+	OnlyLag     key.Binding
+	ClearFilter key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -47,6 +54,22 @@ func DefaultKeyMap() KeyMap {
 			key.WithKeys("tab", "shift+tab"),
 			key.WithHelp("tab", "switch pane"),
 		),
+		Sort: key.NewBinding(
+			key.WithKeys("o"),
+			key.WithHelp("o", "sort"),
+		),
+		Filter: key.NewBinding(
+			key.WithKeys("/"),
+			key.WithHelp("/", "filter"),
+		),
+		OnlyLag: key.NewBinding(
+			key.WithKeys("l"),
+			key.WithHelp("l", "only lag"),
+		),
+		ClearFilter: key.NewBinding(
+			key.WithKeys("esc"),
+			key.WithHelp("esc", "clear filter"),
+		),
 		Help: key.NewBinding(
 			key.WithKeys("?"),
 			key.WithHelp("?", "help"),
@@ -60,7 +83,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the one-line help at the bottom of the screen.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.NextPane, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown after `?`, one column per group.
@@ -68,6 +91,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.NextPane},
+		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
 		{k.Help, k.Quit},
 	}
 }

@@ -16,6 +16,9 @@ func (a *App) relayout() {
 	if h < 6 {
 		headerLines = 1
 	}
+	if h >= 16 {
+		headerLines = 3 // the worst partition gets its own line
+	}
 	a.header.SetSize(w, headerLines)
 	a.header.SetState(a.watch)
 	a.headerText = a.header.View()
@@ -31,6 +34,9 @@ func (a *App) relayout() {
 		if lipgloss.Height(a.helpText) > h-headH-2 {
 			a.helpText = a.help.ShortHelpView(a.keys.ShortHelp())
 		}
+	}
+	if f := a.filterLine(w); f != "" && h-headH >= 2 {
+		a.helpText = f // typing goes there: it replaces the help
 	}
 	helpH := 0
 	if a.helpText != "" {

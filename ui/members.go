@@ -23,6 +23,11 @@ type Members struct {
 	focused bool
 	stale   bool
 	pending bool // the group is rebalancing: assignments are on their way
+	// partCount is how many partitions the group has, to tell why a member
+	// owns none; mostLag is the member with the most lag (marked), -1 when
+	// none stands out.
+	partCount int
+	mostLag   int
 }
 
 // Members columns, in screen order.
@@ -32,6 +37,7 @@ const (
 	mcolMember
 	mcolCount
 	mcolLag
+	mcolRate
 	mcolParts
 	numMCols
 )
@@ -76,6 +82,14 @@ func (m *Members) SetMembers(ms []model.Member) {
 		m.parts[i] = partitionList(ms[i].Partitions)
 	}
 	m.sc.SetLen(len(ms))
+	m.mostLag = -1
+	if len(ms) > 1 {
+		for i := range ms {
+			if ms[i].Lag > 0 && (m.mostLag < 0 || ms[i].Lag > ms[m.mostLag].Lag) {
+				m.mostLag = i
+			}
+		}
+	}
 	for i := range ms {
 		if sel != "" && ms[i].MemberID == sel {
 			m.sc.SetCursor(i)
@@ -152,6 +166,20 @@ func partitionList(tps []model.TopicPartition) string {
 	return b.String()
 }
 
+// lagText is member i's LAG cell; the member with the most lag, when
+// there are several, is marked so an overloaded member stands out.
+func (m Members) lagText(i int) string {
+	s := strconv.FormatInt(m.members[i].Lag, 10)
+	if i == m.mostLag {
+		return s + " " + glyphWorst
+	}
+	return s + "  "
+}
+
+// SetPartitionCount says how many partitions the group has, so members
+// owning none can be explained.
+func (m *Members) SetPartitionCount(n int) { m.partCount = n }
+
 // partsText is member i's PARTITIONS cell.
 func (m Members) partsText(i int) string {
 	switch {
@@ -159,8 +187,10 @@ func (m Members) partsText(i int) string {
 		return m.parts[i]
 	case m.pending:
 		return glyphWaiting + " awaiting assignment"
+	case m.partCount > 0 && len(m.members) > m.partCount:
+		return "none · idle: more consumers than partitions"
 	default:
-		return "none (idle)"
+		return "none · idle"
 	}
 }
 
@@ -189,17 +219,19 @@ func (m Members) View() string {
 	var nat [numMCols]int
 	nat[mcolClient], nat[mcolHost], nat[mcolMember] = 9, 4, 9
 	nat[mcolCount], nat[mcolLag], nat[mcolParts] = 5, 3, 10
+	nat[mcolRate] = 9
 	for i := range visible {
 		mb := &visible[i]
 		nat[mcolClient] = max(nat[mcolClient], textWidth(memberName(mb)))
 		nat[mcolHost] = max(nat[mcolHost], textWidth(memberHost(mb.Host)))
-		nat[mcolLag] = max(nat[mcolLag], digits(mb.Lag))
+		nat[mcolLag] = max(nat[mcolLag], digits(mb.Lag)+2) // + " ◀"
+		nat[mcolRate] = max(nat[mcolRate], len(rateNum(mb.ConsumeRate)))
 		nat[mcolParts] = max(nat[mcolParts], textWidth(m.partsText(start+i)))
 	}
 	w := nat
 	w[mcolClient] = min(nat[mcolClient], 24)
 	w[mcolParts] = 10
-	show := [numMCols]bool{true, true, true, true, true, true}
+	show := [numMCols]bool{true, true, true, true, true, true, true}
 	avail := m.width - 1
 	used := func() int {
 		n, cols := 0, 0
@@ -211,7 +243,7 @@ func (m Members) View() string {
 		}
 		return n + max(cols-1, 0)
 	}
-	for _, c := range []int{mcolMember, mcolHost, mcolCount} {
+	for _, c := range []int{mcolMember, mcolHost, mcolCount, mcolRate} {
 		if used() <= avail {
 			break
 		}
@@ -228,8 +260,8 @@ func (m Members) View() string {
 	if m.height < 2 {
 		return b.String()
 	}
-	titles := [numMCols]string{"CLIENT-ID", "HOST", "MEMBER-ID", "PARTS", "LAG", "PARTITIONS"}
-	right := [numMCols]bool{mcolCount: true, mcolLag: true}
+	titles := [numMCols]string{"CLIENT-ID", "HOST", "MEMBER-ID", "PARTS", "LAG", "CONSUME/s", "PARTITIONS"}
+	right := [numMCols]bool{mcolCount: true, mcolLag: true, mcolRate: true}
 	cells := func(vals [numMCols]string) string {
 		var line strings.Builder
 		first := true
@@ -258,7 +290,8 @@ func (m Members) View() string {
 			memberHost(mb.Host),
 			model.ShortID(mb.MemberID),
 			strconv.Itoa(len(mb.Partitions)),
-			strconv.FormatInt(mb.Lag, 10),
+			m.lagText(start + i),
+			rateNum(mb.ConsumeRate),
 			m.partsText(start + i),
 		}
 		b.WriteByte('\n')

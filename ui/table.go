@@ -23,16 +23,26 @@ type Table struct {
 	height  int
 	focused bool
 	stale   bool
+
+	// Set by SetView: how the rows were sorted and filtered, how many
+	// partitions the snapshot has, and its worst partition (marked).
+	viewDesc string
+	total    int
+	worst    model.TopicPartition
+	hasWorst bool
 }
 
 // Table columns, in screen order.
 const (
 	colTopic = iota
 	colPart
+	colStatus
 	colOwner
 	colCommitted
 	colLogEnd
 	colLag
+	colAge
+	colRate
 	colBar
 	numCols
 )
@@ -80,6 +90,13 @@ func (t *Table) SetRows(rows []model.PartitionLag) {
 	}
 }
 
+// SetView tells the table how its rows were chosen, for the title (desc,
+// "sort: lag · only lag"; total partitions before filtering), and which
+// partition is the worst, for the marker.
+func (t *Table) SetView(desc string, total int, worst model.TopicPartition, hasWorst bool) {
+	t.viewDesc, t.total, t.worst, t.hasWorst = desc, total, worst, hasWorst
+}
+
 // Selected returns the partition under the cursor.
 func (t Table) Selected() (model.PartitionLag, bool) {
 	i := t.sc.Cursor()
@@ -107,8 +124,11 @@ type tableLayout struct {
 	partTitle string
 	ownerHost bool // OWNER shows the host too
 	barTitle  string
-	maxLag    int64
-	fromStart bool // a visible row counts lag from log start
+	// titles of the issue-5 columns, shortened to their widths
+	statusTitle, ageTitle, rateTitle string
+	statusWords                      bool // STATUS fits the words, not only glyphs
+	maxLag                           int64
+	fromStart                        bool // a visible row counts lag from log start
 }
 
 // ownerText is the OWNER cell: client id and host, or only the client id
@@ -156,6 +176,7 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 	ownerShort := 5
 	nat[colTopic], nat[colPart], nat[colOwner] = 5, 1, 5
 	nat[colCommitted], nat[colLogEnd], nat[colLag] = 9, 7, 3
+	nat[colStatus], nat[colAge], nat[colRate] = 6, 3, 9
 	for i := range rows {
 		p := &rows[i]
 		nat[colTopic] = max(nat[colTopic], textWidth(p.Topic))
@@ -171,16 +192,24 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 		}
 		nat[colLag] = max(nat[colLag], lw)
 		l.maxLag = max(l.maxLag, p.Lag)
+		if p.Status != "" {
+			nat[colStatus] = max(nat[colStatus], textWidth(p.Status.Label()))
+		}
+		nat[colAge] = max(nat[colAge], len(lagAgeText(p)))
+		nat[colRate] = max(nat[colRate], len(rateText(p)))
 	}
 	nat[colBar] = 60
 
 	minW := nat
-	minW[colTopic] = min(nat[colTopic], 12)
+	minW[colTopic] = min(nat[colTopic], 20)
 	minW[colOwner] = min(ownerShort, 10)
+	shrinkStatus := -1 // step below: the glyph alone, without the word
 	minW[colBar] = 7
 
 	avail := t.width - 1 // cursor gutter
-	l.show = [numCols]bool{true, true, true, true, true, true, true}
+	for c := range numCols {
+		l.show[c] = true
+	}
 	used := func() int {
 		n, cols := 0, 0
 		for c := range numCols {
@@ -192,9 +221,19 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 		return n + max(cols-1, 0)
 	}
 	l.w = minW
-	for _, c := range []int{colLogEnd, colCommitted, colOwner, colBar} {
+	// Dropped first to last (negative: the topic gives up cells instead);
+	// partition, owner, lag, status and age stay longest.
+	for _, c := range []int{colLogEnd, colCommitted, colRate, -12, colBar, shrinkStatus, -8, colAge, colOwner} {
 		if used() <= avail {
 			break
+		}
+		if c == shrinkStatus {
+			l.w[colStatus] = 1
+			continue
+		}
+		if c < 0 {
+			l.w[colTopic] = min(l.w[colTopic], -c)
+			continue
 		}
 		l.show[c] = false
 	}
@@ -209,6 +248,7 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 			extra -= d
 		}
 	}
+	grow(colStatus, nat[colStatus]) // the word, not only the glyph
 	grow(colBar, 10)
 	grow(colTopic, min(nat[colTopic], 24))
 	grow(colPart, max(nat[colPart], 4))
@@ -231,10 +271,25 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 		l.partTitle = "P"
 	}
 	switch w := l.w[colBar]; {
+	case w >= 19 && t.hasWorst:
+		l.barTitle = "LAG BAR (" + glyphWorst + " = worst)"
 	case w >= 22:
 		l.barTitle = "LAG BAR (" + glyphWorst + " = most lag)"
 	case w >= 7:
 		l.barTitle = "LAG BAR"
+	}
+	l.statusWords = l.w[colStatus] >= nat[colStatus]
+	l.statusTitle = "STATUS"
+	if !l.statusWords {
+		l.w[colStatus], l.statusTitle = 1, "S"
+	}
+	l.ageTitle = "LAG AGE"
+	if l.w[colAge] < 7 {
+		l.ageTitle = "AGE"
+	}
+	l.rateTitle = "CONS/PROD"
+	if l.w[colRate] < 9 {
+		l.rateTitle = "RATE"
 	}
 	return l
 }
@@ -273,8 +328,15 @@ func (t Table) title(start, end int, fromStart bool) string {
 	if t.focused {
 		st, glyph = t.styles.PaneTitle, glyphFocused
 	}
-	s := st.Render(glyph + " Partitions " + strconv.Itoa(len(t.rows)))
+	n := strconv.Itoa(len(t.rows))
+	if t.total > len(t.rows) {
+		n += " of " + strconv.Itoa(t.total)
+	}
+	s := st.Render(glyph + " Partitions " + n)
 	var extra []string
+	if t.viewDesc != "" {
+		extra = append(extra, t.viewDesc)
+	}
 	if len(t.rows) > end-start && end > start {
 		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
 	}
@@ -291,8 +353,8 @@ func (t Table) title(start, end int, fromStart bool) string {
 }
 
 func (t Table) header(l tableLayout) string {
-	titles := [numCols]string{"TOPIC", l.partTitle, "OWNER", "COMMITTED", "LOG-END", "LAG", l.barTitle}
-	right := [numCols]bool{colPart: true, colCommitted: true, colLogEnd: true, colLag: true}
+	titles := [numCols]string{"TOPIC", l.partTitle, l.statusTitle, "OWNER", "COMMITTED", "LOG-END", "LAG", l.ageTitle, l.rateTitle, l.barTitle}
+	right := [numCols]bool{colPart: true, colCommitted: true, colLogEnd: true, colLag: true, colAge: true, colRate: true}
 	var b strings.Builder
 	b.WriteByte(' ')
 	first := true
@@ -327,6 +389,14 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 	line.WriteString(cell(p.Topic, l.w[colTopic], false))
 	sep()
 	line.WriteString(cell(strconv.Itoa(int(p.Partition)), l.w[colPart], true))
+	if l.show[colStatus] {
+		sep()
+		s := cell(statusText(p.Status, l.statusWords), l.w[colStatus], false)
+		if styled {
+			s = st.statusPaint(p.Status).Render(s)
+		}
+		line.WriteString(s)
+	}
 	if l.show[colOwner] {
 		sep()
 		o := cell(ownerText(p, l.ownerHost), l.w[colOwner], false)
@@ -346,9 +416,17 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 	sep()
 	lag := cell(lagText(p), l.w[colLag], true)
 	if styled {
-		lag = st.lagStyle(p.Lag, l.maxLag).Render(lag)
+		lag = st.barPaint(p, l.maxLag).Render(lag)
 	}
 	line.WriteString(lag)
+	if l.show[colAge] {
+		sep()
+		line.WriteString(cell(lagAgeText(p), l.w[colAge], true))
+	}
+	if l.show[colRate] {
+		sep()
+		line.WriteString(cell(rateText(p), l.w[colRate], true))
+	}
 	if l.show[colBar] {
 		sep()
 		line.WriteString(t.bar(p, l.w[colBar], l.maxLag, styled))
@@ -358,6 +436,16 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 		return
 	}
 	b.WriteString(line.String())
+}
+
+// isWorst reports whether p gets the worst-partition marker: the
+// snapshot's worst partition once statuses are known, the largest lag on
+// screen before.
+func (t Table) isWorst(p *model.PartitionLag, maxLag int64) bool {
+	if t.hasWorst {
+		return p.TopicPartition == t.worst
+	}
+	return p.Status == "" && p.Lag > 0 && p.Lag == maxLag
 }
 
 // bar draws the lag bar: filled cells (█) proportional to lag over the
@@ -379,7 +467,7 @@ func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) stri
 	if w >= 4 {
 		inner = w - 2
 		marker = "  "
-		if p.Lag > 0 && p.Lag == maxLag {
+		if t.isWorst(p, maxLag) {
 			marker = " " + glyphWorst
 		}
 	}
@@ -395,7 +483,7 @@ func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) stri
 	}
 	var s string
 	if filled > 0 {
-		s = st.lagStyle(p.Lag, maxLag).Render(full)
+		s = st.barPaint(p, maxLag).Render(full)
 	}
 	if inner > filled {
 		s += st.lagNone.Render(track)

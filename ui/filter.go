@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// rowView is how the partition table orders and narrows the snapshot's
+// partitions: a sort key (`o`), a filter query (`/`) and "only partitions
+// with lag" (`l`).
+type rowView struct {
+	sort    model.SortKey
+	query   string // the applied filter
+	onlyLag bool
+
+	// editing is true while the filter input is open; draft is its text.
+	// Keys typed then go to the input, not to other bindings.
+	editing bool
+	draft   string
+
+	// bufs are reused between polls for the sorted, filtered rows. Two
+	// alternate, because the table still reads the previous rows while it
+	// takes the next (to keep the selected partition selected).
+	bufs [2][]model.PartitionLag
+	cur  int
+}
+
+// active reports whether rows are being hidden.
+func (v *rowView) active() bool { return v.query != "" || v.onlyLag }
+
+// apply returns rows filtered and sorted. rows is not modified. The result
+// reuses one of v's two buffers, so it is valid until the call after next.
+func (v *rowView) apply(rows []model.PartitionLag) []model.PartitionLag {
+	v.cur ^= 1
+	out := v.bufs[v.cur][:0]
+	if !v.active() {
+		out = append(out, rows...)
+	} else {
+		out = model.AppendFiltered(out, rows, v.query, v.onlyLag)
+	}
+	model.SortPartitions(out, v.sort)
+	// Keep the buffer only while it is not much larger than needed, so a
+	// filter that once matched everything does not pin the memory.
+	if cap(out) <= 2*len(out)+64 {
+		v.bufs[v.cur] = out
+	} else {
+		v.bufs[v.cur] = nil
+	}
+	return out
+}
+
+// describe says what the view does, for the table title: "sort: lag age ·
+// filter "pay" · only lag". The default view (sort by lag, nothing hidden)
+// still names its sort key, so `o` always shows its effect.
+func (v *rowView) describe() string {
+	parts := []string{"sort: " + v.sort.String()}
+	if v.query != "" {
+		parts = append(parts, "filter \""+v.query+"\"")
+	}
+	if v.onlyLag {
+		parts = append(parts, "only lag")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// viewKey handles the keys that change the row view: `o`, `/`, `l`, and,
+// while the filter input is open, every key but ctrl+c. It reports whether
+// it took the key.
+func (a *App) viewKey(msg tea.KeyPressMsg) bool {
+	v := &a.rows
+	if v.editing {
+		switch msg.String() {
+		case "ctrl+c":
+			return false
+		case "enter":
+			v.editing = false
+			v.query = strings.TrimSpace(v.draft)
+			a.refreshRows()
+		case "esc":
+			v.editing, v.draft, v.query = false, "", ""
+			a.refreshRows()
+		case "backspace", "ctrl+h":
+			if v.draft != "" {
+				_, n := utf8.DecodeLastRuneInString(v.draft)
+				v.draft = v.draft[:len(v.draft)-n]
+			}
+		case "ctrl+u":
+			v.draft = ""
+		default:
+			if t := msg.Text; t != "" && utf8.RuneCountInString(v.draft) < maxFilterLen {
+				v.draft += strings.Map(func(r rune) rune {
+					if r < 0x20 || r == 0x7f {
+						return -1
+					}
+					return r
+				}, t)
+			}
+		}
+		return true
+	}
+	switch {
+	case key.Matches(msg, a.keys.Sort):
+		v.sort = v.sort.Next()
+	case key.Matches(msg, a.keys.Filter):
+		v.editing, v.draft = true, v.query
+	case key.Matches(msg, a.keys.OnlyLag):
+		v.onlyLag = !v.onlyLag
+	case key.Matches(msg, a.keys.ClearFilter) && v.query != "":
+		v.query = ""
+	default:
+		return false
+	}
+	a.refreshRows()
+	return true
+}
+
+// maxFilterLen bounds the filter text.
+const maxFilterLen = 64
+
+// filterLine is the filter input, shown in place of the help line while it
+// is open: "/ pay█  enter apply · esc clear".
+func (a *App) filterLine(w int) string {
+	v := &a.rows
+	if !v.editing || w <= 0 {
+		return ""
+	}
+	st := a.styles
+	hint := "  enter apply · esc clear · topic, owner or status"
+	prompt := st.Help.ShortKey.Render("filter /") + " "
+	text := v.draft + glyphInputCursor
+	line := prompt + text + st.Muted.Render(hint)
+	if textWidth(line) > w {
+		line = prompt + text + st.Muted.Render("  enter · esc")
+	}
+	if textWidth(line) > w {
+		// Keep the end of the draft in view: that is where typing goes.
+		room := max(w-textWidth(prompt), 1)
+		r := []rune(text)
+		for textWidth(string(r)) > room && len(r) > 1 {
+			r = r[1:]
+		}
+		line = prompt + string(r)
+	}
+	return cell(line, w, false)
+}
+
+// glyphInputCursor marks where typed text goes in the filter input.
+const glyphInputCursor = "▏"

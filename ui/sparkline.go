@@ -1,0 +1,249 @@
+package ui
+
+import (
+	"image/color"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// sparkLevels are the eight heights of a sparkline cell, lowest first.
+var sparkLevels = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws the last w points as one cell each, scaled from zero to
+// the largest point, so a flat line at the bottom means no lag rather than
+// "the same lag as before". Any lag above zero shows at least the second
+// level.
+func sparkline(points []int64, w int) string {
+	if w <= 0 || len(points) == 0 {
+		return ""
+	}
+	if len(points) > w {
+		points = points[len(points)-w:]
+	}
+	var top int64
+	for _, p := range points {
+		top = max(top, p)
+	}
+	var b strings.Builder
+	b.Grow(len(points) * 3)
+	last := int64(len(sparkLevels) - 1)
+	for _, p := range points {
+		lvl := int64(0)
+		if p > 0 && top > 0 {
+			lvl = max(p*last/top, 1)
+		}
+		b.WriteRune(sparkLevels[lvl])
+	}
+	return b.String()
+}
+
+// statusPaints are the colours of the statuses, by severity: OK green,
+// LAGGING and UNOWNED yellow, STALLED, REWOUND and STOPPED red. Colour only
+// repeats what the glyph and the word say.
+var statusPaints = [2]map[model.Status]paint{buildStatusPaints(false), buildStatusPaints(true)}
+
+func buildStatusPaints(noColor bool) map[model.Status]paint {
+	base := lipgloss.NewStyle()
+	fg := func(c color.Color, bold bool) paint {
+		s := base.Bold(bold)
+		if !noColor {
+			s = s.Foreground(c)
+		}
+		return newPaint(s)
+	}
+	return map[model.Status]paint{
+		model.StatusOK:      fg(lipgloss.Green, false),
+		model.StatusLagging: fg(lipgloss.Yellow, false),
+		model.StatusUnowned: fg(lipgloss.Yellow, false),
+		model.StatusStalled: fg(lipgloss.Red, true),
+		model.StatusRewound: fg(lipgloss.Magenta, true),
+		model.StatusStopped: fg(lipgloss.Red, true),
+	}
+}
+
+// statusPaint returns the paint of a status; nothing for an unknown one.
+func (s Styles) statusPaint(st model.Status) paint {
+	i := 0
+	if s.NoColor {
+		i = 1
+	}
+	return statusPaints[i][st]
+}
+
+// barPaint colours a partition's lag bar and lag by its status, so a
+// small lag on a stalled partition is red and a large one that is being
+// worked off is not. Rows without a status (not annotated) fall back to
+// the scale.
+func (s Styles) barPaint(p *model.PartitionLag, maxLag int64) paint {
+	if p.Status == "" {
+		return s.lagStyle(p.Lag, maxLag)
+	}
+	if p.Lag <= 0 {
+		return s.lagNone
+	}
+	if p.Status == model.StatusOK {
+		return s.lagLow
+	}
+	return s.statusPaint(p.Status)
+}
+
+// statusText is a status cell: glyph and word, or only the glyph when
+// the column is too narrow for every row's word.
+func statusText(st model.Status, words bool) string {
+	if st == "" {
+		return "-"
+	}
+	if words {
+		return st.Label()
+	}
+	return st.Glyph()
+}
+
+// lagAgeText is the LAG AGE cell: "2m04s", "0s" with no lag, "gone" when
+// the oldest unprocessed record was deleted by retention, "-" when no
+// timestamp could be read.
+func lagAgeText(p *model.PartitionLag) string {
+	switch {
+	case p.LagAgeGone:
+		return "gone"
+	case !p.LagAgeKnown:
+		return "-"
+	}
+	return durText(p.LagAge)
+}
+
+// durText writes a duration compactly: 0s, <1s, 12s, 2m04s, 3h05m, 2d04h.
+func durText(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return "<1s"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m" + pad2(int(d%time.Minute/time.Second)) + "s"
+	case d < 24*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h" + pad2(int(d%time.Hour/time.Minute)) + "m"
+	default:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d" + pad2(int(d%(24*time.Hour)/time.Hour)) + "h"
+	}
+}
+
+// rateNum writes a per-second rate compactly: 0, 0.4, 12, 1.2k, 35k, 1.2M;
+// "-" when unknown.
+func rateNum(r model.Rate) string {
+	if !r.Known {
+		return "-"
+	}
+	v := r.PerSec
+	switch {
+	case v == 0:
+		return "0"
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v < 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v < 10_000:
+		return strconv.FormatFloat(v/1000, 'f', 1, 64) + "k"
+	case v < 1_000_000:
+		return strconv.FormatFloat(v/1000, 'f', 0, 64) + "k"
+	default:
+		return strconv.FormatFloat(v/1_000_000, 'f', 1, 64) + "M"
+	}
+}
+
+// rateText is the RATE cell: consume/produce per second, "12/15".
+func rateText(p *model.PartitionLag) string {
+	return rateNum(p.ConsumeRate) + "/" + rateNum(p.ProduceRate)
+}
+
+// partName names a partition for the header: "orders/2".
+func partName(tp model.TopicPartition) string {
+	return tp.Topic + "/" + strconv.Itoa(int(tp.Partition))
+}
+
+// findWorst returns the snapshot's worst partition row.
+func findWorst(s *model.Snapshot) (*model.PartitionLag, bool) {
+	if !s.HasWorst {
+		return nil, false
+	}
+	for i := range s.Partitions {
+		if s.Partitions[i].TopicPartition == s.WorstPartition {
+			return &s.Partitions[i], true
+		}
+	}
+	return nil, false
+}
+
+// worstText names the worst partition, its owner, its lag, its lag age and
+// its status: "worst: orders/2 consumer-b 12,034 behind, 2m04s, ▴ LAGGING".
+// Short drops the owner and the words.
+func worstText(p *model.PartitionLag, short bool) string {
+	owner := "unowned"
+	if p.Owned() {
+		owner = ownerText(p, false)
+	}
+	age := lagAgeText(p)
+	if short {
+		s := "worst " + partName(p.TopicPartition) + " " + groupDigits(p.Lag)
+		if age != "-" {
+			s += " " + age
+		}
+		return s + " " + p.Status.Glyph()
+	}
+	s := "worst: " + partName(p.TopicPartition) + " " + owner + " " + groupDigits(p.Lag) + " behind"
+	switch {
+	case p.LagAgeGone:
+		s += ", oldest gone (retention)"
+	case age != "-":
+		s += ", " + age + " old"
+	}
+	return s + ", " + p.Status.Label()
+}
+
+// lagSegments are the header items issue 5 adds after the group state: the
+// group's status, total lag with its sparkline, consume vs produce rate and
+// the ETA. Short forms below 80 columns.
+func (h Header) lagSegments() []string {
+	st, s := h.styles, &h.st.Snap
+	var segs []string
+	if s.Status != "" {
+		segs = append(segs, st.statusPaint(s.Status).Render(s.Status.Label()))
+	}
+	lag := st.Label.Render("lag ") + st.Value.Render(groupDigits(s.TotalLag))
+	if sw := min(len(s.TotalLagHistory), h.width/8); sw >= 2 {
+		lag += " " + st.statusPaint(s.Status).Render(sparkline(s.TotalLagHistory, sw))
+	}
+	segs = append(segs, lag)
+	if s.ConsumeRate.Known || s.ProduceRate.Known {
+		if h.width >= 80 {
+			segs = append(segs, st.Label.Render("consume ")+st.Value.Render(rateNum(s.ConsumeRate)+"/s")+
+				st.Label.Render(" vs produce ")+st.Value.Render(rateNum(s.ProduceRate)+"/s"))
+		} else {
+			segs = append(segs, st.Value.Render(rateNum(s.ConsumeRate)+"/"+rateNum(s.ProduceRate)+"/s"))
+		}
+	}
+	switch {
+	case s.FallingBehind:
+		segs = append(segs, st.StateWarn.Render("falling behind"))
+	case s.ETAKnown:
+		segs = append(segs, st.Label.Render("zero lag in ")+st.Value.Render(durText(s.ETA)))
+	}
+	return segs
+}
+
+// worstSegment is the worst partition as a header line (own: a line of its
+// own) or a short segment; "" when nothing is wrong.
+func (h Header) worstSegment(own bool) string {
+	w, ok := findWorst(&h.st.Snap)
+	if !ok {
+		return ""
+	}
+	return h.styles.statusPaint(w.Status).Render(worstText(w, !own))
+}
