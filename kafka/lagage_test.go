@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
+
 	"github.com/kgwatch/kgwatch/model"
 )
 
@@ -85,5 +87,56 @@ func TestPollLagAgeFetchesOnlyWhenCommitMoves(t *testing.T) {
 	tc.commit(t, group, topic, map[int]int64{0: 2, 3: 3}) // both led by broker 0
 	if n := fetches(); n != 1 {
 		t.Errorf("poll after two commits on one leader: %d fetches, want 1", n)
+	}
+}
+
+// TestPollLagAgeRecordDeletedAfterListOffsets: retention deletes the record
+// at the committed offset between the watcher's ListOffsets and its Fetch
+// (simulated: the earliest offsets are answered as 0 while the log starts
+// at 6). The fetch meets OFFSET_OUT_OF_RANGE and reports the record gone.
+func TestPollLagAgeRecordDeletedAfterListOffsets(t *testing.T) {
+	tc := newTestCluster(t, false)
+	const group, topic = "late-workers", "orders"
+	tc.createTopic(t, topic, 1)
+	tc.produce(t, topic, 0, 10, time.Now().Add(-time.Minute))
+	tc.deleteRecords(t, topic, 0, 6)
+	tc.commit(t, group, topic, map[int]int64{0: 3})
+	tc.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		if len(req.Topics) == 0 || len(req.Topics[0].Partitions) == 0 || req.Topics[0].Partitions[0].Timestamp != -2 {
+			return nil, nil, false
+		}
+		tc.KeepControl()
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition, sp.Offset, sp.Timestamp = rp.Partition, 0, -1
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	w := newTestWatcher(t, tc, group)
+	s, err := w.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Partitions[0]
+	if p.LogStart != 0 || p.Committed != 3 {
+		t.Fatalf("set-up: log-start %d committed %d, want the stale log-start 0 and commit 3", p.LogStart, p.Committed)
+	}
+	if !p.LagAgeGone || p.LagAgeKnown {
+		t.Errorf("gone %v known %v age %v, want the record reported gone", p.LagAgeGone, p.LagAgeKnown, p.LagAge)
+	}
+	tc.resetCounts()
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := tc.requestCounts()["Fetch"]; n != 0 {
+		t.Errorf("%d fetches for a record known gone, want 0", n)
 	}
 }
