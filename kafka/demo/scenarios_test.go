@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -524,5 +526,89 @@ func TestOutsideBrokersTouchOnlyTheDemoTopicAndGroup(t *testing.T) {
 		if g.GroupID != d.cfg.Group {
 			t.Fatalf("a group other than %s exists: %s", d.cfg.Group, g.GroupID)
 		}
+	}
+}
+
+// kafka40Min is the lowest version of each request key Kafka 4.0 accepts
+// (KIP-896), as kafka/kfake_test.go has it.
+var kafka40Min = map[int16]int16{
+	0: 3, 1: 4, 2: 1, 8: 2, 9: 1, 11: 2, 19: 2, 20: 1, 23: 2, 27: 1,
+	29: 1, 30: 1, 31: 1, 32: 1, 34: 1, 35: 1, 38: 1, 39: 1, 40: 1, 41: 1,
+}
+
+// TestDemoSpeaksKafka40 runs every demo move — produce, consume, commit,
+// stop, kill and eviction watch, max.poll.interval leave — against a
+// cluster that refuses the request versions Kafka 4.0 removed.
+func TestDemoSpeaksKafka40(t *testing.T) {
+	t.Parallel()
+	cluster, err := kfake.NewCluster(
+		kfake.NumBrokers(3),
+		kfake.GroupMinSessionTimeout(100*time.Millisecond),
+		kfake.MaxVersions(kversion.V4_0_0()),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	var mu sync.Mutex
+	var refused []string
+	cluster.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if min, ok := kafka40Min[req.Key()]; ok && req.GetVersion() < min {
+			cluster.KeepControl()
+			mu.Lock()
+			refused = append(refused, fmt.Sprintf("%s v%d", kmsg.NameForKey(req.Key()), req.GetVersion()))
+			mu.Unlock()
+			return nil, fmt.Errorf("%s v%d removed in Kafka 4.0", kmsg.NameForKey(req.Key()), req.GetVersion()), true
+		}
+		return nil, nil, false
+	})
+	cfg := fastConfig()
+	cfg.Brokers = cluster.ListenAddrs()
+	cfg.Consumers = 3
+	cfg.SessionTimeout = time.Second
+	cfg.MaxPollInterval = 500 * time.Millisecond
+	cfg.SlowProcessTime = time.Second
+	d, rec := startDemo(t, cfg)
+	d.cluster = cluster
+	defer func() { d.cluster = nil }()
+	waitFor(t, 10*time.Second, "three members own all partitions", func() bool {
+		return ownsAll(d, "consumer-a", "consumer-b", "consumer-c")
+	})
+	if err := d.Stop("consumer-a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Kill("consumer-b"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "consumer-b evicted", func() bool {
+		return len(rec.find(model.EventDemoEvicted, "consumer-b")) == 1
+	})
+	if _, err := d.ToggleSlow("consumer-c"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "consumer-c pushed out by max.poll.interval", func() bool {
+		for _, e := range rec.find(model.EventDemoRevoked, "consumer-c") {
+			if strings.Contains(e.Detail, "max.poll.interval") {
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, 5*time.Second, "consumer-c's late commit refused", func() bool {
+		return len(rec.find(model.EventDemoCommitFailed, "consumer-c")) >= 1
+	})
+	if _, err := d.ToggleSlow("consumer-c"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "consumer-c back, owning everything", func() bool {
+		return ownsAll(d, "consumer-c")
+	})
+	if l := d.Ledger(); l.Processed < 10 {
+		t.Fatalf("ledger %+v: want orders processed", l)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(refused) != 0 {
+		t.Fatalf("requests refused by a Kafka 4.0 cluster: %v", refused)
 	}
 }
