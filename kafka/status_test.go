@@ -65,7 +65,9 @@ func TestStatusStalledEndToEnd(t *testing.T) {
 			}
 			return partitionRow(t, s, topic, 0).Status == model.StatusStalled &&
 				partitionRow(t, s, topic, 1).Status == model.StatusStalled
-		}, func() string { return string(partitionRow(t, s, topic, 0).Status) + "/" + string(partitionRow(t, s, topic, 1).Status) })
+		}, func() string {
+			return string(partitionRow(t, s, topic, 0).Status) + "/" + string(partitionRow(t, s, topic, 1).Status)
+		})
 
 		if s.Group.State != model.StateStable || len(s.Members) != 1 {
 			t.Fatalf("group %s with %d members, want Stable with the stuck member", s.Group.State, len(s.Members))
