@@ -3,8 +3,10 @@ package demo
 import (
 	"context"
 	"fmt"
+	"net"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -296,5 +298,40 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 			t.Fatalf("%d goroutines before Start, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:n])
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestStartRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []Config{
+		{Commit: "sometimes"},
+		{Balancer: "sticky"},
+		{Listen: []int{19092}},
+		{Partitions: -1},
+	} {
+		d, err := Start(context.Background(), cfg, nil)
+		if err == nil {
+			d.Close()
+			t.Fatalf("Start(%+v) succeeded, want an error", cfg)
+		}
+	}
+}
+
+func TestStartFailsOnBusyPortsNamingThem(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	busy := l.Addr().(*net.TCPAddr).Port
+	ports := append(freePorts(t, 2), busy)
+	d, err := Start(context.Background(), Config{Listen: ports}, nil)
+	if err == nil {
+		d.Close()
+		t.Fatalf("Start on busy port %d succeeded", busy)
+	}
+	if !strings.Contains(err.Error(), strconv.Itoa(busy)) {
+		t.Fatalf("error %q does not name the ports", err)
 	}
 }
