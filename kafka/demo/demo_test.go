@@ -335,3 +335,50 @@ func TestStartFailsOnBusyPortsNamingThem(t *testing.T) {
 		t.Fatalf("error %q does not name the ports", err)
 	}
 }
+
+func TestProducerPauseAndRate(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.Consumers = -1 // none: only the producer matters here
+	d, _ := startDemo(t, cfg)
+	if len(d.Consumers()) != 0 {
+		t.Fatalf("Consumers: -1 started %d consumers", len(d.Consumers()))
+	}
+	waitFor(t, 5*time.Second, "orders produced", func() bool { return d.Ledger().Produced >= 5 })
+	if !d.TogglePause() || !d.Paused() {
+		t.Fatal("TogglePause did not pause")
+	}
+	time.Sleep(100 * time.Millisecond)
+	before := d.Ledger().Produced
+	time.Sleep(500 * time.Millisecond)
+	if after := d.Ledger().Produced; after != before {
+		t.Fatalf("paused producer wrote %d orders", after-before)
+	}
+	d.SetRate(50)
+	if d.Rate() != 50 {
+		t.Fatalf("Rate() = %g after SetRate(50)", d.Rate())
+	}
+	if d.TogglePause() {
+		t.Fatal("second TogglePause did not resume")
+	}
+	start := d.Ledger().Produced
+	time.Sleep(time.Second)
+	rate := d.Ledger().Produced - start
+	t.Logf("at rate 50: %d orders in 1s", rate)
+	if rate < 30 || rate > 60 {
+		t.Fatalf("at rate 50 the producer wrote %d orders in a second", rate)
+	}
+	d.SetRate(-3)
+	if d.Rate() != 0 {
+		t.Fatalf("Rate() = %g after SetRate(-3), want 0", d.Rate())
+	}
+	time.Sleep(100 * time.Millisecond)
+	before = d.Ledger().Produced
+	time.Sleep(300 * time.Millisecond)
+	if after := d.Ledger().Produced; after != before {
+		t.Fatalf("rate 0 producer wrote %d orders", after-before)
+	}
+	if got := sum(logEnds(t, d)); got != d.Ledger().Produced {
+		t.Fatalf("log holds %d orders, ledger says %d produced", got, d.Ledger().Produced)
+	}
+}

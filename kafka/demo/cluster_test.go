@@ -1,0 +1,250 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// freePorts returns n loopback ports that were free a moment ago.
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	var ls []net.Listener
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return ports
+}
+
+func TestListenLetsAnOutsideClientJoin(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.Listen = freePorts(t, 3)
+	d, _ := startDemo(t, cfg)
+	for i, b := range d.Brokers() {
+		_, port, _ := net.SplitHostPort(b)
+		if want := net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Listen[i])); b != want || port == "" {
+			t.Fatalf("Brokers()[%d] = %s, want %s", i, b, want)
+		}
+	}
+	// An outside kafka-go consumer joins the same group on a fixed port.
+	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
+		ID:                d.cfg.Group,
+		Brokers:           []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Listen[1]))},
+		Dialer:            &kafka.Dialer{ClientID: "outsider", Timeout: 5 * time.Second},
+		Topics:            []string{DefaultTopic},
+		HeartbeatInterval: 200 * time.Millisecond,
+		SessionTimeout:    2 * time.Second,
+		RebalanceTimeout:  2 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // take each generation and hold it
+		defer wg.Done()
+		for {
+			gen, err := cg.Next(context.Background())
+			if err != nil {
+				select {
+				case <-stop:
+					return
+				default:
+					continue
+				}
+			}
+			gen.Start(func(ctx context.Context) {
+				select {
+				case <-ctx.Done():
+				case <-stop:
+				}
+			})
+		}
+	}()
+	defer func() {
+		close(stop)
+		cg.Close()
+		wg.Wait()
+	}()
+	waitFor(t, 10*time.Second, "outsider is a member next to consumer-a and consumer-b", func() bool {
+		return ownsAll(d, "consumer-a", "consumer-b", "outsider")
+	})
+	if err := d.Stop("outsider"); err == nil {
+		t.Fatal("Stop of an outside member succeeded, want an error")
+	}
+}
+
+func TestOutsideBrokersTouchOnlyTheDemoTopicAndGroup(t *testing.T) {
+	t.Parallel()
+	const existing = "payments"
+	cluster, err := kfake.NewCluster(
+		kfake.NumBrokers(3),
+		kfake.GroupMinSessionTimeout(100*time.Millisecond),
+		kfake.SeedTopics(2, existing),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	cfg := fastConfig()
+	cfg.Brokers = cluster.ListenAddrs()[:1]
+	cfg.Topic = "orders-demo"
+	cfg.Partitions = 4
+	d, _ := startDemo(t, cfg)
+	if d.cluster != nil {
+		t.Fatal("demo started an embedded cluster although Brokers was set")
+	}
+	d.cluster = cluster // owners() reads the coordinator's view
+	waitFor(t, 10*time.Second, "consumer-a and consumer-b own all 4 partitions", func() bool {
+		return d.partCount == 4 && ownsAll(d, "consumer-a", "consumer-b")
+	})
+	waitFor(t, 10*time.Second, "orders processed", func() bool { return d.Ledger().Processed >= 10 })
+	d.cluster = nil // not ours: Close must leave it running
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The outside cluster still runs, holds its own topic untouched, and
+	// knows no group but ours.
+	client := &kafka.Client{Addr: kafka.TCP(cluster.ListenAddrs()...), Timeout: 5 * time.Second}
+	meta, err := client.Metadata(context.Background(), &kafka.MetadataRequest{})
+	if err != nil {
+		t.Fatalf("outside cluster after demo Close: %v", err)
+	}
+	topics := map[string]int{}
+	for _, tp := range meta.Topics {
+		topics[tp.Name] = len(tp.Partitions)
+	}
+	if len(topics) != 2 || topics[existing] != 2 || topics[cfg.Topic] != 4 {
+		t.Fatalf("topics after the demo: %v, want %s:2 and %s:4", topics, existing, cfg.Topic)
+	}
+	ends := map[string][]int64{}
+	for p := range 2 {
+		c, err := kafka.DialLeader(context.Background(), "tcp", cluster.ListenAddrs()[0], existing, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := c.ReadLastOffset()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends[existing] = append(ends[existing], off)
+	}
+	if ends[existing][0] != 0 || ends[existing][1] != 0 {
+		t.Fatalf("demo wrote to %s: log ends %v", existing, ends[existing])
+	}
+	groups, err := client.ListGroups(context.Background(), &kafka.ListGroupsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups.Groups {
+		if g.GroupID != d.cfg.Group {
+			t.Fatalf("a group other than %s exists: %s", d.cfg.Group, g.GroupID)
+		}
+	}
+}
+
+// kafka40Min is the lowest version of each request key Kafka 4.0 accepts
+// (KIP-896), as kafka/kfake_test.go has it.
+var kafka40Min = map[int16]int16{
+	0: 3, 1: 4, 2: 1, 8: 2, 9: 1, 11: 2, 19: 2, 20: 1, 23: 2, 27: 1,
+	29: 1, 30: 1, 31: 1, 32: 1, 34: 1, 35: 1, 38: 1, 39: 1, 40: 1, 41: 1,
+}
+
+// TestDemoSpeaksKafka40 runs every demo move — produce, consume, commit,
+// stop, kill and eviction watch, max.poll.interval leave — against a
+// cluster that refuses the request versions Kafka 4.0 removed.
+func TestDemoSpeaksKafka40(t *testing.T) {
+	t.Parallel()
+	cluster, err := kfake.NewCluster(
+		kfake.NumBrokers(3),
+		kfake.GroupMinSessionTimeout(100*time.Millisecond),
+		kfake.MaxVersions(kversion.V4_0_0()),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	var mu sync.Mutex
+	var refused []string
+	cluster.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
+		if min, ok := kafka40Min[req.Key()]; ok && req.GetVersion() < min {
+			cluster.KeepControl()
+			mu.Lock()
+			refused = append(refused, fmt.Sprintf("%s v%d", kmsg.NameForKey(req.Key()), req.GetVersion()))
+			mu.Unlock()
+			return nil, fmt.Errorf("%s v%d removed in Kafka 4.0", kmsg.NameForKey(req.Key()), req.GetVersion()), true
+		}
+		return nil, nil, false
+	})
+	cfg := fastConfig()
+	cfg.Brokers = cluster.ListenAddrs()
+	cfg.Consumers = 3
+	cfg.SessionTimeout = time.Second
+	cfg.MaxPollInterval = 500 * time.Millisecond
+	cfg.SlowProcessTime = time.Second
+	d, rec := startDemo(t, cfg)
+	d.cluster = cluster
+	defer func() { d.cluster = nil }()
+	waitFor(t, 10*time.Second, "three members own all partitions", func() bool {
+		return ownsAll(d, "consumer-a", "consumer-b", "consumer-c")
+	})
+	if err := d.Stop("consumer-a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Kill("consumer-b"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "consumer-b evicted", func() bool {
+		return len(rec.find(model.EventDemoEvicted, "consumer-b")) == 1
+	})
+	if _, err := d.ToggleSlow("consumer-c"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "consumer-c pushed out by max.poll.interval", func() bool {
+		for _, e := range rec.find(model.EventDemoRevoked, "consumer-c") {
+			if strings.Contains(e.Detail, "max.poll.interval") {
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, 5*time.Second, "consumer-c's late commit refused", func() bool {
+		return len(rec.find(model.EventDemoCommitFailed, "consumer-c")) >= 1
+	})
+	if _, err := d.ToggleSlow("consumer-c"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "consumer-c back, owning everything", func() bool {
+		return ownsAll(d, "consumer-c")
+	})
+	waitFor(t, 10*time.Second, "orders processed", func() bool { return d.Ledger().Processed >= 10 })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(refused) != 0 {
+		t.Fatalf("requests refused by a Kafka 4.0 cluster: %v", refused)
+	}
+}
