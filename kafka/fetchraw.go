@@ -195,25 +195,34 @@ const (
 func recordTime(b []byte, offset int64) (ts time.Time, found bool) {
 	for len(b) > offsetMagic {
 		base := int64(binary.BigEndian.Uint64(b))
-		end := 12 + int(int32(binary.BigEndian.Uint32(b[8:])))
-		complete := len(b) >= end
-		if b[offsetMagic] < 2 {
-			return legacyRecordTime(b, offset)
-		}
-		if len(b) < batchHeaderLen {
+		size := int(int32(binary.BigEndian.Uint32(b[8:])))
+		end := 12 + size
+		if size < 0 {
 			return time.Time{}, false
 		}
-		attrs := binary.BigEndian.Uint16(b[offsetAttributes:])
-		last := base + int64(int32(binary.BigEndian.Uint32(b[23:])))
-		if last >= offset && attrs&attrControl == 0 {
-			first := int64(binary.BigEndian.Uint64(b[27:]))
-			maxTS := int64(binary.BigEndian.Uint64(b[35:]))
-			if attrs&attrLogAppend != 0 {
-				return millis(maxTS), true // every record has the append time
+		complete := len(b) >= end
+		entry := b[:min(end, len(b))]
+		if b[offsetMagic] < 2 {
+			// A v0/v1 message; base is its offset (a compressed wrapper's
+			// is the last inner offset).
+			if base >= offset {
+				return legacyRecordTime(entry)
 			}
-			data := b[batchHeaderLen:min(end, len(b))]
-			if t, ok := firstRecordAtOrAfter(data, attrs&attrCompression, base, first, offset); ok {
-				return t, true
+		} else {
+			if end < batchHeaderLen || len(b) < batchHeaderLen {
+				return time.Time{}, false
+			}
+			attrs := binary.BigEndian.Uint16(b[offsetAttributes:])
+			last := base + int64(int32(binary.BigEndian.Uint32(b[23:])))
+			if last >= offset && attrs&attrControl == 0 {
+				first := int64(binary.BigEndian.Uint64(b[27:]))
+				maxTS := int64(binary.BigEndian.Uint64(b[35:]))
+				if attrs&attrLogAppend != 0 {
+					return millis(maxTS), true // every record has the append time
+				}
+				if t, ok := firstRecordAtOrAfter(entry[batchHeaderLen:], attrs&attrCompression, base, first, offset); ok {
+					return t, true
+				}
 			}
 		}
 		if !complete {
@@ -224,10 +233,16 @@ func recordTime(b []byte, offset int64) (ts time.Time, found bool) {
 	return time.Time{}, false
 }
 
+// byteReader reads records byte by byte (varints) and skips their bodies.
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
 // firstRecordAtOrAfter walks the records of a v2 batch (decompressing only
 // as far as needed) for the first at or after offset.
 func firstRecordAtOrAfter(data []byte, codec uint16, base, firstTS, offset int64) (time.Time, bool) {
-	var br io.ByteReader = bytes.NewReader(data)
+	var br byteReader = bytes.NewReader(data)
 	if codec != 0 {
 		c := protocol.Attributes(codec).Compression().Codec()
 		if c == nil {
@@ -239,7 +254,7 @@ func firstRecordAtOrAfter(data []byte, codec uint16, base, firstTS, offset int64
 	}
 	for {
 		length, err := binary.ReadVarint(br)
-		if err != nil || length < 0 {
+		if err != nil || length < 1 {
 			return time.Time{}, false
 		}
 		if _, err := br.ReadByte(); err != nil { // attributes
@@ -258,37 +273,25 @@ func firstRecordAtOrAfter(data []byte, codec uint16, base, firstTS, offset int64
 		}
 		// Skip the rest of the record: length counts from the attributes.
 		rest := length - 1 - int64(varintLen(tsDelta)) - int64(varintLen(offsetDelta))
-		for ; rest > 0; rest-- {
-			if _, err := br.ReadByte(); err != nil {
-				return time.Time{}, false
-			}
+		if n, err := io.CopyN(io.Discard, br, rest); rest < 0 || err != nil || n != rest {
+			return time.Time{}, false
 		}
 	}
 }
 
-// legacyRecordTime reads message sets of format v0 and v1 (Kafka before
-// 0.11). Only uncompressed v1 messages carry an exact per-record time.
-func legacyRecordTime(b []byte, offset int64) (time.Time, bool) {
-	for len(b) >= 12+4+1+1 {
-		o := int64(binary.BigEndian.Uint64(b))
-		end := 12 + int(int32(binary.BigEndian.Uint32(b[8:])))
-		magic, attrs := b[16], b[17]
-		if o >= offset {
-			switch {
-			case magic == 0:
-				return time.Time{}, true
-			case attrs&attrCompression != 0 || len(b) < 26:
-				return time.Time{}, false // a wrapper: its time is not the record's
-			default:
-				return millis(int64(binary.BigEndian.Uint64(b[18:]))), true
-			}
-		}
-		if len(b) < end {
-			break
-		}
-		b = b[end:]
+// legacyRecordTime reads one message of format v0 or v1 (Kafka before
+// 0.11). Only an uncompressed v1 message carries the record's own time.
+func legacyRecordTime(m []byte) (time.Time, bool) {
+	switch {
+	case len(m) < 18:
+		return time.Time{}, false
+	case m[offsetMagic] == 0:
+		return time.Time{}, true // no timestamps in v0
+	case m[17]&attrCompression != 0 || len(m) < 26:
+		return time.Time{}, false // a wrapper: its time is not the record's
+	default:
+		return millis(int64(binary.BigEndian.Uint64(m[18:]))), true
 	}
-	return time.Time{}, false
 }
 
 // millis converts a Kafka timestamp; -1 (none) and other non-positive

@@ -120,3 +120,17 @@ func TestParseFetch(t *testing.T) {
 		t.Error("truncated response parsed without error")
 	}
 }
+
+// FuzzParseFetch: any bytes parse without panic or endless loop.
+func FuzzParseFetch(f *testing.F) {
+	t0 := time.UnixMilli(1_700_000_000_000)
+	seed := &testing.T{}
+	f.Add(fetchBody("t", 3, 0, 0, batch(seed, compress.Snappy, 4, t0, t0)), int64(4))
+	f.Add(fetchBody("t", 3, 0, 0, batch(seed, 0, 0, t0, t0, t0)), int64(2))
+	f.Add(fetchBody("t", 3, 1, 10, nil), int64(4))
+	f.Fuzz(func(t *testing.T, body []byte, offset int64) {
+		req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: offset}}}}
+		parseFetch(body, 11, req)
+		recordTime(body, offset)
+	})
+}

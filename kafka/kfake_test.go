@@ -106,21 +106,23 @@ func (tc *testCluster) refusals() []string {
 	return append([]string(nil), tc.refused...)
 }
 
-// client returns a kafka-go client for setting up test data. Its
-// connections are closed when the test ends.
-func (tc *testCluster) client(t testing.TB) *kafka.Client {
+// client returns a kafka-go client for setting up test data, and a func
+// closing its connections. Close it as soon as done: its transport
+// refreshes metadata in the background, which would count as requests.
+func (tc *testCluster) client() (*kafka.Client, func()) {
 	tr := &kafka.Transport{ClientID: "kgwatch-test"}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &kafka.Client{Addr: kafka.TCP(tc.addrs...), Timeout: 10 * time.Second, Transport: tr}
+	return &kafka.Client{Addr: kafka.TCP(tc.addrs...), Timeout: 10 * time.Second, Transport: tr}, tr.CloseIdleConnections
 }
 
 // createTopic creates topic with n partitions and moves partition p's
 // leadership to broker p%3, so leaders are spread over all brokers.
 func (tc *testCluster) createTopic(t testing.TB, topic string, n int) {
 	t.Helper()
-	res, err := tc.client(t).CreateTopics(context.Background(), &kafka.CreateTopicsRequest{
+	cl, done := tc.client()
+	res, err := cl.CreateTopics(context.Background(), &kafka.CreateTopicsRequest{
 		Topics: []kafka.TopicConfig{{Topic: topic, NumPartitions: n, ReplicationFactor: 3}},
 	})
+	done()
 	if err != nil {
 		t.Fatalf("create topic %s: %v", topic, err)
 	}
@@ -141,10 +143,12 @@ func (tc *testCluster) produce(t testing.TB, topic string, partition, n int, at 
 	for i := range records {
 		records[i] = kafka.Record{Time: at, Value: kafka.NewBytes([]byte(fmt.Sprintf(`{"order":%d}`, i)))}
 	}
-	res, err := tc.client(t).Produce(context.Background(), &kafka.ProduceRequest{
+	cl, done := tc.client()
+	res, err := cl.Produce(context.Background(), &kafka.ProduceRequest{
 		Topic: topic, Partition: partition, RequiredAcks: kafka.RequireAll,
 		Records: kafka.NewRecordReader(records...),
 	})
+	done()
 	if err == nil {
 		err = res.Error
 	}
@@ -192,9 +196,11 @@ func (tc *testCluster) commit(t testing.TB, group, topic string, offsets map[int
 		parts = append(parts, kafka.OffsetCommit{Partition: p, Offset: o})
 	}
 	sort.Slice(parts, func(i, j int) bool { return parts[i].Partition < parts[j].Partition })
-	res, err := tc.client(t).OffsetCommit(context.Background(), &kafka.OffsetCommitRequest{
+	cl, done := tc.client()
+	res, err := cl.OffsetCommit(context.Background(), &kafka.OffsetCommitRequest{
 		GroupID: group, GenerationID: -1, Topics: map[string][]kafka.OffsetCommit{topic: parts},
 	})
+	done()
 	if err != nil {
 		t.Fatalf("commit offsets of %s for %s: %v", topic, group, err)
 	}

@@ -111,9 +111,9 @@ func (w *Watcher) Close() error {
 // address tried. Failures that concern single partitions are recorded on
 // those partitions.
 func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
-	takenAt := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	takenAt := time.Now()
 	if w.closed {
 		return model.Snapshot{}, errors.New("poll: watcher is closed")
 	}
@@ -147,8 +147,8 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 		},
 		func(m protocol.Message) int16 {
 			r := m.(*describegroups.Response)
-			if len(r.Groups) == 0 {
-				return 0
+			if len(r.Groups) == 0 || kafka.Error(r.Groups[0].ErrorCode) == kafka.GroupIdNotFound {
+				return 0 // the group does not exist: a snapshot, not an error
 			}
 			return r.Groups[0].ErrorCode
 		})
