@@ -3,6 +3,8 @@ package demo
 import (
 	"fmt"
 	"time"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // Defaults for a zero Config.
@@ -26,11 +28,11 @@ const (
 
 // Consumer states as ConsumerInfo reports them.
 const (
-	StateRunning  = "running"
-	StateStopping = "stopping"
-	StateStopped  = "stopped"
-	StateKilled   = "killed"
-	StateEvicted  = "evicted"
+	StateRunning  = model.DemoRunning
+	StateStopping = model.DemoStopping
+	StateStopped  = model.DemoStopped
+	StateKilled   = model.DemoKilled
+	StateEvicted  = model.DemoEvicted
 )
 
 // Config describes a demo. Zero fields take the defaults above.

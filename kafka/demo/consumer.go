@@ -38,6 +38,10 @@ type consumer struct {
 	left     bool // left the group on its own (max.poll.interval)
 	phase    string
 	killedAt time.Time
+	// evictedAt and stoppedAt are when eviction was seen and a graceful
+	// stop completed.
+	evictedAt time.Time
+	stoppedAt time.Time
 }
 
 func newConsumer(d *Demo, id string) (*consumer, error) {

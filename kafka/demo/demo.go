@@ -20,19 +20,9 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// ConsumerInfo describes one demo consumer.
-type ConsumerInfo struct {
-	ClientID string
-	// MemberID is the member id of the current generation; empty while the
-	// consumer is not in the group.
-	MemberID string
-	State    string
-	Slow     bool
-	// KilledAt is when the consumer was killed (zero if it was not).
-	KilledAt time.Time
-	// Assigned lists the partitions of the current generation.
-	Assigned []model.TopicPartition
-}
+// ConsumerInfo describes one demo consumer. It is the model's type, so the
+// UI can read it without importing this package.
+type ConsumerInfo = model.DemoConsumer
 
 // Demo is a running demo. Its methods are safe for concurrent use and never
 // block for long: stopping and eviction happen in the background and are
@@ -291,12 +281,14 @@ func (d *Demo) Consumers() []ConsumerInfo {
 	out := make([]ConsumerInfo, 0, len(d.consumers))
 	for _, c := range d.consumers {
 		out = append(out, ConsumerInfo{
-			ClientID: c.id,
-			MemberID: c.memberID,
-			State:    c.state,
-			Slow:     c.slow,
-			KilledAt: c.killedAt,
-			Assigned: append([]model.TopicPartition(nil), c.assigned...),
+			ClientID:  c.id,
+			MemberID:  c.memberID,
+			State:     c.state,
+			Slow:      c.slow,
+			KilledAt:  c.killedAt,
+			EvictedAt: c.evictedAt,
+			StoppedAt: c.stoppedAt,
+			Assigned:  append([]model.TopicPartition(nil), c.assigned...),
 		})
 	}
 	return out

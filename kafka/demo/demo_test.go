@@ -219,7 +219,7 @@ func TestStopHandsPartitionsToTheOtherMember(t *testing.T) {
 		return len(rec.find(model.EventDemoStopped, "consumer-b")) == 1
 	})
 	for _, c := range d.Consumers() {
-		if c.ClientID == "consumer-b" && (c.State != StateStopped || c.MemberID != "" || len(c.Assigned) != 0) {
+		if c.ClientID == "consumer-b" && (c.State != StateStopped || c.MemberID != "" || len(c.Assigned) != 0 || c.StoppedAt.IsZero()) {
 			t.Fatalf("consumer-b after stop: %+v", c)
 		}
 	}

@@ -36,6 +36,7 @@ func (c *consumer) stop() error {
 		member := c.lastID
 		if stopped {
 			c.state = StateStopped
+			c.stoppedAt = time.Now()
 			c.memberID = ""
 			c.assigned = nil
 		}
@@ -128,6 +129,7 @@ func (c *consumer) watchEviction(member string, killedAt time.Time) {
 	took := time.Since(killedAt)
 	d.mu.Lock()
 	c.state = StateEvicted
+	c.evictedAt = killedAt.Add(took)
 	c.memberID = ""
 	c.assigned = nil
 	d.mu.Unlock()

@@ -148,7 +148,7 @@ func TestKillIsEvictedAfterSessionTimeoutNotBefore(t *testing.T) {
 		return len(o) == 1 && len(o["consumer-a"]) == 3
 	})
 	t.Logf("eviction → consumer-a owns all in %s", took)
-	if ci := info(d, "consumer-b"); ci.State != StateEvicted || ci.MemberID != "" {
+	if ci := info(d, "consumer-b"); ci.State != StateEvicted || ci.MemberID != "" || ci.EvictedAt.Before(ci.KilledAt) {
 		t.Fatalf("consumer-b after eviction: %+v", ci)
 	}
 	mu.Lock()
