@@ -13,9 +13,10 @@ const (
 	// LaneRebalancing: the group was between generations, so the owner was
 	// not known (coordinators report assignments only while Stable).
 	LaneRebalancing = -2
-	// LaneUnknown: no poll succeeded (connection lost), or nothing was
-	// observed yet.
+	// LaneUnknown: polls failed (connection lost).
 	LaneUnknown = -3
+	// LaneNone: before the first observation.
+	LaneNone = -4
 )
 
 // DefaultLaneHorizon is how much ownership history Lanes keeps.
@@ -242,10 +243,10 @@ func (l *Lanes) At(t time.Time) Column {
 
 // Owner returns the owner of the i-th row in partition order at the
 // column's moment: an index into Owners, or one of LaneUnowned,
-// LaneRebalancing, LaneUnknown.
+// LaneRebalancing, LaneUnknown, LaneNone.
 func (c Column) Owner(i int) int {
 	if c.s == nil {
-		return LaneUnknown
+		return LaneNone
 	}
 	if c.s.Kind != 0 {
 		return c.s.Kind
@@ -256,4 +257,57 @@ func (c Column) Owner(i int) int {
 		return LaneUnknown
 	}
 	return int(c.s.Owners[r])
+}
+
+// Lane fills out with the owners of the i-th row in partition order over
+// len(out) consecutive periods of length step, the first starting at from.
+// A period shows what matters most that happened in it, so a rebalance
+// shorter than a period still shows: LaneRebalancing, then LaneUnknown, then
+// LaneUnowned, then the owner at the period's end. Its cost is one search
+// plus one step per period and per change point.
+func (l *Lanes) Lane(i int, from time.Time, step time.Duration, out []int) {
+	l.sortRows()
+	r := l.sorted[i]
+	k := sort.Search(len(l.samples), func(j int) bool { return l.samples[j].At.After(from) }) - 1
+	end := from
+	for c := range out {
+		end = end.Add(step)
+		best := l.ownerIn(k, r)
+		for k+1 < len(l.samples) && l.samples[k+1].At.Before(end) {
+			k++
+			if v := l.ownerIn(k, r); laneRank(v) >= laneRank(best) {
+				best = v
+			}
+		}
+		out[c] = best
+	}
+}
+
+func (l *Lanes) ownerIn(k, r int) int {
+	if k < 0 {
+		return LaneNone
+	}
+	s := &l.samples[k]
+	if s.Kind != 0 {
+		return s.Kind
+	}
+	if r >= len(s.Owners) {
+		return LaneNone
+	}
+	return int(s.Owners[r])
+}
+
+// laneRank orders what a period shows: gaps over owners.
+func laneRank(v int) int {
+	switch v {
+	case LaneRebalancing:
+		return 4
+	case LaneUnknown:
+		return 3
+	case LaneUnowned:
+		return 2
+	case LaneNone:
+		return 0
+	}
+	return 1
 }

@@ -55,7 +55,7 @@ func laneString(l *Lanes, from, to int) string {
 				b.WriteByte('.')
 			case LaneUnowned:
 				b.WriteByte('_')
-			case LaneUnknown:
+			case LaneUnknown, LaneNone:
 				b.WriteByte('?')
 			default:
 				b.WriteString(strings.TrimPrefix(l.Owners()[o], "consumer-")[:1])
@@ -164,5 +164,22 @@ func TestLanesPartitionsAdded(t *testing.T) {
 	}
 	if got := laneString(l, 0, 3); !strings.HasPrefix(got, "??xx\naaaa\n") {
 		t.Errorf("lanes:\n%s", got)
+	}
+}
+
+func TestLanePeriodsShowShortGaps(t *testing.T) {
+	l := NewLanes(0)
+	l.Observe(laneSnap(0, StateStable, "range", "consumer-a", "consumer-a", "consumer-a", "consumer-a"))
+	l.Observe(laneSnap(10.2, StatePreparingRebalance, "range", "consumer-a", "consumer-b"))
+	l.Observe(laneSnap(10.6, StateStable, "range", "consumer-a", "consumer-b", "consumer-b", "consumer-a"))
+	out := make([]int, 6)
+	l.Lane(1, ln0.Add(-5*time.Second), 5*time.Second, out) // -5..0, 0..5, 5..10, 10..15, 15..20, 20..25
+	ob := int(l.ownerIdx["consumer-b"])
+	oa := int(l.ownerIdx["consumer-a"])
+	want := []int{LaneNone, oa, oa, LaneRebalancing, ob, ob}
+	for i := range want {
+		if out[i] != want[i] {
+			t.Fatalf("periods %v, want %v (a=%d b=%d)", out, want, oa, ob)
+		}
 	}
 }
