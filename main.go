@@ -117,7 +117,12 @@ func (s *securityFlags) apply(cfg *kafka.Config) error {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return runContext(ctx, args, stdout, stderr)
+}
 
+// runContext is run with the context that ends the watch (SIGINT/SIGTERM
+// in main; tests cancel it).
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	if len(args) > 0 && args[0] == "demo" {
 		err = runDemo(ctx, args[1:], stdout, stderr)
@@ -249,7 +254,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.once {
 		return printOnce(ctx, w, f, stdout)
 	}
-	return runTUI(ctx, w, ui.Options{Brokers: brokers, Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter})
+	opts := ui.Options{Brokers: brokers, Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}
+	if f.events {
+		return ui.RunEvents(ctx, w, opts, stdout, stderr)
+	}
+	return runTUI(ctx, w, opts)
 }
 
 func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Writer) error {

@@ -216,3 +216,24 @@ func TestPollSilentCoordinator(t *testing.T) {
 		t.Errorf("poll took %s, want about the %s timeout", took, timeout)
 	}
 }
+
+// TestPollAfterIdleConnectionsDropped: every pooled connection is closed
+// between polls; each next poll still reads every partition.
+func TestPollAfterIdleConnectionsDropped(t *testing.T) {
+	tc := newTestCluster(t, false)
+	committedGroup(t, tc, "idlers", "orders")
+	tap := &wireTap{}
+	w := newTestWatcher(t, tc, "idlers")
+	w.dial = tap.dial
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		tap.dropAll()
+		s, err := w.Poll(context.Background())
+		if err != nil {
+			t.Fatalf("poll %d after the connections dropped: %v", i, err)
+		}
+		assertLag(t, s, 3)
+	}
+}

@@ -12,8 +12,9 @@ import (
 // connections send. It sees only the watcher's traffic, whatever else talks
 // to the cluster.
 type wireTap struct {
-	mu   sync.Mutex
-	keys []int16
+	mu    sync.Mutex
+	keys  []int16
+	conns []net.Conn
 }
 
 func (tap *wireTap) dial(ctx context.Context, network, address string) (net.Conn, error) {
@@ -22,6 +23,9 @@ func (tap *wireTap) dial(ctx context.Context, network, address string) (net.Conn
 	if err != nil {
 		return nil, err
 	}
+	tap.mu.Lock()
+	tap.conns = append(tap.conns, c)
+	tap.mu.Unlock()
 	return &tappedConn{Conn: c, tap: tap}, nil
 }
 
@@ -68,4 +72,15 @@ func (c *tappedConn) observe(b []byte) {
 			c.hdr = c.hdr[:0]
 		}
 	}
+}
+
+// dropAll closes every connection the tap has opened (as a broker or a NAT
+// dropping idle connections would).
+func (tap *wireTap) dropAll() {
+	tap.mu.Lock()
+	defer tap.mu.Unlock()
+	for _, c := range tap.conns {
+		c.Close()
+	}
+	tap.conns = nil
 }

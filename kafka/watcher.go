@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
@@ -43,6 +44,13 @@ type Config struct {
 
 // DefaultTimeout is used when Config.Timeout is zero.
 const DefaultTimeout = 10 * time.Second
+
+// connDropped reports whether err is an established connection that
+// died, rather than a refusal, a timeout or a broker's answer.
+func connDropped(err error) bool {
+	return err != nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed))
+}
 
 // clientID is the client id the watcher's requests carry.
 const clientID = "kgwatch"
@@ -201,6 +209,11 @@ func (w *Watcher) roundTrip(ctx context.Context, req protocol.Message) (protocol
 	rctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
 	res, err := w.transport().RoundTrip(rctx, w.addr, req)
+	if _, routed := req.(protocol.BrokerMessage); routed && connDropped(err) && rctx.Err() == nil {
+		// A pooled connection the broker (or a NAT) closed while idle:
+		// kafka-go has discarded it; one more try gets a fresh one.
+		res, err = w.transport().RoundTrip(rctx, w.addr, req)
+	}
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("no answer within %s: %w", w.cfg.Timeout, err)
 	}

@@ -34,6 +34,13 @@ type Options struct {
 	// Context, when set, bounds every poll: cancelling it stops the loop.
 	// Nil means context.Background(); quitting cancels polls either way.
 	Context context.Context
+	// Events, when set, carries events from outside the polls (demo
+	// consumers' reports) into the timeline. The app reads it until it
+	// closes or the app quits.
+	Events <-chan model.Event
+	// TimelineSize is the number of events the timeline keeps; zero means
+	// model.DefaultTimelineCapacity (1,000).
+	TimelineSize int
 	// StallAfter is how long a partition with lag may go without a commit
 	// before it is STALLED (`--stall-after`); zero means the model's
 	// default, 30s.
@@ -55,6 +62,7 @@ type pane int
 const (
 	paneTable pane = iota
 	paneMembers
+	paneTimeline
 	numPanes
 )
 
@@ -81,6 +89,14 @@ type App struct {
 	header  Header
 	table   Table
 	members Members
+
+	// Timeline events (from the snapshots and Options.Events), ownership
+	// history, and the panes showing them: ui/timeline_app.go.
+	tracker   *model.Tracker
+	lanesHist *model.Lanes
+	timeline  Timeline
+	lanes     Lanes
+	showLanes bool // the lanes view replaces the table and the members
 
 	// history derives statuses, rates and ETA from the snapshots; rows is
 	// the table's sort, filter and only-lag view (ui/filter.go).
@@ -127,6 +143,7 @@ func New(src Source, opts Options) *App {
 		members: NewMembers(st, km),
 		history: model.NewHistory(model.HistoryOptions{StallAfter: opts.StallAfter}),
 	}
+	a.initTimeline()
 	a.watch = WatchState{Brokers: opts.Brokers, Group: opts.Group, Interval: opts.Interval, Now: opts.Now()}
 	a.setFocus(paneTable)
 	return a
@@ -139,7 +156,11 @@ func (a *App) Close() { a.cancel() }
 func (a *App) Init() tea.Cmd {
 	a.seq++
 	a.polling = true
-	return pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq)
+	poll := pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq)
+	if a.opts.Events != nil {
+		return tea.Batch(poll, waitEvent(a.ctx, a.opts.Events))
+	}
+	return poll
 }
 
 // Update handles one message.
@@ -155,6 +176,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = a.handlePoll(msg)
 	case tickMsg:
 		cmd = a.handleTick(msg)
+	case eventMsg:
+		cmd = a.handleEvent(msg)
 	}
 	a.relayout()
 	return a, cmd
@@ -180,13 +203,19 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, a.keys.Help):
 		a.help.ShowAll = !a.help.ShowAll
 	case key.Matches(msg, a.keys.NextPane):
-		a.setFocus((a.focus + 1) % numPanes)
+		a.setFocus(a.nextPane())
+	case key.Matches(msg, a.keys.Lanes):
+		a.toggleLanes()
 	default:
 		var cmd tea.Cmd
-		switch a.focus {
-		case paneTable:
+		switch {
+		case a.focus == paneTable && a.showLanes:
+			a.lanes, cmd = a.lanes.Update(msg)
+		case a.focus == paneTimeline:
+			a.timeline, cmd = a.timeline.Update(msg)
+		case a.focus == paneTable:
 			a.table, cmd = a.table.Update(msg)
-		case paneMembers:
+		case a.focus == paneMembers:
 			a.members, cmd = a.members.Update(msg)
 		}
 		return cmd
@@ -198,6 +227,7 @@ func (a *App) setFocus(p pane) {
 	a.focus = p
 	a.table.SetFocused(p == paneTable)
 	a.members.SetFocused(p == paneMembers)
+	a.timeline.SetFocused(p == paneTimeline)
 }
 
 // applySnapshot takes a good poll. This is where anything derived from the
@@ -213,6 +243,7 @@ func (a *App) applySnapshot(snap model.Snapshot) {
 	a.members.SetPending(snap.Group.Rebalancing())
 	a.table.SetStale(false)
 	a.members.SetStale(false)
+	a.observe(snap)
 }
 
 // applyError takes a failed poll: the last data stays, marked stale.
@@ -222,6 +253,7 @@ func (a *App) applyError(err error) {
 	s.Failures++
 	a.table.SetStale(true)
 	a.members.SetStale(true)
+	a.observeError(err)
 }
 
 // refreshRows hands the partition table its rows. Sorting and filtering

@@ -419,6 +419,10 @@ func TestKeys(t *testing.T) {
 		t.Fatalf("selected member %+v", m)
 	}
 	a.Update(keyPress("tab"))
+	if !strings.Contains(plain(a), "■ Timeline") {
+		t.Fatal("tab did not move focus to the timeline")
+	}
+	a.Update(keyPress("tab"))
 	if !strings.Contains(plain(a), "■ Partitions") {
 		t.Fatal("tab did not cycle back to partitions")
 	}

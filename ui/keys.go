@@ -14,6 +14,8 @@ type KeyMap struct {
 	NextPane key.Binding
 	Help     key.Binding
 	Quit     key.Binding
+	// Lanes toggles the ownership lanes in place of the table and members.
+	Lanes key.Binding
 
 	// Sort, Filter, OnlyLag and ClearFilter change the partition table's
 	// view (ui/filter.go).
@@ -70,6 +72,10 @@ func DefaultKeyMap() KeyMap {
 			key.WithKeys("esc"),
 			key.WithHelp("esc", "clear filter"),
 		),
+		Lanes: key.NewBinding(
+			key.WithKeys("v"),
+			key.WithHelp("v", "lanes"),
+		),
 		Help: key.NewBinding(
 			key.WithKeys("?"),
 			key.WithHelp("?", "help"),
@@ -83,14 +89,14 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the one-line help at the bottom of the screen.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown after `?`, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},
-		{k.Home, k.End, k.NextPane},
+		{k.Home, k.End, k.NextPane, k.Lanes},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
 		{k.Help, k.Quit},
 	}

@@ -47,23 +47,37 @@ func (a *App) relayout() {
 	a.layoutPanes()
 }
 
-// layoutPanes shares the body between the table and the members pane. Each
-// gets what it needs when that fits; otherwise the members pane takes at
-// most a third. Below 10 lines only the focused pane is shown.
+// layoutPanes shares the body between the table, the members pane (or, in
+// their place, the lanes) and the timeline below them. The timeline is
+// kept at least a quarter of the body (3 lines or more) and takes whatever
+// the others leave; the table and the members get what they need when that
+// fits, otherwise the members pane takes at most a third of the rest.
+// Below 10 lines only the focused pane is shown.
 func (a *App) layoutPanes() {
-	w, body := a.bodyW, a.bodyH
-	a.split = body >= 10
+	w, full := a.bodyW, a.bodyH
+	a.split = full >= 10
+	a.syncTimeline()
 	if !a.split {
-		a.table.SetSize(w, body)
-		a.members.SetSize(w, body)
+		a.table.SetSize(w, full)
+		a.members.SetSize(w, full)
+		a.lanes.SetSize(w, full)
+		a.timeline.SetSize(w, full)
+		return
+	}
+	a.gap = 0
+	if full >= 20 {
+		a.gap = 1
+	}
+	tlWant := max(a.timeline.Len(), 1) + timelineChrome
+	body := full - a.gap - min(tlWant, max(full/4, timelineChrome+2))
+	if a.showLanes {
+		lh := min(max(a.lanes.Len(), 1)+lanesChrome, body)
+		a.lanes.SetSize(w, lh)
+		a.timeline.SetSize(w, full-lh-a.gap)
 		return
 	}
 	tableNeed := max(a.table.Len(), 1) + tableChrome
 	membersNeed := max(a.members.Len(), 1) + membersChrome
-	a.gap = 0
-	if body >= 20 {
-		a.gap = 1
-	}
 	mh := membersNeed
 	if tableNeed+a.gap+membersNeed > body {
 		mh = min(membersNeed, max(body/3, membersChrome+1))
@@ -74,6 +88,7 @@ func (a *App) layoutPanes() {
 	}
 	a.table.SetSize(w, th)
 	a.members.SetSize(w, mh)
+	a.timeline.SetSize(w, full-th-mh-2*a.gap)
 }
 
 // render builds the screen content: header, body, help.
@@ -114,10 +129,19 @@ func (a *App) body() string {
 		return center("waiting for group "+a.opts.Group+" to appear · polling every "+a.opts.Interval.String(), a.bodyW, a.bodyH)
 	case !a.split && a.focus == paneMembers:
 		return a.members.View()
+	case !a.split && a.focus == paneTimeline:
+		return a.timeline.View()
+	case !a.split && a.showLanes:
+		return a.lanes.View()
 	case !a.split:
 		return a.table.View()
 	}
-	return a.table.View() + "\n" + strings.Repeat("\n", a.gap) + a.members.View()
+	sep := "\n" + strings.Repeat("\n", a.gap)
+	if a.showLanes {
+		return padLines(a.lanes.View(), a.lanes.height) + sep + a.timeline.View()
+	}
+	return padLines(a.table.View(), a.table.height) + sep +
+		padLines(a.members.View(), a.members.height) + sep + a.timeline.View()
 }
 
 // padLines pads s with empty lines to h lines, so the help stays at the

@@ -23,6 +23,8 @@ type Table struct {
 	height  int
 	focused bool
 	stale   bool
+	// highlight marks the partitions of the selected timeline event.
+	highlight map[model.TopicPartition]bool
 
 	// Set by SetView: how the rows were sorted and filtered, how many
 	// partitions the snapshot has, and its worst partition (marked).
@@ -380,6 +382,8 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 	switch {
 	case selected:
 		gutter = glyphCursor
+	case t.highlight[p.TopicPartition]:
+		gutter = glyphHighlight
 	case p.Err != "":
 		gutter = glyphError
 	}

@@ -1,0 +1,354 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Lanes is the ownership view: one lane per partition, time running left
+// to right up to now, each cell the letter of the member that owned the
+// partition then. A rebalance is a run of "·" (owner unknown), an unowned
+// partition is blank, and a legend maps letters to client ids. Only the
+// rows in the scroll window are computed.
+type Lanes struct {
+	styles  Styles
+	keys    KeyMap
+	hist    *model.Lanes
+	sc      scroller
+	width   int
+	height  int
+	focused bool
+	now     time.Time
+
+	letters    []rune   // per owner index of hist
+	letterText []string // letters as strings
+	used       map[rune]bool
+	ownerP     []paint // letter colours, cycled
+	gapP       paint
+	highlight  map[model.TopicPartition]bool
+	mark       time.Time // the selected event's time, marked on the axis
+	buf        []int
+}
+
+// Lanes chrome: title and time axis above the lanes, legend below.
+const lanesChrome = 3
+
+// Glyphs of the lanes.
+const (
+	glyphLaneGap     = "·" // rebalancing: owner unknown
+	glyphLaneUnknown = "?" // polls failed
+	glyphLaneMark    = "▼" // the selected event on the time axis
+)
+
+// laneSteps are the durations one cell may stand for.
+var laneSteps = []time.Duration{
+	time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 10 * time.Second,
+	15 * time.Second, 30 * time.Second, time.Minute,
+}
+
+// laneSpan is the least time the lanes show.
+const laneSpan = 3 * time.Minute
+
+// NewLanes returns a lanes view drawing hist.
+func NewLanes(st Styles, km KeyMap, hist *model.Lanes) Lanes {
+	l := Lanes{styles: st, keys: km, hist: hist, used: map[rune]bool{}}
+	if st.NoColor {
+		l.ownerP = []paint{{}}
+	} else {
+		for _, s := range []lipgloss.Style{st.StateOK, st.PaneTitle, st.Title, st.StateWarn, st.LagLow, st.Group} {
+			l.ownerP = append(l.ownerP, newPaint(s))
+		}
+	}
+	l.gapP = newPaint(st.StateWarn)
+	return l
+}
+
+// SetSize sets the view's outer size, chrome included.
+func (l *Lanes) SetSize(w, h int) {
+	l.width, l.height = max(w, 0), max(h, 0)
+	l.sc.SetHeight(max(l.height-lanesChrome, 0))
+}
+
+// SetFocused marks the view as the one receiving scroll keys.
+func (l *Lanes) SetFocused(f bool) { l.focused = f }
+
+// SetNow sets the time at the right edge.
+func (l *Lanes) SetNow(now time.Time) { l.now = now }
+
+// SetHighlight marks the lanes of the given partitions and the moment at
+// on the time axis (zero: none); nil clears.
+func (l *Lanes) SetHighlight(tps []model.TopicPartition, at time.Time) {
+	l.highlight, l.mark = highlightSet(tps), at
+}
+
+// Refresh takes new rows and owners from the history.
+func (l *Lanes) Refresh() {
+	l.sc.SetLen(l.hist.Len())
+	owners := l.hist.Owners()
+	for i := len(l.letters); i < len(owners); i++ {
+		r := letterFor(owners[i], l.used)
+		l.used[r] = true
+		l.letters = append(l.letters, r)
+		l.letterText = append(l.letterText, string(r))
+	}
+}
+
+// Len returns the number of lanes.
+func (l Lanes) Len() int { return l.hist.Len() }
+
+// Update handles scroll keys.
+func (l Lanes) Update(msg tea.Msg) (Lanes, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		l.sc.handleKey(k, l.keys)
+	}
+	return l, nil
+}
+
+// letterFor picks the letter of an owner: the one its client id ends in
+// ("consumer-c" → c) when that is free, else the first free one.
+func letterFor(label string, used map[rune]bool) rune {
+	if i := strings.LastIndexAny(label, "-_."); i >= 0 && i == len(label)-2 {
+		if r := rune(label[len(label)-1]); (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') && !used[r] {
+			return r
+		}
+	}
+	for _, set := range []string{"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789"} {
+		for _, r := range set {
+			if !used[r] {
+				return r
+			}
+		}
+	}
+	return '*'
+}
+
+// laneLabel names a lane: "p3", or "orders/p3" when the group reads more
+// than one topic.
+func laneLabel(tp model.TopicPartition, multi bool) string {
+	p := "p" + strconv.Itoa(int(tp.Partition))
+	if multi {
+		return tp.Topic + "/" + p
+	}
+	return p
+}
+
+// geometry is the layout of one frame: label column, cell count, the time
+// one cell stands for and the time of the first cell.
+type laneGeometry struct {
+	multi  bool
+	labelW int
+	cells  int
+	step   time.Duration
+	from   time.Time
+}
+
+func (l Lanes) geometry(start, end int) laneGeometry {
+	var g laneGeometry
+	for i := 1; i < l.hist.Len(); i++ {
+		if l.hist.Row(i).Topic != l.hist.Row(0).Topic {
+			g.multi = true
+			break
+		}
+	}
+	g.labelW = len("PART")
+	for i := start; i < end; i++ {
+		g.labelW = max(g.labelW, textWidth(laneLabel(l.hist.Row(i), g.multi)))
+	}
+	g.labelW = min(g.labelW, max(l.width/3, 4))
+	g.cells = max(l.width-1-g.labelW-1, 0)
+	g.step = laneSteps[len(laneSteps)-1]
+	for _, s := range laneSteps {
+		if time.Duration(g.cells)*s >= laneSpan {
+			g.step = s
+			break
+		}
+	}
+	// Cells end at whole steps, so the picture does not shimmer as the
+	// clock moves between polls.
+	endT := l.now.Truncate(g.step).Add(g.step)
+	g.from = endT.Add(-time.Duration(g.cells) * g.step)
+	return g
+}
+
+// View renders the title, the time axis, the visible lanes and the legend.
+func (l Lanes) View() string {
+	if l.width <= 0 || l.height <= 0 {
+		return ""
+	}
+	start, end := l.sc.Window()
+	g := l.geometry(start, end)
+	var b strings.Builder
+	b.Grow((l.width + 64) * l.height)
+	b.WriteString(l.title(start, end, g))
+	if l.height < 2 {
+		return b.String()
+	}
+	b.WriteByte('\n')
+	b.WriteString(l.axis(g))
+	if l.hist.Len() == 0 && l.height > lanesChrome {
+		b.WriteByte('\n')
+		b.WriteString(l.styles.Muted.Render(cell("  no partitions yet", l.width, false)))
+	}
+	if cap(l.buf) < g.cells {
+		l.buf = make([]int, g.cells)
+	}
+	buf := l.buf[:g.cells]
+	seen := make([]bool, len(l.letters))
+	gaps := false
+	for i := start; i < end; i++ {
+		tp := l.hist.Row(i)
+		l.hist.Lane(i, g.from, g.step, buf)
+		b.WriteByte('\n')
+		gutter := " "
+		switch {
+		case l.focused && i == l.sc.Cursor():
+			gutter = glyphCursor
+		case l.highlight[tp]:
+			gutter = glyphHighlight
+		}
+		label := cell(laneLabel(tp, g.multi), g.labelW, false)
+		if l.focused && i == l.sc.Cursor() {
+			b.WriteString(l.styles.Selected.Render(gutter + label))
+		} else if l.highlight[tp] {
+			b.WriteString(l.styles.Group.Render(gutter + label))
+		} else {
+			b.WriteString(gutter + label)
+		}
+		b.WriteByte(' ')
+		gaps = l.cells(&b, buf, seen) || gaps
+	}
+	if l.height > lanesChrome-1+end-start {
+		b.WriteByte('\n')
+		b.WriteString(l.legend(seen, gaps))
+	}
+	return b.String()
+}
+
+// cells writes one lane, a styled run per owner; it records the owners
+// seen and reports whether a gap was drawn.
+func (l Lanes) cells(b *strings.Builder, owners []int, seen []bool) bool {
+	gaps := false
+	run := func(p paint, glyph string, n int) {
+		b.WriteString(p.pre)
+		for range n {
+			b.WriteString(glyph)
+		}
+		b.WriteString(p.post)
+	}
+	for c := 0; c < len(owners); {
+		v := owners[c]
+		n := 1
+		for c+n < len(owners) && owners[c+n] == v {
+			n++
+		}
+		c += n
+		switch {
+		case v >= 0 && v < len(l.letters):
+			seen[v] = true
+			run(l.ownerP[v%len(l.ownerP)], l.letterText[v], n)
+		case v == model.LaneRebalancing:
+			gaps = true
+			run(l.gapP, glyphLaneGap, n)
+		case v == model.LaneUnknown:
+			run(l.styles.unowned, glyphLaneUnknown, n)
+		default:
+			b.WriteString(spaces(n))
+		}
+	}
+	return gaps
+}
+
+func (l Lanes) title(start, end int, g laneGeometry) string {
+	st := l.styles.PaneTitleOff
+	glyph := glyphUnfocused
+	if l.focused {
+		st, glyph = l.styles.PaneTitle, glyphFocused
+	}
+	s := st.Render(glyph + " Ownership lanes " + strconv.Itoa(l.hist.Len()))
+	extra := []string{"last " + spanText(time.Duration(g.cells)*g.step) + ", " + spanText(g.step) + " a cell"}
+	if l.hist.Len() > end-start && end > start {
+		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
+	}
+	if len(l.highlight) > 0 {
+		extra = append(extra, glyphHighlight+" touched by the selected event")
+	}
+	s += l.styles.Muted.Render("  " + strings.Join(extra, " · "))
+	return ansi.Truncate(s, l.width, ellipsis)
+}
+
+// spanText writes a span the axis way: 30s, 3m, 3m30s, 1h.
+func spanText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	case d%time.Minute == 0 && d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m" + pad2(int(d%time.Minute/time.Second)) + "s"
+	}
+	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+}
+
+// axis writes the time axis: a mark every minute (every 30s when the span
+// is short), "now" at the right edge, and ▼ at the selected event.
+func (l Lanes) axis(g laneGeometry) string {
+	line := []rune(spaces(1 + g.labelW + 1 + g.cells))
+	base := 1 + g.labelW + 1
+	put := func(col int, s string) bool {
+		if col < base || col+len([]rune(s)) > len(line) {
+			return false
+		}
+		for i := col - 1; i < col+len([]rune(s))+1; i++ {
+			if i >= base && i < len(line) && line[i] != ' ' {
+				return false
+			}
+		}
+		copy(line[col:], []rune(s))
+		return true
+	}
+	span := time.Duration(g.cells) * g.step
+	tick := time.Minute
+	if span < 3*time.Minute {
+		tick = 30 * time.Second
+	}
+	put(base+g.cells-3, "now")
+	endT := g.from.Add(span)
+	for k := 1; time.Duration(k)*tick < span; k++ {
+		at := endT.Add(-time.Duration(k) * tick)
+		col := base + int(at.Sub(g.from)/g.step)
+		put(col, "|-"+spanText(time.Duration(k)*tick))
+	}
+	copy(line[1:], []rune(cell("PART", g.labelW, false)))
+	s := string(line)
+	if !l.mark.IsZero() && !l.mark.Before(g.from) && l.mark.Before(endT) {
+		col := base + int(l.mark.Sub(g.from)/g.step)
+		r := []rune(s)
+		r[col] = []rune(glyphLaneMark)[0]
+		s = string(r)
+	}
+	return l.styles.ColHeader.Render(s)
+}
+
+// legend maps the letters on screen to client ids and says what the gaps
+// mean, as much as fits on one line.
+func (l Lanes) legend(seen []bool, gaps bool) string {
+	owners := l.hist.Owners()
+	var parts []string
+	for i, ok := range seen {
+		if ok {
+			parts = append(parts, string(l.letters[i])+" "+owners[i])
+		}
+	}
+	if gaps {
+		parts = append(parts, glyphLaneGap+" rebalancing")
+	}
+	parts = append(parts, "blank: unowned or not yet watched")
+	return ansi.Truncate(l.styles.Muted.Render(" "+strings.Join(parts, "  ")), l.width, ellipsis)
+}

@@ -1,0 +1,329 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Timeline is the event pane: the group's rebalance timeline, newest
+// first, one event a line with its wall-clock time, how long ago it was, a
+// glyph for its kind and what happened. The event under the cursor is the
+// selected one; the root highlights the partitions it touched.
+type Timeline struct {
+	styles  Styles
+	keys    KeyMap
+	kinds   kindPaints
+	events  []model.Event // newest first
+	sc      scroller
+	width   int
+	height  int
+	focused bool
+	now     time.Time
+}
+
+// timelineChrome is the title line above the events.
+const timelineChrome = 1
+
+// Event kinds; each has a colour, and every event type a glyph of its own,
+// so colour only repeats what the glyph says.
+const (
+	kindInfo = iota
+	kindGood
+	kindBad
+	kindChange
+	kindMove
+	numKinds
+)
+
+type kindPaints [numKinds]paint
+
+func newKindPaints(st Styles) kindPaints {
+	var k kindPaints
+	k[kindInfo] = newPaint(st.Muted)
+	k[kindGood] = newPaint(st.StateOK)
+	k[kindBad] = newPaint(st.StateBad)
+	k[kindChange] = newPaint(st.StateWarn)
+	k[kindMove] = newPaint(st.PaneTitle)
+	return k
+}
+
+// eventGlyph returns the one-cell glyph and the colour kind of an event
+// type.
+func eventGlyph(t model.EventType) (string, int) {
+	switch t {
+	case model.EventWatchStarted:
+		return "◉", kindInfo
+	case model.EventMemberJoined:
+		return "+", kindGood
+	case model.EventMemberLeft:
+		return "×", kindBad
+	case model.EventStateChanged:
+		return "~", kindInfo
+	case model.EventRebalanceStarted:
+		return glyphRebalance, kindChange
+	case model.EventRebalanceCompleted:
+		return "✓", kindGood
+	case model.EventPartitionMoved:
+		return "→", kindMove
+	case model.EventGroupEmpty:
+		return glyphEmpty, kindChange
+	case model.EventGroupGone:
+		return "∅", kindBad
+	case model.EventPartitionsChanged:
+		return "#", kindChange
+	case model.EventStatusChanged:
+		return "△", kindChange
+	case model.EventConnectionLost:
+		return glyphStale, kindBad
+	case model.EventConnectionRestored:
+		return "↺", kindGood
+	case model.EventDemoSpawned:
+		return "»", kindGood
+	case model.EventDemoAssigned:
+		return "⇢", kindMove
+	case model.EventDemoRevoked:
+		return "⇠", kindMove
+	case model.EventDemoStopped:
+		return "-", kindChange
+	case model.EventDemoKilled:
+		return "✗", kindBad
+	case model.EventDemoEvicted:
+		return "⊘", kindBad
+	case model.EventDemoCommitFailed:
+		return glyphError, kindBad
+	case model.EventDemoDuplicate:
+		return "≡", kindChange
+	}
+	return "•", kindInfo
+}
+
+// NewTimeline returns an empty timeline pane.
+func NewTimeline(st Styles, km KeyMap) Timeline {
+	return Timeline{styles: st, keys: km, kinds: newKindPaints(st)}
+}
+
+// SetSize sets the pane's outer size, title included.
+func (t *Timeline) SetSize(w, h int) {
+	t.width, t.height = max(w, 0), max(h, 0)
+	t.sc.SetHeight(max(t.height-timelineChrome, 0))
+}
+
+// SetFocused marks the pane as the one receiving scroll keys.
+func (t *Timeline) SetFocused(f bool) { t.focused = f }
+
+// SetNow sets the clock relative times are measured from.
+func (t *Timeline) SetNow(now time.Time) { t.now = now }
+
+// SetEvents replaces the events, given oldest first as model.Timeline
+// keeps them, and shows them newest first. With the cursor on the newest event it stays on the newest,
+// so the pane follows the watch; otherwise the selected event stays
+// selected.
+func (t *Timeline) SetEvents(oldestFirst []model.Event) {
+	cur := t.sc.Cursor()
+	var sel model.Event
+	had := cur > 0 && cur < len(t.events)
+	if had {
+		sel = t.events[cur]
+	}
+	n := len(oldestFirst)
+	if cap(t.events) < n {
+		t.events = make([]model.Event, n)
+	}
+	t.events = t.events[:n]
+	// Newest first, but the events of one moment keep their order (a
+	// member left, then the rebalance started), so each moment reads
+	// top-down as it happened.
+	k := 0
+	for i := n; i > 0; {
+		j := i - 1
+		for j > 0 && oldestFirst[j-1].Time.Equal(oldestFirst[i-1].Time) {
+			j--
+		}
+		k += copy(t.events[k:], oldestFirst[j:i])
+		i = j
+	}
+	t.sc.SetLen(n)
+	if !had {
+		return
+	}
+	// Search outwards from the old position: new events push it down.
+	for d := 0; d < n; d++ {
+		for _, i := range [2]int{cur + d, cur - d} {
+			if i >= 0 && i < n && sameEvent(&t.events[i], &sel) {
+				t.sc.SetCursor(i)
+				return
+			}
+		}
+	}
+}
+
+func sameEvent(a, b *model.Event) bool {
+	return a.Time.Equal(b.Time) && a.Type == b.Type && a.MemberID == b.MemberID &&
+		a.From == b.From && a.To == b.To && a.Detail == b.Detail
+}
+
+// Selected returns the event under the cursor.
+func (t Timeline) Selected() (model.Event, bool) {
+	i := t.sc.Cursor()
+	if i < 0 || i >= len(t.events) {
+		return model.Event{}, false
+	}
+	return t.events[i], true
+}
+
+// Len returns the number of events.
+func (t Timeline) Len() int { return len(t.events) }
+
+// Update handles scroll keys.
+func (t Timeline) Update(msg tea.Msg) (Timeline, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		t.sc.handleKey(k, t.keys)
+	}
+	return t, nil
+}
+
+// relText writes how long ago something was: "0.4s ago", "12.4s ago",
+// "3m05s ago", "2h10m ago".
+func relText(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < time.Minute {
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s ago"
+	}
+	return ageText(d) + " ago"
+}
+
+// eventText is what happened, in words: the event's detail, with the
+// member named by client id and short member id.
+func eventText(e *model.Event) string {
+	text := e.Detail
+	if text == "" {
+		text = strings.ReplaceAll(string(e.Type), "_", " ")
+	}
+	if e.Type == model.EventStateChanged {
+		text = "state " + text
+	}
+	if e.MemberID != "" {
+		label := e.ClientID
+		if label == "" {
+			label = model.ShortID(e.MemberID)
+		}
+		short := model.ShortID(e.MemberID)
+		if rest, ok := strings.CutPrefix(text, label+" "); ok && short != label {
+			text = label + " (" + short + ") " + rest
+		}
+	}
+	return oneLine(text)
+}
+
+// timelineCols are the widths of the time columns for the pane width: the
+// relative time goes first when space is short, then the wall clock.
+func (t Timeline) timelineCols() (clockW, agoW int) {
+	switch {
+	case t.width >= 60:
+		return 10, 10
+	case t.width >= 36:
+		return 10, 0
+	default:
+		return 0, 0
+	}
+}
+
+// View renders the title and the visible events.
+func (t Timeline) View() string {
+	if t.width <= 0 || t.height <= 0 {
+		return ""
+	}
+	start, end := t.sc.Window()
+	var b strings.Builder
+	b.Grow((t.width + 32) * t.height)
+	b.WriteString(t.title(start, end))
+	if len(t.events) == 0 && t.height > timelineChrome {
+		b.WriteByte('\n')
+		b.WriteString(t.styles.Muted.Render(cell("  no events yet: joins, leaves and rebalances appear here", t.width, false)))
+	}
+	clockW, agoW := t.timelineCols()
+	for i := start; i < end; i++ {
+		b.WriteByte('\n')
+		// A moment's time is written once, on its first line.
+		again := i > start && t.events[i].Time.Equal(t.events[i-1].Time)
+		t.line(&b, &t.events[i], t.focused && i == t.sc.Cursor(), again, clockW, agoW)
+	}
+	return b.String()
+}
+
+func (t Timeline) title(start, end int) string {
+	st := t.styles.PaneTitleOff
+	glyph := glyphUnfocused
+	if t.focused {
+		st, glyph = t.styles.PaneTitle, glyphFocused
+	}
+	s := st.Render(glyph + " Timeline " + strconv.Itoa(len(t.events)))
+	extra := []string{"newest first"}
+	if len(t.events) > end-start && end > start {
+		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
+	}
+	if t.focused && len(t.events) > 0 {
+		extra = append(extra, glyphHighlight+" partitions of the selected event")
+	}
+	s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
+	return ansi.Truncate(s, t.width, ellipsis)
+}
+
+// line writes one event. The selected line is rendered plain and reversed
+// as a whole, like the table's cursor row.
+func (t Timeline) line(b *strings.Builder, e *model.Event, selected, again bool, clockW, agoW int) {
+	glyph, kind := eventGlyph(e.Type)
+	var line strings.Builder
+	gutter := " "
+	if selected {
+		gutter = glyphCursor
+	}
+	line.WriteString(gutter)
+	used := 1
+	if again && !selected {
+		line.WriteString(spaces(clockW + agoW + min(clockW, 1) + min(agoW, 1)))
+		used += clockW + agoW + min(clockW, 1) + min(agoW, 1)
+	} else {
+		if clockW > 0 {
+			line.WriteString(t.paint(t.kinds[kindInfo], cell(e.Time.Format("15:04:05.0"), clockW, false), selected))
+			line.WriteByte(' ')
+			used += clockW + 1
+		}
+		if agoW > 0 {
+			line.WriteString(t.paint(t.kinds[kindInfo], cell(relText(t.now.Sub(e.Time)), agoW, true), selected))
+			line.WriteByte(' ')
+			used += agoW + 1
+		}
+	}
+	line.WriteString(t.paint(t.kinds[kind], glyph, selected))
+	line.WriteByte(' ')
+	used += 2
+	text := cell(eventText(e), max(t.width-used, 0), false)
+	switch {
+	case kind == kindBad:
+		text = t.paint(t.kinds[kind], text, selected)
+	case e.Type == model.EventStateChanged:
+		text = t.paint(t.kinds[kindInfo], text, selected) // the rebalance lines say it better
+	}
+	line.WriteString(text)
+	if selected {
+		b.WriteString(t.styles.Selected.Render(line.String()))
+		return
+	}
+	b.WriteString(line.String())
+}
+
+func (t Timeline) paint(p paint, s string, selected bool) string {
+	if selected {
+		return s
+	}
+	return p.Render(s)
+}

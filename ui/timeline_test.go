@@ -1,0 +1,345 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+const storyTopic = "order-rebalancing"
+
+var storyMembers = map[string]string{
+	"consumer-a": "consumer-a-4f1c2d9e-77aa-4b1e-9c2d-0a1b2c3d4e5f",
+	"consumer-b": "consumer-b-9e8d7c6b-1234-4321-abcd-ffeeddccbbaa",
+	"consumer-c": "consumer-c-0badf00d-5555-4444-3333-222211110000",
+}
+
+// storySnap is the demo group at t0+at: state, then the members in order
+// with the partitions each owns (ignored unless Stable, as coordinators
+// report no assignments mid-rebalance).
+func storySnap(at time.Duration, state string, owners map[string][]int32, members ...string) model.Snapshot {
+	obs := model.Observation{
+		TakenAt: t0.Add(at), Brokers: testBrokers,
+		Group: model.Group{ID: "order-workers", State: state, ProtocolType: "consumer",
+			Assignor: "range", Coordinator: "127.0.0.1:29092"},
+		Committed: map[model.TopicPartition]int64{},
+		Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
+	}
+	if state == model.StateEmpty {
+		obs.Group.Assignor = ""
+	}
+	for _, m := range members {
+		mb := model.Member{MemberID: storyMembers[m], ClientID: m, Host: "/127.0.0.1"}
+		if state == model.StateStable {
+			for _, p := range owners[m] {
+				mb.Partitions = append(mb.Partitions, tp(storyTopic, p))
+			}
+		}
+		obs.Members = append(obs.Members, mb)
+	}
+	for p := range int32(3) {
+		obs.Committed[tp(storyTopic, p)] = 1000 + int64(at/time.Second)
+		obs.Offsets[tp(storyTopic, p)] = model.PartitionOffsets{LogEnd: 1010 + int64(at/time.Second)}
+	}
+	return model.NewSnapshot(obs)
+}
+
+// story is the scripted watch the timeline and lanes golden files show:
+// two consumers, a third joins (eager rebalance), then one leaves.
+var story = []struct {
+	at   time.Duration
+	snap model.Snapshot
+}{
+	{0, storySnap(0, model.StateStable, map[string][]int32{"consumer-a": {0, 1}, "consumer-b": {2}}, "consumer-a", "consumer-b")},
+	{60 * time.Second, storySnap(60*time.Second, model.StatePreparingRebalance, nil, "consumer-a", "consumer-b", "consumer-c")},
+	{60200 * time.Millisecond, storySnap(60200*time.Millisecond, model.StateCompletingRebalance, nil, "consumer-a", "consumer-b", "consumer-c")},
+	{60400 * time.Millisecond, storySnap(60400*time.Millisecond, model.StateStable, map[string][]int32{"consumer-a": {0}, "consumer-b": {1}, "consumer-c": {2}}, "consumer-a", "consumer-b", "consumer-c")},
+	{120 * time.Second, storySnap(120*time.Second, model.StatePreparingRebalance, nil, "consumer-a", "consumer-c")},
+	{120410 * time.Millisecond, storySnap(120410*time.Millisecond, model.StateStable, map[string][]int32{"consumer-a": {0, 1}, "consumer-c": {2}}, "consumer-a", "consumer-c")},
+}
+
+// storyApp runs the story at w×h and leaves the clock 15s after its last
+// poll.
+func storyApp(t testing.TB, w, h int) (*App, *clock) {
+	t.Helper()
+	clk := &clock{t: t0}
+	src := &fakeSource{}
+	for _, s := range story {
+		src.results = append(src.results, pollResult{snap: s.snap})
+	}
+	a := testApp(t, src, clk, w, h)
+	for _, s := range story[1:] {
+		clk.Set(t0.Add(s.at))
+		pollNow(t, a)
+	}
+	clk.Set(t0.Add(story[len(story)-1].at + 15*time.Second))
+	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return a, clk
+}
+
+func TestTimelineGolden(t *testing.T) {
+	for _, sz := range sizes[:2] {
+		name := fmt.Sprintf("%dx%d", sz[0], sz[1])
+		t.Run("timeline_"+name, func(t *testing.T) {
+			a, _ := storyApp(t, sz[0], sz[1])
+			a.Update(keyPress("tab"))
+			a.Update(keyPress("tab"))
+			// Select the eager rebalance's completion.
+			for i := 0; i < a.timeline.Len(); i++ {
+				if e, _ := a.timeline.Selected(); e.Type == model.EventRebalanceCompleted && e.Time.Equal(t0.Add(60400*time.Millisecond)) {
+					break
+				}
+				a.Update(keyPress("j"))
+			}
+			out := plain(a)
+			checkFits(t, out, sz[0], sz[1])
+			golden.RequireEqual(t, out)
+		})
+		t.Run("lanes_"+name, func(t *testing.T) {
+			a, _ := storyApp(t, sz[0], sz[1])
+			a.Update(keyPress("v"))
+			out := plain(a)
+			checkFits(t, out, sz[0], sz[1])
+			golden.RequireEqual(t, out)
+		})
+	}
+}
+
+func TestTimelineShowsTheStory(t *testing.T) {
+	a, _ := storyApp(t, 120, 40)
+	out := plain(a)
+	for _, want := range []string{
+		"■ Partitions", "□ Members", "□ Timeline",
+		"10:02:00.4  15.0s ago ~ state PreparingRebalance → Stable", "✓ rebalance took 0.41s",
+		"× consumer-b (ddccbbaa) left",
+		"→ p1: consumer-b → consumer-a",
+		"+ consumer-c (11110000) joined",
+		"◐ rebalance started: consumer-c joined",
+		"10:00:00.0  2m15s ago ◉ watching order-workers",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("view lacks %q:\n%s", want, out)
+		}
+	}
+	// Newest first.
+	if i, j := strings.Index(out, "rebalance took 0.41s"), strings.Index(out, "watching order-workers"); i < 0 || j < i {
+		t.Errorf("timeline is not newest first:\n%s", out)
+	}
+}
+
+// highlighted returns the partition numbers whose table row carries the
+// highlight glyph.
+func highlighted(out string) []string {
+	var ps []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, glyphHighlight+storyTopic) {
+			f := strings.Fields(l)
+			ps = append(ps, f[1])
+		}
+	}
+	return ps
+}
+
+func TestSelectedEventHighlightsItsPartitions(t *testing.T) {
+	a, _ := storyApp(t, 120, 40)
+	if got := highlighted(plain(a)); len(got) != 0 {
+		t.Fatalf("highlight without a selected event: %v", got)
+	}
+	a.Update(keyPress("tab"))
+	a.Update(keyPress("tab"))
+	find := func(typ model.EventType, detail string) {
+		t.Helper()
+		a.Update(keyPress("home"))
+		for range a.timeline.Len() {
+			if e, _ := a.timeline.Selected(); e.Type == typ && strings.Contains(e.Detail, detail) {
+				return
+			}
+			a.Update(keyPress("j"))
+		}
+		t.Fatalf("no %s event %q", typ, detail)
+	}
+	find(model.EventPartitionMoved, "p1: consumer-b → consumer-a")
+	if got := highlighted(plain(a)); fmt.Sprint(got) != "[1]" {
+		t.Errorf("moved p1: highlighted %v\n%s", got, plain(a))
+	}
+	find(model.EventMemberLeft, "consumer-b left")
+	if got := highlighted(plain(a)); fmt.Sprint(got) != "[1]" {
+		t.Errorf("consumer-b left owning p1: highlighted %v", got)
+	}
+	find(model.EventRebalanceCompleted, "took 0.40s") // the eager one: p0 kept, p1, p2 moved
+	if got := highlighted(plain(a)); fmt.Sprint(got) != "[0 1 2]" {
+		t.Errorf("eager rebalance: highlighted %v\n%s", got, plain(a))
+	}
+	a.Update(keyPress("v"))
+	if out := plain(a); strings.Count(out, glyphHighlight+"p") != 3 || !strings.Contains(out, glyphLaneMark) {
+		t.Errorf("lanes do not mark the selected event:\n%s", out)
+	}
+	a.Update(keyPress("v"))
+	a.Update(keyPress("tab")) // focus leaves the timeline: no highlight
+	if got := highlighted(plain(a)); len(got) != 0 {
+		t.Errorf("highlight stays after the timeline lost focus: %v", got)
+	}
+}
+
+func TestLanesShowGaps(t *testing.T) {
+	a, _ := storyApp(t, 120, 40)
+	a.Update(keyPress("v"))
+	out := plain(a)
+	lanes := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimPrefix(l, glyphCursor)
+		f := strings.Fields(l)
+		if len(f) >= 2 && (f[0] == "p0" || f[0] == "p1" || f[0] == "p2") {
+			lanes[f[0]] = strings.TrimPrefix(strings.TrimSpace(l), f[0])
+		}
+	}
+	if len(lanes) != 3 {
+		t.Fatalf("want 3 lanes:\n%s", out)
+	}
+	// Both rebalances are eager (range): each shows as a gap in every lane.
+	for p, l := range lanes {
+		if n := strings.Count(strings.TrimSpace(l), glyphLaneGap); n != 2 {
+			t.Errorf("%s: %d gap cells, want 2 (one per rebalance): %q", p, n, l)
+		}
+	}
+	want := map[string]string{"p0": "a", "p1": "b", "p2": "c"}
+	for p, letter := range want {
+		l := strings.TrimRight(lanes[p], " ")
+		if !strings.HasSuffix(l, strings.Repeat(map[string]string{"p0": "a", "p1": "a", "p2": "c"}[p], 5)) {
+			t.Errorf("%s ends %q", p, l)
+		}
+		if !strings.Contains(l, letter+glyphLaneGap) && p != "p2" {
+			t.Errorf("%s: no %s before the first gap: %q", p, letter, l)
+		}
+	}
+	for _, w := range []string{"a consumer-a", "b consumer-b", "c consumer-c", glyphLaneGap + " rebalancing", "now", "|-1m"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("lanes view lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func TestEventsChannelFeedsTheTimeline(t *testing.T) {
+	clk := &clock{t: t0}
+	ch := make(chan model.Event, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := New(&fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, Options{
+		Brokers: testBrokers, Group: "order-workers", Now: clk.Now, Events: ch, Context: ctx,
+	})
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	batch, ok := a.Init()().(tea.BatchMsg)
+	if !ok || len(batch) != 2 {
+		t.Fatalf("Init with Events = %T, want a batch of the poll and the event wait", batch)
+	}
+	// One command polls; the other waits for an event and must not return
+	// before one is sent.
+	results := make(chan tea.Msg, 2)
+	for _, c := range batch {
+		go func() { results <- c() }()
+	}
+	msg := <-results
+	if _, ok := msg.(pollMsg); !ok {
+		t.Fatalf("first result %T, want the poll", msg)
+	}
+	a.Update(msg)
+	select {
+	case msg := <-results:
+		t.Fatalf("the event wait returned %T with no event sent", msg)
+	case <-time.After(50 * time.Millisecond):
+	}
+	ch <- model.Event{Time: t0.Add(time.Second), Type: model.EventDemoKilled, ClientID: "consumer-b", Detail: "consumer-b killed (no LeaveGroup)"}
+	_, next := a.Update(<-results)
+	if next == nil {
+		t.Fatal("the event wait was not re-armed")
+	}
+	if out := plain(a); !strings.Contains(out, "✗ consumer-b killed (no LeaveGroup)") {
+		t.Fatalf("demo event not in the timeline:\n%s", out)
+	}
+	if evs := a.Events(); len(evs) != 2 || evs[1].Group != "order-workers" {
+		t.Fatalf("events %+v", evs)
+	}
+	// Quitting ends the wait, leaving no goroutine behind.
+	done := make(chan tea.Msg)
+	go func() { done <- next() }()
+	a.Update(keyPress("q"))
+	select {
+	case msg := <-done:
+		if msg != nil {
+			t.Fatalf("wait after quit gave %T", msg)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("event wait still blocked after quit")
+	}
+	// A closed channel ends the wait too.
+	close(ch)
+	if msg := waitEvent(context.Background(), ch)(); msg != nil {
+		t.Fatalf("closed channel gave %T", msg)
+	}
+}
+
+func TestConnectionLostOncePerOutage(t *testing.T) {
+	refused := fmt.Errorf("dial tcp 127.0.0.1:29092: connect: connection refused")
+	clk := &clock{t: t0}
+	back := stableSnapshot()
+	back.TakenAt = t0.Add(3 * time.Second)
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}, {err: refused}, {err: refused}, {snap: back}}}
+	a := testApp(t, src, clk, 120, 40)
+	for i := 1; i <= 3; i++ {
+		clk.Set(t0.Add(time.Duration(i) * time.Second))
+		pollNow(t, a)
+	}
+	var types []string
+	for _, e := range a.Events() {
+		types = append(types, string(e.Type))
+	}
+	if got := strings.Join(types, " "); got != "watch_started connection_lost connection_restored" {
+		t.Errorf("events: %s", got)
+	}
+}
+
+// BenchmarkLanes100x5m renders the lanes of 100 partitions over five
+// minutes of polls every second, with a rebalance every 30 seconds, every
+// row on screen.
+func BenchmarkLanes100x5m(b *testing.B) {
+	clk := &clock{t: t0}
+	a := New(&fakeSource{}, Options{Group: "big", Now: clk.Now})
+	a.Update(tea.WindowSizeMsg{Width: 200, Height: 120})
+	for s := range 300 {
+		snap := bigSnapshot(100)
+		snap.TakenAt = t0.Add(time.Duration(s) * time.Second)
+		switch {
+		case s%30 == 29:
+			snap.Group.State = model.StatePreparingRebalance
+		case s%60 >= 30: // every other minute, the members swap partitions
+			for i := range snap.Partitions {
+				p := &snap.Partitions[i]
+				p.ClientID = fmt.Sprintf("worker-%02d", (i+1)%20)
+			}
+		}
+		a.applySnapshotForBench(snap, clk)
+	}
+	a.Update(keyPress("v"))
+	a.lanes.SetSize(200, 100+lanesChrome)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_ = a.lanes.View()
+	}
+	if out := a.lanes.View(); strings.Count(out, "\n") < 100 {
+		b.Fatalf("not every lane rendered: %d lines", strings.Count(out, "\n"))
+	}
+}
+
+func (a *App) applySnapshotForBench(s model.Snapshot, clk *clock) {
+	clk.Set(s.TakenAt)
+	a.polling = true
+	a.Update(pollMsg{Seq: a.seq, Snap: s})
+}
