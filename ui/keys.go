@@ -23,6 +23,9 @@ type KeyMap struct {
 	Filter      key.Binding
 	OnlyLag     key.Binding
 	ClearFilter key.Binding
+
+	// Demo are demo mode's keys (ui/demo.go), disabled outside it.
+	Demo DemoKeys
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -84,20 +87,21 @@ func DefaultKeyMap() KeyMap {
 			key.WithKeys("q", "ctrl+c"),
 			key.WithHelp("q", "quit"),
 		),
+		Demo: DefaultDemoKeys(),
 	}
 }
 
 // ShortHelp is the one-line help at the bottom of the screen.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes, k.Help, k.Quit}
+	return append(k.Demo.short(), k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes, k.Help, k.Quit)
 }
 
 // FullHelp is the help shown after `?`, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
+	return append(k.Demo.full(), [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.NextPane, k.Lanes},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
 		{k.Help, k.Quit},
-	}
+	}...)
 }

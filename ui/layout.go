@@ -43,7 +43,8 @@ func (a *App) relayout() {
 		helpH = lipgloss.Height(a.helpText)
 	}
 
-	a.bodyW, a.bodyH = w, max(h-headH-helpH, 0)
+	demoH := a.demoFrame(w, h-headH-helpH) // the ledger, in demo mode
+	a.bodyW, a.bodyH = w, max(h-headH-helpH-demoH, 0)
 	a.layoutPanes()
 }
 
@@ -109,6 +110,12 @@ func (a *App) render() string {
 			b.WriteByte('\n')
 		}
 		b.WriteString(padLines(a.body(), a.bodyH))
+	}
+	if a.demo.text != "" {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(a.demo.text)
 	}
 	if a.helpText != "" {
 		b.WriteByte('\n')

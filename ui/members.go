@@ -28,6 +28,8 @@ type Members struct {
 	// none stands out.
 	partCount int
 	mostLag   int
+	// notes say what only the demo knows about each member (ui/demo.go).
+	notes []string
 }
 
 // Members columns, in screen order.
@@ -72,9 +74,9 @@ func (m *Members) SetPending(p bool) { m.pending = p }
 // SetMembers replaces the members; the selected member stays selected when
 // it is still present.
 func (m *Members) SetMembers(ms []model.Member) {
-	sel := ""
+	sel, selClient := "", ""
 	if c := m.sc.Cursor(); c >= 0 && c < len(m.members) {
-		sel = m.members[c].MemberID
+		sel, selClient = m.members[c].MemberID, m.members[c].ClientID
 	}
 	m.members = ms
 	m.parts = make([]string, len(ms))
@@ -90,11 +92,8 @@ func (m *Members) SetMembers(ms []model.Member) {
 			}
 		}
 	}
-	for i := range ms {
-		if sel != "" && ms[i].MemberID == sel {
-			m.sc.SetCursor(i)
-			break
-		}
+	if i := findMember(ms, sel, selClient); i >= 0 {
+		m.sc.SetCursor(i)
 	}
 }
 
@@ -182,6 +181,9 @@ func (m *Members) SetPartitionCount(n int) { m.partCount = n }
 
 // partsText is member i's PARTITIONS cell.
 func (m Members) partsText(i int) string {
+	if i < len(m.notes) && m.notes[i] != "" {
+		return m.notedParts(i)
+	}
 	switch {
 	case len(m.members[i].Partitions) > 0:
 		return m.parts[i]

@@ -1,0 +1,576 @@
+package ui
+
+import (
+	"strconv"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Demo is what the UI needs from a running demo (kafka/demo's *Demo
+// satisfies it). Its methods must be quick and safe for concurrent use; the
+// UI still calls them from commands, never from Update.
+type Demo interface {
+	// Spawn starts one more consumer and returns its client id.
+	Spawn() (string, error)
+	// Stop stops a consumer gracefully (LeaveGroup); Kill cuts it off with
+	// no goodbye, so the group waits for the session timeout.
+	Stop(clientID string) error
+	Kill(clientID string) error
+	// ToggleSlow switches a consumer's processing time and reports whether
+	// it is now slow.
+	ToggleSlow(clientID string) (bool, error)
+	TogglePause() bool
+	Paused() bool
+	SetRate(perSecond float64)
+	Rate() float64
+	ToggleHotKey() bool
+	HotKey() bool
+	Consumers() []model.DemoConsumer
+	Ledger() model.Ledger
+}
+
+// DemoSettings are the demo's fixed settings, for the screen to explain
+// what it shows (countdowns, commit mode).
+type DemoSettings struct {
+	SessionTimeout  time.Duration
+	MaxPollInterval time.Duration
+	// Commit is "after" (at-least-once) or "before" (at-most-once).
+	Commit          string
+	CommitDelay     time.Duration
+	ProcessTime     time.Duration
+	SlowProcessTime time.Duration
+}
+
+// DemoKeys are the demo-mode bindings. They are disabled unless the UI
+// runs a demo, so help never offers them against a group kgwatch did not
+// create.
+type DemoKeys struct {
+	Spawn    key.Binding
+	Stop     key.Binding
+	Kill     key.Binding
+	Slow     key.Binding
+	Pause    key.Binding
+	RateDown key.Binding
+	RateUp   key.Binding
+	HotKey   key.Binding
+}
+
+// DefaultDemoKeys returns the demo bindings, disabled.
+func DefaultDemoKeys() DemoKeys {
+	k := DemoKeys{
+		Spawn:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new consumer")),
+		Stop:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop member")),
+		Kill:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "kill member")),
+		Slow:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "slow member")),
+		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause producer")),
+		RateDown: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "rate −/+")),
+		RateUp:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "rate +")),
+		HotKey:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hot key")),
+	}
+	k.SetEnabled(false)
+	return k
+}
+
+// SetEnabled turns every demo binding on or off.
+func (k *DemoKeys) SetEnabled(on bool) {
+	for _, b := range []*key.Binding{&k.Spawn, &k.Stop, &k.Kill, &k.Slow, &k.Pause, &k.RateDown, &k.RateUp, &k.HotKey} {
+		b.SetEnabled(on)
+	}
+}
+
+// short lists the demo bindings for the one-line help (`]` rides on
+// `[`'s "[ ]" entry).
+func (k DemoKeys) short() []key.Binding {
+	return []key.Binding{k.Spawn, k.Stop, k.Kill, k.Slow, k.Pause, k.RateDown, k.HotKey}
+}
+
+// full lists them for `?`, in two columns.
+func (k DemoKeys) full() [][]key.Binding {
+	return [][]key.Binding{{k.Spawn, k.Stop, k.Kill, k.Slow}, {k.Pause, k.RateDown, k.HotKey}}
+}
+
+// Demo refresh cadence: consumers and ledger are read once a second, and
+// ten times a second while a killed member's countdown runs.
+const (
+	demoRefresh     = time.Second
+	demoFastRefresh = 100 * time.Millisecond
+	// flashFor is how long an action's message stays on screen.
+	flashFor = 6 * time.Second
+	// ghostFor is how long a stopped or evicted demo consumer stays listed
+	// after it left the group.
+	ghostFor = time.Minute
+)
+
+// rateSteps are the producer rates `[` and `]` step through.
+var rateSteps = []float64{0, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
+
+// demoStatus is one read of the demo's state.
+type demoStatus struct {
+	Consumers []model.DemoConsumer
+	Ledger    model.Ledger
+	HasLedger bool
+	Rate      float64
+	Paused    bool
+	HotKey    bool
+}
+
+// demoState is the root model's demo-mode state.
+type demoState struct {
+	seq      uint64 // refresh loop step; other Seqs are stale
+	status   demoStatus
+	has      bool      // a status arrived
+	ledgerAt time.Time // when the ledger was last read
+	// seen holds the demo consumers seen in the group at least once, so
+	// one out of it again reads "rejoining" rather than "joining".
+	seen     map[string]bool
+	flash    string
+	flashErr bool
+	flashAt  time.Time
+	pane     LedgerPane
+	text     string // the ledger pane, rendered by relayout
+}
+
+// demoStatusMsg carries a refresh of loop Seq.
+type demoStatusMsg struct {
+	Seq    uint64
+	Status demoStatus
+}
+
+// demoActionMsg carries the result of a demo key: the message to flash and
+// the demo's state right after the action.
+type demoActionMsg struct {
+	Flash  string
+	Err    bool
+	Status demoStatus
+}
+
+func readDemo(d Demo, withLedger bool) demoStatus {
+	s := demoStatus{Consumers: d.Consumers(), Rate: d.Rate(), Paused: d.Paused(), HotKey: d.HotKey()}
+	if withLedger {
+		s.Ledger, s.HasLedger = d.Ledger(), true
+	}
+	return s
+}
+
+// demoInit starts the demo refresh loop; nil outside demo mode.
+func (a *App) demoInit() tea.Cmd {
+	d := a.opts.Demo
+	if d == nil {
+		return nil
+	}
+	a.demo.seq++
+	seq := a.demo.seq
+	return func() tea.Msg { return demoStatusMsg{Seq: seq, Status: readDemo(d, true)} }
+}
+
+// handleDemoStatus takes a refresh of the current loop and schedules the
+// next: fast while a countdown runs, so it ticks smoothly on a projector.
+func (a *App) handleDemoStatus(msg demoStatusMsg) tea.Cmd {
+	if msg.Seq != a.demo.seq || a.opts.Demo == nil {
+		return nil
+	}
+	a.setDemoStatus(msg.Status)
+	return a.nextDemoRefresh()
+}
+
+func (a *App) nextDemoRefresh() tea.Cmd {
+	if a.ctx.Err() != nil {
+		return nil
+	}
+	delay := demoRefresh
+	if a.countingDown() {
+		delay = demoFastRefresh
+	}
+	withLedger := a.watch.Now.Sub(a.demo.ledgerAt) >= demoRefresh-demoFastRefresh
+	a.demo.seq++
+	seq, d := a.demo.seq, a.opts.Demo
+	return tea.Tick(delay, func(time.Time) tea.Msg {
+		return demoStatusMsg{Seq: seq, Status: readDemo(d, withLedger)}
+	})
+}
+
+func (a *App) setDemoStatus(s demoStatus) {
+	if !s.HasLedger && a.demo.has {
+		s.Ledger, s.HasLedger = a.demo.status.Ledger, a.demo.status.HasLedger
+	} else if s.HasLedger {
+		a.demo.ledgerAt = a.watch.Now
+	}
+	a.demo.status, a.demo.has = s, true
+	a.members.SetMembers(a.demoMembers(a.watch.Snap.Members))
+}
+
+// countingDown reports whether a killed member waits for its eviction.
+func (a *App) countingDown() bool {
+	for _, c := range a.demo.status.Consumers {
+		if c.State == model.DemoKilled {
+			return true
+		}
+	}
+	return false
+}
+
+// handleDemoAction shows an action's result, refreshes the demo state at
+// once (restarting the refresh loop) and polls the group at once.
+func (a *App) handleDemoAction(msg demoActionMsg) tea.Cmd {
+	if a.opts.Demo == nil {
+		return nil
+	}
+	a.flash(msg.Flash, msg.Err)
+	a.setDemoStatus(msg.Status)
+	return tea.Batch(a.pollNow(), a.nextDemoRefresh())
+}
+
+func (a *App) flash(s string, isErr bool) {
+	a.demo.flash, a.demo.flashErr, a.demo.flashAt = s, isErr, a.watch.Now
+}
+
+// demoKey handles a demo key; it reports false for any other key. The
+// bindings are disabled outside demo mode, so they never match there.
+func (a *App) demoKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	d, k := a.opts.Demo, a.keys.Demo
+	if d == nil {
+		return nil, false
+	}
+	switch {
+	case key.Matches(msg, k.Spawn):
+		return demoAction(d, func() (string, error) {
+			id, err := d.Spawn()
+			if err != nil {
+				return "", err
+			}
+			return id + " started: it joins " + a.opts.Group + " and the group rebalances", nil
+		}), true
+	case key.Matches(msg, k.Stop):
+		return a.memberAction("stops", func(id string) (string, error) {
+			if err := d.Stop(id); err != nil {
+				return "", err
+			}
+			return id + " stopping gracefully: it leaves the group (LeaveGroup), the group rebalances at once", nil
+		}), true
+	case key.Matches(msg, k.Kill):
+		return a.memberAction("kills", func(id string) (string, error) {
+			if err := d.Kill(id); err != nil {
+				return "", err
+			}
+			return id + " killed: no LeaveGroup, the group waits " + settingDur(a.opts.DemoSettings.SessionTimeout) + " (session timeout)", nil
+		}), true
+	case key.Matches(msg, k.Slow):
+		set := a.opts.DemoSettings
+		return a.memberAction("slows down", func(id string) (string, error) {
+			slow, err := d.ToggleSlow(id)
+			switch {
+			case err != nil:
+				return "", err
+			case !slow:
+				return id + " back to normal: " + settingDur(set.ProcessTime) + " per order", nil
+			case set.MaxPollInterval > 0 && set.SlowProcessTime > set.MaxPollInterval:
+				return id + " slow: " + settingDur(set.SlowProcessTime) + " per order, past max.poll.interval " +
+					settingDur(set.MaxPollInterval) + ": it will be pushed out of the group", nil
+			default:
+				return id + " slow: " + settingDur(set.SlowProcessTime) + " per order: its partitions' lag climbs", nil
+			}
+		}), true
+	case key.Matches(msg, k.Pause):
+		return demoAction(d, func() (string, error) {
+			if d.TogglePause() {
+				return "producer paused", nil
+			}
+			return "producer resumed at " + producerRate(d.Rate()), nil
+		}), true
+	case key.Matches(msg, k.RateDown), key.Matches(msg, k.RateUp):
+		up := key.Matches(msg, k.RateUp)
+		return demoAction(d, func() (string, error) {
+			r := stepRate(d.Rate(), up)
+			d.SetRate(r)
+			s := "producer rate " + producerRate(r)
+			if d.Paused() {
+				s += " (paused: p resumes)"
+			}
+			return s, nil
+		}), true
+	case key.Matches(msg, k.HotKey):
+		return demoAction(d, func() (string, error) {
+			if d.ToggleHotKey() {
+				return "hot key on: most orders carry one key and land on one partition", nil
+			}
+			return "hot key off: orders spread over every partition", nil
+		}), true
+	}
+	return nil, false
+}
+
+// demoAction runs act off the update loop and reports its result with the
+// demo's state right after it.
+func demoAction(d Demo, act func() (string, error)) tea.Cmd {
+	return func() tea.Msg {
+		s, err := act()
+		if err != nil {
+			return demoActionMsg{Flash: err.Error(), Err: true, Status: readDemo(d, false)}
+		}
+		return demoActionMsg{Flash: s, Status: readDemo(d, false)}
+	}
+}
+
+// memberAction runs act on the selected member of the members pane when it
+// is one of the demo's consumers; anything else is refused with a message
+// saying why. verb completes "kgwatch only … the consumers it started".
+func (a *App) memberAction(verb string, act func(clientID string) (string, error)) tea.Cmd {
+	if a.showLanes || a.focus != paneMembers {
+		a.flash("select a member first: tab to the Members pane, then ↑/↓ (j/k)", true)
+		return nil
+	}
+	mb, ok := a.members.Selected()
+	if !ok {
+		a.flash("no member selected: the group has no members", true)
+		return nil
+	}
+	c, ours := a.demoConsumer(mb)
+	if !ours {
+		a.flash(memberName(&mb)+" is not a demo consumer: kgwatch only "+verb+" the consumers it started", true)
+		return nil
+	}
+	return demoAction(a.opts.Demo, func() (string, error) { return act(c.ClientID) })
+}
+
+// demoConsumer finds the demo consumer behind a group member: by member
+// id, else by client id (a consumer between generations, or listed before
+// the coordinator answered).
+func (a *App) demoConsumer(mb model.Member) (model.DemoConsumer, bool) {
+	cs := a.demo.status.Consumers
+	if mb.MemberID != "" {
+		for _, c := range cs {
+			if c.MemberID == mb.MemberID {
+				return c, true
+			}
+		}
+	}
+	for _, c := range cs {
+		if mb.ClientID != "" && c.ClientID == mb.ClientID {
+			return c, true
+		}
+	}
+	return model.DemoConsumer{}, false
+}
+
+// demoMembers returns the group's members followed by the demo consumers
+// the group does not list: joining ones, and for a minute those that were
+// stopped or evicted. Outside demo mode it returns ms unchanged.
+func (a *App) demoMembers(ms []model.Member) []model.Member {
+	if a.opts.Demo == nil || !a.demo.has {
+		return ms
+	}
+	if a.demo.seen == nil {
+		a.demo.seen = make(map[string]bool)
+	}
+	listed := make(map[string]bool, len(ms))
+	for _, mb := range ms {
+		if c, ok := a.demoConsumer(mb); ok {
+			listed[c.ClientID] = true
+			a.demo.seen[c.ClientID] = true
+		}
+	}
+	out := ms
+	for _, c := range a.demo.status.Consumers {
+		if listed[c.ClientID] || !a.ghostShown(c) {
+			continue
+		}
+		if len(out) == len(ms) {
+			out = append(make([]model.Member, 0, len(ms)+2), ms...)
+		}
+		out = append(out, model.Member{ClientID: c.ClientID})
+	}
+	return out
+}
+
+// ghostShown reports whether a demo consumer missing from the group is
+// listed anyway.
+func (a *App) ghostShown(c model.DemoConsumer) bool {
+	now := a.watch.Now
+	switch c.State {
+	case model.DemoStopped:
+		return !c.StoppedAt.IsZero() && now.Sub(c.StoppedAt) < ghostFor
+	case model.DemoEvicted:
+		return !c.EvictedAt.IsZero() && now.Sub(c.EvictedAt) < ghostFor
+	}
+	return true
+}
+
+// demoNotes returns what only the demo knows about each listed member, for
+// the members pane: killed with its countdown, slow, joining, outside.
+func (a *App) demoNotes() []string {
+	ms := a.members.members
+	notes := make([]string, len(ms))
+	for i, mb := range ms {
+		c, ours := a.demoConsumer(mb)
+		if !ours {
+			notes[i] = glyphOutside + " outside · watch only"
+			continue
+		}
+		notes[i] = a.demoNote(c, mb.MemberID != "")
+	}
+	return notes
+}
+
+// Glyphs of the demo notes (one cell each, with a word beside them).
+const (
+	glyphKilled  = "✗"
+	glyphSlow    = "◷"
+	glyphLeaving = "↪"
+	glyphOutside = "◇"
+)
+
+// demoNote describes consumer c; inGroup says whether the coordinator
+// lists it.
+func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
+	now := a.watch.Now
+	set := a.opts.DemoSettings
+	slow := ""
+	if c.Slow {
+		slow = glyphSlow + " slow"
+	}
+	switch c.State {
+	case model.DemoKilled:
+		left := c.KilledAt.Add(set.SessionTimeout).Sub(now)
+		if left <= 0 {
+			return glyphKilled + " killed · session timeout passed, eviction due"
+		}
+		return glyphKilled + " killed · evicted in " + secondsText(left)
+	case model.DemoEvicted:
+		if c.EvictedAt.IsZero() || c.KilledAt.IsZero() {
+			return glyphKilled + " killed · evicted"
+		}
+		return glyphKilled + " evicted after " + secondsText(c.EvictedAt.Sub(c.KilledAt))
+	case model.DemoStopping:
+		return glyphLeaving + " stopping · finishing its order, then LeaveGroup"
+	case model.DemoStopped:
+		return glyphLeaving + " stopped · left the group"
+	}
+	if !inGroup {
+		s := glyphWaiting + " joining"
+		if a.demo.seen[c.ClientID] {
+			s = glyphWaiting + " rejoining"
+		}
+		if slow != "" {
+			s = slow + " · " + s
+			if set.MaxPollInterval > 0 && set.SlowProcessTime > set.MaxPollInterval {
+				s += " (left: over max.poll.interval)"
+			}
+		}
+		return s
+	}
+	return slow
+}
+
+// secondsText is a countdown's seconds with one decimal: "7.3s".
+func secondsText(d time.Duration) string {
+	return strconv.FormatFloat(max(d, 0).Seconds(), 'f', 1, 64) + "s"
+}
+
+// settingDur is a setting's duration without trailing zero units: "10s",
+// "1m30s", "250ms".
+func settingDur(d time.Duration) string {
+	s := d.String()
+	if len(s) > 4 && s[len(s)-4:] == "m0s" {
+		s = s[:len(s)-2]
+	}
+	if len(s) > 4 && s[len(s)-4:] == "h0m" {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+// producerRate is a producer rate: "5/s", "0.5/s".
+func producerRate(r float64) string {
+	return strconv.FormatFloat(r, 'f', -1, 64) + "/s"
+}
+
+// stepRate is the next rate up or down the ladder from r.
+func stepRate(r float64, up bool) float64 {
+	if up {
+		for _, s := range rateSteps {
+			if s > r {
+				return s
+			}
+		}
+		return rateSteps[len(rateSteps)-1]
+	}
+	for i := len(rateSteps) - 1; i >= 0; i-- {
+		if rateSteps[i] < r {
+			return rateSteps[i]
+		}
+	}
+	return 0
+}
+
+// demoFrame prepares the demo's part of a frame: the members pane's notes
+// (whose countdowns move with the clock) and the ledger pane, at most maxH
+// lines of width w. It returns the ledger's height.
+func (a *App) demoFrame(w, maxH int) int {
+	a.demo.text = ""
+	if a.opts.Demo == nil {
+		return 0
+	}
+	a.members.SetNotes(a.demoNotes())
+	if a.demo.flash != "" && a.watch.Now.Sub(a.demo.flashAt) >= flashFor {
+		a.demo.flash = ""
+	}
+	p := &a.demo.pane
+	p.SetSize(w, ledgerLines(maxH))
+	p.SetState(a.demo.status, a.demo.has, a.opts.DemoSettings, a.demo.flash, a.demo.flashErr)
+	a.demo.text = p.View()
+	if a.demo.text == "" {
+		return 0
+	}
+	return p.Height()
+}
+
+// ledgerLines is how many lines the ledger gets out of h free lines.
+func ledgerLines(h int) int {
+	switch {
+	case h >= 30:
+		return 3
+	case h >= 16:
+		return 2
+	case h >= 6:
+		return 1
+	}
+	return 0
+}
+
+// SetNotes sets what the demo knows about each member, in the order of
+// SetMembers; a missing or empty note leaves the PARTITIONS cell as is.
+func (m *Members) SetNotes(notes []string) { m.notes = notes }
+
+// notedParts is the PARTITIONS cell of a member with a demo note: its
+// partitions, if any, then the note.
+func (m Members) notedParts(i int) string {
+	if len(m.members[i].Partitions) == 0 {
+		return m.notes[i]
+	}
+	return m.parts[i] + "  " + m.notes[i]
+}
+
+// findMember returns the index of the member with member id id, else of
+// the first with client id client (a demo consumer listed before it joined
+// keeps its selection when it does), else -1.
+func findMember(ms []model.Member, id, client string) int {
+	if id != "" {
+		for i := range ms {
+			if ms[i].MemberID == id {
+				return i
+			}
+		}
+	}
+	if client != "" {
+		for i := range ms {
+			if ms[i].ClientID == client {
+				return i
+			}
+		}
+	}
+	return -1
+}

@@ -1,0 +1,194 @@
+package ui
+
+import "strings"
+
+// LedgerPane shows demo mode's exact ledger (produced, processed,
+// duplicates, lost, commit failures, in flight), the producer's state, the
+// commit mode, and the last action's message. It takes one to three lines:
+// counts; producer and commit mode; the message. With fewer lines the
+// message takes the place of the line above it while it shows.
+type LedgerPane struct {
+	styles   Styles
+	width    int
+	lines    int
+	st       demoStatus
+	has      bool
+	settings DemoSettings
+	flash    string
+	flashErr bool
+}
+
+// NewLedgerPane returns an empty ledger pane.
+func NewLedgerPane(st Styles) LedgerPane { return LedgerPane{styles: st} }
+
+// SetSize sets the width and the number of lines (0 hides the pane).
+func (p *LedgerPane) SetSize(w, lines int) {
+	p.width, p.lines = max(w, 0), min(max(lines, 0), 3)
+}
+
+// SetState replaces what the pane shows.
+func (p *LedgerPane) SetState(st demoStatus, has bool, set DemoSettings, flash string, flashErr bool) {
+	p.st, p.has, p.settings, p.flash, p.flashErr = st, has, set, flash, flashErr
+}
+
+// Height is the number of lines View renders.
+func (p LedgerPane) Height() int {
+	if p.width <= 0 {
+		return 0
+	}
+	return p.lines
+}
+
+// View renders the pane.
+func (p LedgerPane) View() string {
+	if p.width <= 0 || p.lines <= 0 {
+		return ""
+	}
+	counts, producer, flash := p.countsLine(), p.producerLine(), p.flashLine()
+	var lines []string
+	switch p.lines {
+	case 3:
+		lines = []string{counts, producer, flash}
+	case 2:
+		second := producer
+		if p.flash != "" {
+			second = flash
+		}
+		lines = []string{counts, second}
+	default:
+		if p.flash != "" {
+			lines = []string{flash}
+		} else {
+			lines = []string{counts}
+		}
+	}
+	for i, l := range lines {
+		lines[i] = cell(l, p.width, false)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// countsLine is "■ Ledger  produced 1,234 · processed 1,230 · …", in
+// shorter words when the full ones do not fit.
+func (p LedgerPane) countsLine() string {
+	st := p.styles
+	title := st.PaneTitle.Render("◆ Ledger")
+	if !p.has || !p.st.HasLedger {
+		return title + " " + st.Muted.Render("reading the demo…")
+	}
+	l := p.st.Ledger
+	type item struct {
+		long, short string
+		n           int64
+		bad         bool // a nonzero count is a problem worth a glyph
+		glyph       string
+		warn        bool // warning rather than failure colour
+	}
+	items := []item{
+		{"produced", "prod", l.Produced, false, "", false},
+		{"processed", "done", l.Processed, false, "", false},
+		{"duplicates", "dup", l.Duplicates, true, glyphStale, true},
+		{"lost", "lost", l.Lost, true, glyphKilled, false},
+		{"commit failures", "commit✗", l.CommitFailures, true, glyphStale, true},
+		{"in flight", "flight", l.InFlight, false, "", false},
+	}
+	render := func(short bool) string {
+		parts := make([]string, len(items))
+		for i, it := range items {
+			word := it.long
+			if short {
+				word = it.short
+			}
+			n := groupDigits(it.n)
+			switch {
+			case it.bad && it.n > 0 && it.warn:
+				parts[i] = st.StateWarn.Render(it.glyph + " " + word + " " + n)
+			case it.bad && it.n > 0:
+				parts[i] = st.StateBad.Render(it.glyph + " " + word + " " + n)
+			default:
+				parts[i] = st.Label.Render(word+" ") + st.Value.Render(n)
+			}
+		}
+		return strings.Join(parts, st.Separator.Render(" · "))
+	}
+	line := title + "  " + render(false)
+	if textWidth(line) > p.width {
+		line = title + " " + render(true)
+	}
+	if textWidth(line) > p.width {
+		line = render(true)
+	}
+	return line
+}
+
+// producerLine is the producer's state and the commit mode.
+func (p LedgerPane) producerLine() string {
+	st := p.styles
+	set := p.settings
+	var segs []string
+	switch {
+	case !p.has:
+		segs = append(segs, st.Label.Render("producer ")+st.Muted.Render("…"))
+	case p.st.Paused:
+		segs = append(segs, st.StateWarn.Render("‖ producer paused")+st.Muted.Render(" (rate "+producerRate(p.st.Rate)+")"))
+	case p.st.Rate == 0:
+		segs = append(segs, st.StateWarn.Render("‖ producer at 0/s"))
+	default:
+		segs = append(segs, st.StateOK.Render("▶ producer "+producerRate(p.st.Rate)))
+	}
+	if p.has && p.st.HotKey {
+		segs = append(segs, st.StateWarn.Render("hot key ON")+st.Muted.Render(": one partition gets most orders"))
+	} else if p.has {
+		segs = append(segs, st.Label.Render("hot key ")+st.Value.Render("off"))
+	}
+	commit := "commit after processing (at-least-once)"
+	if set.Commit == "before" {
+		commit = "commit before processing (at-most-once)"
+	}
+	if set.CommitDelay > 0 {
+		commit += " · commit delay " + settingDur(set.CommitDelay)
+	}
+	segs = append(segs, st.Value.Render(commit))
+	if set.SessionTimeout > 0 {
+		segs = append(segs, st.Label.Render("session timeout ")+st.Value.Render(settingDur(set.SessionTimeout)))
+	}
+	if set.MaxPollInterval > 0 {
+		segs = append(segs, st.Label.Render("max.poll.interval ")+st.Value.Render(settingDur(set.MaxPollInterval)))
+	}
+	return joinFitting(segs, st.Separator.Render(" · "), p.width)
+}
+
+// flashLine is the last action's message, or a hint while there is none.
+func (p LedgerPane) flashLine() string {
+	st := p.styles
+	switch {
+	case p.flash == "":
+		return st.Muted.Render("  demo keys: n new consumer · x stop · X kill · s slow · p pause · [ ] rate · h hot key")
+	case p.flashErr:
+		return st.Err.Render(glyphError + " " + p.flash)
+	default:
+		return st.StateOK.Render("» ") + st.Value.Render(p.flash)
+	}
+}
+
+// joinFitting joins the segments that fit in w, in order, dropping the
+// rest from the end.
+func joinFitting(segs []string, sep string, w int) string {
+	var b strings.Builder
+	used := 0
+	for i, s := range segs {
+		sw := textWidth(s)
+		if i > 0 {
+			sw += textWidth(sep)
+		}
+		if i > 0 && used+sw > w {
+			break
+		}
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(s)
+		used += sw
+	}
+	return b.String()
+}
