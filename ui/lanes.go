@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -296,17 +298,21 @@ func spanText(d time.Duration) string {
 	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
 }
 
-// axis writes the time axis: a mark every minute (every 30s when the span
-// is short), "now" at the right edge, and ▼ at the selected event.
+// axis writes the time axis: "PART" over the labels, a mark every minute
+// (every 30s when the span is short), "now" at the right edge, and ▼ over
+// the cell of the selected event. Labels never overwrite each other or
+// the ▼; "now" steps left to make room for it.
 func (l Lanes) axis(g laneGeometry) string {
-	line := []rune(spaces(1 + g.labelW + 1 + g.cells))
 	base := 1 + g.labelW + 1
-	put := func(col int, s string) bool {
-		if col < base || col+len([]rune(s)) > len(line) {
+	line := []rune(spaces(base + g.cells))
+	copy(line[1:], []rune(cell("PART", g.labelW, false)))
+	put := func(col int, s string, pad int) bool {
+		n := len([]rune(s))
+		if col < base || col+n > len(line) {
 			return false
 		}
-		for i := col - 1; i < col+len([]rune(s))+1; i++ {
-			if i >= base && i < len(line) && line[i] != ' ' {
+		for i := max(col-pad, base); i < min(col+n+pad, len(line)); i++ {
+			if line[i] != ' ' {
 				return false
 			}
 		}
@@ -314,37 +320,40 @@ func (l Lanes) axis(g laneGeometry) string {
 		return true
 	}
 	span := time.Duration(g.cells) * g.step
+	endT := g.from.Add(span)
+	if !l.mark.IsZero() && !l.mark.Before(g.from) && l.mark.Before(endT) {
+		line[base+int(l.mark.Sub(g.from)/g.step)] = []rune(glyphLaneMark)[0]
+	}
+	for col := base + g.cells - 3; col >= base+g.cells-7; col-- {
+		if put(col, "now", 0) {
+			break
+		}
+	}
 	tick := time.Minute
 	if span < 3*time.Minute {
 		tick = 30 * time.Second
 	}
-	put(base+g.cells-3, "now")
-	endT := g.from.Add(span)
 	for k := 1; time.Duration(k)*tick < span; k++ {
 		at := endT.Add(-time.Duration(k) * tick)
-		col := base + int(at.Sub(g.from)/g.step)
-		put(col, "|-"+spanText(time.Duration(k)*tick))
+		put(base+int(at.Sub(g.from)/g.step), "|-"+spanText(time.Duration(k)*tick), 1)
 	}
-	copy(line[1:], []rune(cell("PART", g.labelW, false)))
-	s := string(line)
-	if !l.mark.IsZero() && !l.mark.Before(g.from) && l.mark.Before(endT) {
-		col := base + int(l.mark.Sub(g.from)/g.step)
-		r := []rune(s)
-		r[col] = []rune(glyphLaneMark)[0]
-		s = string(r)
-	}
-	return l.styles.ColHeader.Render(s)
+	return l.styles.ColHeader.Render(string(line))
 }
 
 // legend maps the letters on screen to client ids and says what the gaps
 // mean, as much as fits on one line.
 func (l Lanes) legend(seen []bool, gaps bool) string {
 	owners := l.hist.Owners()
-	var parts []string
+	var idx []int
 	for i, ok := range seen {
 		if ok {
-			parts = append(parts, string(l.letters[i])+" "+owners[i])
+			idx = append(idx, i)
 		}
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(l.letters[a], l.letters[b]) })
+	var parts []string
+	for _, i := range idx {
+		parts = append(parts, string(l.letters[i])+" "+owners[i])
 	}
 	if gaps {
 		parts = append(parts, glyphLaneGap+" rebalancing")

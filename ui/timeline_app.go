@@ -84,6 +84,11 @@ func (a *App) nextPane() pane {
 // toggleLanes switches between the table with the members and the lanes.
 func (a *App) toggleLanes() {
 	a.showLanes = !a.showLanes
+	if a.showLanes {
+		a.keys.Lanes.SetHelp("v", "table")
+	} else {
+		a.keys.Lanes.SetHelp("v", "lanes")
+	}
 	if a.showLanes && a.focus == paneMembers {
 		a.setFocus(paneTable)
 	}

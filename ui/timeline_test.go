@@ -178,7 +178,7 @@ func TestSelectedEventHighlightsItsPartitions(t *testing.T) {
 		t.Errorf("eager rebalance: highlighted %v\n%s", got, plain(a))
 	}
 	a.Update(keyPress("v"))
-	if out := plain(a); strings.Count(out, glyphHighlight+"p") != 3 || !strings.Contains(out, glyphLaneMark) {
+	if out := plain(a); strings.Count(out, glyphHighlight+"p") != 3 || !strings.Contains(out, glyphLaneMark) || !strings.Contains(out, "now") {
 		t.Errorf("lanes do not mark the selected event:\n%s", out)
 	}
 	a.Update(keyPress("v"))
@@ -342,4 +342,16 @@ func (a *App) applySnapshotForBench(s model.Snapshot, clk *clock) {
 	clk.Set(s.TakenAt)
 	a.polling = true
 	a.Update(pollMsg{Seq: a.seq, Snap: s})
+}
+
+func TestLanesAxisKeepsNowBesideTheMark(t *testing.T) {
+	a, clk := storyApp(t, 80, 24)
+	a.Update(keyPress("v"))
+	for _, back := range []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, time.Minute} {
+		a.lanes.SetHighlight(nil, clk.Now().Add(-back))
+		axis := strings.Split(a.lanes.View(), "\n")[1]
+		if !strings.Contains(axis, "now") || strings.Count(axis, glyphLaneMark) != 1 {
+			t.Errorf("mark %s before now: axis %q", back, axis)
+		}
+	}
 }
