@@ -21,7 +21,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kgwatch/kgwatch/kafka"
-	"github.com/kgwatch/kgwatch/kafka/demo"
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/ui"
 )
@@ -303,44 +302,6 @@ func runTUI(ctx context.Context, src ui.Source, opts ui.Options) error {
 	default:
 		return fmt.Errorf("terminal UI: %w", err)
 	}
-}
-
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := demo.Config{}
-	var interval time.Duration
-	fs := newFlagSet("kgwatch demo", stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group, and watches that group.\n\nFlags:\n%s", fs.FlagUsages())
-	}
-	fs.StringVar(&cfg.Topic, "topic", "order-rebalancing", "demo topic")
-	fs.IntVar(&cfg.Partitions, "partitions", 3, "partitions of the demo topic")
-	fs.StringVarP(&cfg.Group, "group", "g", "order-workers", "demo consumer group")
-	fs.IntVar(&cfg.Consumers, "consumers", 2, "consumers at start")
-	fs.Float64Var(&cfg.Rate, "rate", 5, "orders produced per second")
-	fs.DurationVar(&cfg.ProcessTime, "process-time", 100*time.Millisecond, "time to process one order")
-	fs.DurationVarP(&interval, "interval", "i", time.Second, "poll interval")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	switch {
-	case cfg.Partitions < 1:
-		return usageError{fmt.Sprintf("--partitions must be at least 1, got %d", cfg.Partitions)}
-	case cfg.Consumers < 0:
-		return usageError{fmt.Sprintf("--consumers must not be negative, got %d", cfg.Consumers)}
-	case cfg.Rate < 0:
-		return usageError{fmt.Sprintf("--rate must not be negative, got %g", cfg.Rate)}
-	case interval <= 0:
-		return usageError{fmt.Sprintf("--interval must be positive, got %s", interval)}
-	}
-
-	d, err := demo.Start(ctx, cfg, nil)
-	if err != nil {
-		return fmt.Errorf("start demo: %w", err)
-	}
-	defer d.Close()
-	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: cfg.Group, Timeout: 5 * time.Second})
-	defer w.Close()
-	return runTUI(ctx, w, ui.Options{Brokers: d.Brokers(), Group: cfg.Group, Interval: interval, Timeout: 5 * time.Second})
 }
 
 // versionString reports the version set at build time, or what the Go

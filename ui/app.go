@@ -45,6 +45,11 @@ type Options struct {
 	// before it is STALLED (`--stall-after`); zero means the model's
 	// default, 30s.
 	StallAfter time.Duration
+	// Demo, in demo mode, is the running demo: it enables the demo keys and
+	// the ledger pane (ui/demo.go). Nil when watching any other group.
+	Demo Demo
+	// DemoSettings are the demo's settings the screen explains.
+	DemoSettings DemoSettings
 }
 
 // ProgramOptions returns the tea.Program options the UI needs: with NoColor
@@ -113,6 +118,8 @@ type App struct {
 	bodyH      int
 	split      bool // table and members both on screen
 	gap        int  // blank lines between the panes when split
+
+	demo demoState // demo mode: ui/demo.go
 }
 
 // New returns the root model polling src.
@@ -128,6 +135,7 @@ func New(src Source, opts Options) *App {
 	}
 	st := NewStyles(opts.NoColor)
 	km := DefaultKeyMap()
+	km.Demo.SetEnabled(opts.Demo != nil)
 	h := help.New()
 	h.Styles = st.Help
 	parent := opts.Context
@@ -141,6 +149,7 @@ func New(src Source, opts Options) *App {
 		header:  NewHeader(st),
 		table:   NewTable(st, km),
 		members: NewMembers(st, km),
+		demo:    demoState{pane: NewLedgerPane(st)},
 		history: model.NewHistory(model.HistoryOptions{StallAfter: opts.StallAfter}),
 	}
 	a.initTimeline()
@@ -156,7 +165,7 @@ func (a *App) Close() { a.cancel() }
 func (a *App) Init() tea.Cmd {
 	a.seq++
 	a.polling = true
-	poll := pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq)
+	poll := tea.Batch(pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq), a.demoInit())
 	if a.opts.Events != nil {
 		return tea.Batch(poll, waitEvent(a.ctx, a.opts.Events))
 	}
@@ -176,6 +185,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = a.handlePoll(msg)
 	case tickMsg:
 		cmd = a.handleTick(msg)
+	case demoStatusMsg:
+		cmd = a.handleDemoStatus(msg)
+	case demoActionMsg:
+		cmd = a.handleDemoAction(msg)
 	case eventMsg:
 		cmd = a.handleEvent(msg)
 	}
@@ -195,6 +208,9 @@ func (a *App) View() tea.View {
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if a.viewKey(msg) {
 		return nil
+	}
+	if cmd, ok := a.demoKey(msg); ok {
+		return cmd
 	}
 	switch {
 	case key.Matches(msg, a.keys.Quit):
@@ -238,7 +254,7 @@ func (a *App) applySnapshot(snap model.Snapshot) {
 	a.statusEvents = a.history.Annotate(&snap)
 	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
 	a.refreshRows()
-	a.members.SetMembers(snap.Members)
+	a.members.SetMembers(a.demoMembers(snap.Members))
 	a.members.SetPartitionCount(len(snap.Partitions))
 	a.members.SetPending(snap.Group.Rebalancing())
 	a.table.SetStale(false)

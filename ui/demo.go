@@ -62,12 +62,12 @@ type DemoKeys struct {
 // DefaultDemoKeys returns the demo bindings, disabled.
 func DefaultDemoKeys() DemoKeys {
 	k := DemoKeys{
-		Spawn:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new consumer")),
-		Stop:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop member")),
-		Kill:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "kill member")),
-		Slow:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "slow member")),
-		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause producer")),
-		RateDown: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "rate −/+")),
+		Spawn:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "add consumer")),
+		Stop:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop")),
+		Kill:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "kill -9")),
+		Slow:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "slow")),
+		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		RateDown: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "rate")),
 		RateUp:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "rate +")),
 		HotKey:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hot key")),
 	}

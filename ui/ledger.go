@@ -163,7 +163,7 @@ func (p LedgerPane) flashLine() string {
 	st := p.styles
 	switch {
 	case p.flash == "":
-		return st.Muted.Render("  demo keys: n new consumer · x stop · X kill · s slow · p pause · [ ] rate · h hot key")
+		return st.Muted.Render("  n adds a consumer · tab to Members, ↑/↓ to pick one: x stops it, X kills it (kill -9), s slows it · p [ ] h drive the producer")
 	case p.flashErr:
 		return st.Err.Render(glyphError + " " + p.flash)
 	default:
