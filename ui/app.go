@@ -260,6 +260,7 @@ func (a *App) applySnapshot(snap model.Snapshot) {
 	a.table.SetStale(false)
 	a.members.SetStale(false)
 	a.observe(snap)
+	a.fileStatusEvents()
 }
 
 // applyError takes a failed poll: the last data stays, marked stale.

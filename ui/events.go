@@ -26,6 +26,7 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 		opts.Now = time.Now
 	}
 	tr := model.NewTracker(opts.Group, opts.TimelineSize)
+	hist := model.NewHistory(model.HistoryOptions{StallAfter: opts.StallAfter})
 	write := func(evs []model.Event) error {
 		for _, e := range evs {
 			b, err := model.MarshalEventJSON(e)
@@ -83,7 +84,12 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 		} else {
 			failures = 0
 			group = snap.Group
+			status := hist.Annotate(&snap) // status_changed events
 			evs = tr.Observe(snap)
+			for _, e := range status {
+				tr.Add(e)
+			}
+			evs = append(evs, status...)
 		}
 		if err := write(evs); err != nil {
 			return err
