@@ -209,9 +209,11 @@ func (w *Watcher) roundTrip(ctx context.Context, req protocol.Message) (protocol
 	rctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
 	res, err := w.transport().RoundTrip(rctx, w.addr, req)
-	if _, routed := req.(protocol.BrokerMessage); routed && connDropped(err) && rctx.Err() == nil {
-		// A pooled connection the broker (or a NAT) closed while idle:
-		// kafka-go has discarded it; one more try gets a fresh one.
+	// A pooled connection the broker (or a NAT) closed while idle fails at
+	// once, and kafka-go discards it; the next try takes another pooled
+	// connection or opens one. A pool holds a few per broker.
+	_, routed := req.(protocol.BrokerMessage)
+	for try := 0; routed && try < 4 && connDropped(err) && rctx.Err() == nil; try++ {
 		res, err = w.transport().RoundTrip(rctx, w.addr, req)
 	}
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
