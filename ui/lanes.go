@@ -35,7 +35,9 @@ type Lanes struct {
 	ownerP     []paint // letter colours, cycled
 	gapP       paint
 	highlight  map[model.TopicPartition]bool
-	mark       time.Time // the selected event's time, marked on the axis
+	mark       time.Time            // the selected event's time, marked on the axis
+	killed     map[string]time.Time // demo consumers killed, by client id
+	badP       paint
 	buf        []int
 }
 
@@ -47,6 +49,7 @@ const (
 	glyphLaneGap     = "·" // rebalancing: owner unknown
 	glyphLaneUnknown = "?" // polls failed
 	glyphLaneMark    = "▼" // the selected event on the time axis
+	glyphLaneKilled  = "✗" // owner killed; the group still counts it
 )
 
 // laneSteps are the durations one cell may stand for.
@@ -69,6 +72,7 @@ func NewLanes(st Styles, km KeyMap, hist *model.Lanes) Lanes {
 		}
 	}
 	l.gapP = newPaint(st.StateWarn)
+	l.badP = newPaint(st.StateBad)
 	return l
 }
 
@@ -89,6 +93,19 @@ func (l *Lanes) SetNow(now time.Time) { l.now = now }
 func (l *Lanes) SetHighlight(tps []model.TopicPartition, at time.Time) {
 	l.highlight, l.mark = highlightSet(tps), at
 }
+
+// MarkKilled records that a demo consumer was killed at at: from then on
+// the partitions the group still gives it are drawn ✗, the time the group
+// waits for its session to time out.
+func (l *Lanes) MarkKilled(clientID string, at time.Time) {
+	if l.killed == nil {
+		l.killed = map[string]time.Time{}
+	}
+	l.killed[clientID] = at
+}
+
+// laneKilled offsets an owner index in a lane buffer: the owner was killed.
+const laneKilled = -100
 
 // Refresh takes new rows and owners from the history.
 func (l *Lanes) Refresh() {
@@ -203,10 +220,30 @@ func (l Lanes) View() string {
 	}
 	buf := l.buf[:g.cells]
 	seen := make([]bool, len(l.letters))
-	gaps := false
+	gaps, dead := false, false
+	// killedFrom is the first cell at which each owner was dead.
+	var killedFrom []int
+	if len(l.killed) > 0 {
+		owners := l.hist.Owners()
+		killedFrom = make([]int, len(l.letters))
+		for i := range killedFrom {
+			killedFrom[i] = g.cells
+			if at, ok := l.killed[owners[i]]; ok && at.Before(g.from.Add(time.Duration(g.cells)*g.step)) {
+				killedFrom[i] = max(int(at.Sub(g.from)/g.step), 0)
+			}
+		}
+	}
 	for i := start; i < end; i++ {
 		tp := l.hist.Row(i)
 		l.hist.Lane(i, g.from, g.step, buf)
+		if killedFrom != nil {
+			for c, v := range buf {
+				if v >= 0 && v < len(killedFrom) && c >= killedFrom[v] {
+					buf[c] = laneKilled - v
+					dead = true
+				}
+			}
+		}
 		b.WriteByte('\n')
 		gutter := " "
 		switch {
@@ -228,7 +265,7 @@ func (l Lanes) View() string {
 	}
 	if l.height > lanesChrome-1+end-start {
 		b.WriteByte('\n')
-		b.WriteString(l.legend(seen, gaps))
+		b.WriteString(l.legend(seen, gaps, dead))
 	}
 	return b.String()
 }
@@ -255,6 +292,9 @@ func (l Lanes) cells(b *strings.Builder, owners []int, seen []bool) bool {
 		case v >= 0 && v < len(l.letters):
 			seen[v] = true
 			run(l.ownerP[v%len(l.ownerP)], l.letterText[v], n)
+		case v <= laneKilled && laneKilled-v < len(l.letters):
+			seen[laneKilled-v] = true
+			run(l.badP, glyphLaneKilled, n)
 		case v == model.LaneRebalancing:
 			gaps = true
 			run(l.gapP, glyphLaneGap, n)
@@ -342,7 +382,7 @@ func (l Lanes) axis(g laneGeometry) string {
 
 // legend maps the letters on screen to client ids and says what the gaps
 // mean, as much as fits on one line.
-func (l Lanes) legend(seen []bool, gaps bool) string {
+func (l Lanes) legend(seen []bool, gaps, dead bool) string {
 	owners := l.hist.Owners()
 	var idx []int
 	for i, ok := range seen {
@@ -357,6 +397,9 @@ func (l Lanes) legend(seen []bool, gaps bool) string {
 	}
 	if gaps {
 		parts = append(parts, glyphLaneGap+" rebalancing")
+	}
+	if dead {
+		parts = append(parts, glyphLaneKilled+" owner killed, group waiting for its session timeout")
 	}
 	parts = append(parts, "blank: unowned or not yet watched")
 	return ansi.Truncate(l.styles.Muted.Render(" "+strings.Join(parts, "  ")), l.width, ellipsis)

@@ -42,6 +42,13 @@ func waitEvent(ctx context.Context, ch <-chan model.Event) tea.Cmd {
 // next one.
 func (a *App) handleEvent(msg eventMsg) tea.Cmd {
 	a.tracker.Add(msg.Event)
+	if e := msg.Event; e.Type == model.EventDemoKilled && e.ClientID != "" {
+		at := e.Time
+		if at.IsZero() {
+			at = a.watch.Now
+		}
+		a.lanes.MarkKilled(e.ClientID, at)
+	}
 	a.timeline.SetEvents(a.tracker.Timeline().Events())
 	if a.ctx.Err() != nil || a.opts.Events == nil {
 		return nil

@@ -357,3 +357,30 @@ func TestLanesAxisKeepsNowBesideTheMark(t *testing.T) {
 		}
 	}
 }
+
+func TestLanesMarkAKilledOwner(t *testing.T) {
+	a, _ := storyApp(t, 120, 40)
+	a.Update(eventMsg{Event: model.Event{Time: t0.Add(125 * time.Second), Type: model.EventDemoKilled, ClientID: "consumer-c", Detail: "consumer-c killed"}})
+	a.Update(keyPress("v"))
+	out := plain(a)
+	var p2, p0 string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, " p2"):
+			p2 = l
+		case strings.HasPrefix(l, glyphCursor+"p0"):
+			p0 = l
+		}
+	}
+	// consumer-c owns p2 still, as far as the group knows: killed at
+	// 125s, now is 135.4s, 2s a cell.
+	if !strings.HasSuffix(p2, "c"+strings.Repeat(glyphLaneKilled, 6)) {
+		t.Errorf("p2 lane %q does not end in the killed owner's ✗", p2)
+	}
+	if strings.Contains(p0, glyphLaneKilled) {
+		t.Errorf("p0 (consumer-a, alive) drawn killed: %q", p0)
+	}
+	if !strings.Contains(out, glyphLaneKilled+" owner killed") {
+		t.Errorf("legend does not explain ✗:\n%s", out)
+	}
+}
