@@ -496,7 +496,7 @@ func stepRate(r float64, up bool) float64 {
 				return s
 			}
 		}
-		return rateSteps[len(rateSteps)-1]
+		return max(r, rateSteps[len(rateSteps)-1])
 	}
 	for i := len(rateSteps) - 1; i >= 0; i-- {
 		if rateSteps[i] < r {
@@ -545,13 +545,13 @@ func ledgerLines(h int) int {
 // SetMembers; a missing or empty note leaves the PARTITIONS cell as is.
 func (m *Members) SetNotes(notes []string) { m.notes = notes }
 
-// notedParts is the PARTITIONS cell of a member with a demo note: its
-// partitions, if any, then the note.
+// notedParts is the PARTITIONS cell of a member with a demo note: the
+// note, then its partitions, if any (a narrow screen cuts those first).
 func (m Members) notedParts(i int) string {
 	if len(m.members[i].Partitions) == 0 {
 		return m.notes[i]
 	}
-	return m.parts[i] + "  " + m.notes[i]
+	return m.notes[i] + "  " + m.parts[i]
 }
 
 // findMember returns the index of the member with member id id, else of
@@ -573,4 +573,18 @@ func findMember(ms []model.Member, id, client string) int {
 		}
 	}
 	return -1
+}
+
+// notesWidth is the widest demo note among members [start, end), so the
+// members pane drops other columns before it cuts a countdown.
+func (m Members) notesWidth(start, end int) int {
+	w := 0
+	for i := start; i < end && i < len(m.notes); i++ {
+		nw := textWidth(m.notes[i])
+		if nw > 0 && i < len(m.members) && len(m.members[i].Partitions) > 0 {
+			nw += 3 // "  " and the partitions' first cell, or their "…"
+		}
+		w = max(w, nw)
+	}
+	return w
 }

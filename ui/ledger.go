@@ -78,27 +78,24 @@ func (p LedgerPane) countsLine() string {
 	}
 	l := p.st.Ledger
 	type item struct {
-		long, short string
-		n           int64
-		bad         bool // a nonzero count is a problem worth a glyph
-		glyph       string
-		warn        bool // warning rather than failure colour
+		long, medium, short string
+		n                   int64
+		bad                 bool // a nonzero count is a problem worth a glyph
+		glyph               string
+		warn                bool // warning rather than failure colour
 	}
 	items := []item{
-		{"produced", "prod", l.Produced, false, "", false},
-		{"processed", "done", l.Processed, false, "", false},
-		{"duplicates", "dup", l.Duplicates, true, glyphStale, true},
-		{"lost", "lost", l.Lost, true, glyphKilled, false},
-		{"commit failures", "commit✗", l.CommitFailures, true, glyphStale, true},
-		{"in flight", "flight", l.InFlight, false, "", false},
+		{"produced", "produced", "prod", l.Produced, false, "", false},
+		{"processed", "processed", "done", l.Processed, false, "", false},
+		{"duplicates", "dup", "dup", l.Duplicates, true, glyphStale, true},
+		{"lost", "lost", "lost", l.Lost, true, glyphKilled, false},
+		{"commit failures", "commit fail", "cfail", l.CommitFailures, true, glyphStale, true},
+		{"in flight", "in flight", "wip", l.InFlight, false, "", false},
 	}
-	render := func(short bool) string {
+	render := func(size int) string {
 		parts := make([]string, len(items))
 		for i, it := range items {
-			word := it.long
-			if short {
-				word = it.short
-			}
+			word := [...]string{it.long, it.medium, it.short}[size]
 			n := groupDigits(it.n)
 			switch {
 			case it.bad && it.n > 0 && it.warn:
@@ -111,12 +108,15 @@ func (p LedgerPane) countsLine() string {
 		}
 		return strings.Join(parts, st.Separator.Render(" · "))
 	}
-	line := title + "  " + render(false)
-	if textWidth(line) > p.width {
-		line = title + " " + render(true)
-	}
-	if textWidth(line) > p.width {
-		line = render(true)
+	// Longest words first, then without the title, then shorter words.
+	var line string
+	for _, size := range []int{0, 1, 2} {
+		counts := render(size)
+		for _, l := range []string{title + "  " + counts, counts} {
+			if line = l; textWidth(l) <= p.width {
+				return line
+			}
+		}
 	}
 	return line
 }
@@ -137,7 +137,7 @@ func (p LedgerPane) producerLine() string {
 		segs = append(segs, st.StateOK.Render("▶ producer "+producerRate(p.st.Rate)))
 	}
 	if p.has && p.st.HotKey {
-		segs = append(segs, st.StateWarn.Render("hot key ON")+st.Muted.Render(": one partition gets most orders"))
+		segs = append(segs, st.StateWarn.Render("hot key ON")+st.Muted.Render(": most orders → one partition"))
 	} else if p.has {
 		segs = append(segs, st.Label.Render("hot key ")+st.Value.Render("off"))
 	}
@@ -163,7 +163,7 @@ func (p LedgerPane) flashLine() string {
 	st := p.styles
 	switch {
 	case p.flash == "":
-		return st.Muted.Render("  n adds a consumer · tab to Members, ↑/↓ to pick one: x stops it, X kills it (kill -9), s slows it · p [ ] h drive the producer")
+		return st.Muted.Render("  pick a member (tab to Members, ↑/↓), then: x stops it (LeaveGroup) · X kills it (no LeaveGroup) · s slows it")
 	case p.flashErr:
 		return st.Err.Render(glyphError + " " + p.flash)
 	default:

@@ -232,7 +232,7 @@ func (m Members) View() string {
 	}
 	w := nat
 	w[mcolClient] = min(nat[mcolClient], 24)
-	w[mcolParts] = 10
+	w[mcolParts] = max(10, m.notesWidth(start, end)) // a demo note is never cut
 	show := [numMCols]bool{true, true, true, true, true, true, true}
 	avail := m.width - 1
 	used := func() int {
