@@ -89,11 +89,6 @@ func (h Header) segments() []string {
 	segs = append(segs, st.Group.Render(s.Group), h.stateSegment())
 	if s.HasSnap && s.Snap.Group.Exists() {
 		segs = append(segs, h.lagSegments()...)
-		if h.maxLines < 3 {
-			if w := h.worstSegment(false); w != "" {
-				segs = append(segs, w)
-			}
-		}
 	}
 	if s.HasSnap {
 		age := ageText(s.Now.Sub(s.LastGood))

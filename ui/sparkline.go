@@ -183,15 +183,20 @@ func findWorst(s *model.Snapshot) (*model.PartitionLag, bool) {
 
 // worstText names the worst partition, its owner, its lag, its lag age and
 // its status: "worst: orders/2 consumer-b 12,034 behind, 2m04s, ▴ LAGGING".
-// Short drops the owner and the words.
-func worstText(p *model.PartitionLag, short bool) string {
+// Short drops the owner and the words, and the topic when the group reads
+// only one ("worst p2 12,034 2m04s ▴").
+func worstText(p *model.PartitionLag, short, oneTopic bool) string {
 	owner := "unowned"
 	if p.Owned() {
 		owner = ownerText(p, false)
 	}
 	age := lagAgeText(p)
 	if short {
-		s := "worst " + partName(p.TopicPartition) + " " + groupDigits(p.Lag)
+		name := partName(p.TopicPartition)
+		if oneTopic {
+			name = "p" + strconv.Itoa(int(p.Partition))
+		}
+		s := "worst " + name + " " + groupDigits(p.Lag)
 		if age != "-" {
 			s += " " + age
 		}
@@ -208,8 +213,9 @@ func worstText(p *model.PartitionLag, short bool) string {
 }
 
 // lagSegments are the header items issue 5 adds after the group state: the
-// group's status, total lag with its sparkline, consume vs produce rate and
-// the ETA. Short forms below 80 columns.
+// group's status, total lag with its sparkline, the worst partition (when
+// it has no line of its own), consume vs produce rate and the ETA. Short
+// forms below 80 columns.
 func (h Header) lagSegments() []string {
 	st, s := h.styles, &h.st.Snap
 	var segs []string
@@ -221,13 +227,19 @@ func (h Header) lagSegments() []string {
 		lag += " " + st.statusPaint(s.Status).Render(sparkline(s.TotalLagHistory, sw))
 	}
 	segs = append(segs, lag)
-	if s.ConsumeRate.Known || s.ProduceRate.Known {
-		if h.width >= 80 {
-			segs = append(segs, st.Label.Render("consume ")+st.Value.Render(rateNum(s.ConsumeRate)+"/s")+
-				st.Label.Render(" vs produce ")+st.Value.Render(rateNum(s.ProduceRate)+"/s"))
-		} else {
-			segs = append(segs, st.Value.Render(rateNum(s.ConsumeRate)+"/"+rateNum(s.ProduceRate)+"/s"))
+	if h.maxLines < 3 {
+		// No line of its own: the worst partition comes before the rates.
+		if w := h.worstSegment(false); w != "" {
+			segs = append(segs, w)
 		}
+	}
+	if s.ConsumeRate.Known || s.ProduceRate.Known {
+		consume, produce := "consume ", " vs produce "
+		if h.width < 80 {
+			consume, produce = "cons ", " prod "
+		}
+		segs = append(segs, st.Label.Render(consume)+st.Value.Render(rateNum(s.ConsumeRate)+"/s")+
+			st.Label.Render(produce)+st.Value.Render(rateNum(s.ProduceRate)+"/s"))
 	}
 	switch {
 	case s.FallingBehind:
@@ -241,9 +253,11 @@ func (h Header) lagSegments() []string {
 // worstSegment is the worst partition as a header line (own: a line of its
 // own) or a short segment; "" when nothing is wrong.
 func (h Header) worstSegment(own bool) string {
-	w, ok := findWorst(&h.st.Snap)
+	s := &h.st.Snap
+	w, ok := findWorst(s)
 	if !ok {
 		return ""
 	}
-	return h.styles.statusPaint(w.Status).Render(worstText(w, !own))
+	oneTopic := s.Partitions[0].Topic == s.Partitions[len(s.Partitions)-1].Topic
+	return h.styles.statusPaint(w.Status).Render(worstText(w, !own, oneTopic))
 }
