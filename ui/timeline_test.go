@@ -384,3 +384,49 @@ func TestLanesMarkAKilledOwner(t *testing.T) {
 		t.Errorf("legend does not explain ✗:\n%s", out)
 	}
 }
+
+func TestTimelineAndLanesFitEverySize(t *testing.T) {
+	seq := [][2]int{{0, 0}, {1, 1}, {200, 5}, {10, 3}, {2, 50}, {40, 10}, {30, 12}, {60, 15}, {80, 24}, {3, 3}, {500, 200}, {120, 40}}
+	a, _ := storyApp(t, 120, 40)
+	for _, sz := range seq {
+		a.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		for _, k := range []string{"v", "j", "tab", "G", "k", "tab", "v", "tab", "pgdown", "v", "tab", "tab", "v"} {
+			a.Update(keyPress(k))
+			checkFits(t, plain(a), sz[0], sz[1])
+		}
+	}
+	// At 40×10 only the focused pane shows under the header.
+	a.Update(tea.WindowSizeMsg{Width: 40, Height: 10})
+	for a.focus != paneTimeline {
+		a.Update(keyPress("tab"))
+	}
+	out := plain(a)
+	if !strings.Contains(out, "■ Timeline") || strings.Contains(out, "Partitions") {
+		t.Errorf("40×10 with the timeline focused:\n%s", out)
+	}
+}
+
+func TestTimelineFollowsNewestUnlessScrolled(t *testing.T) {
+	tl := NewTimeline(NewStyles(true), DefaultKeyMap())
+	tl.SetSize(80, 10)
+	ev := func(sec int, typ model.EventType) model.Event {
+		return model.Event{Time: t0.Add(time.Duration(sec) * time.Second), Type: typ, Detail: fmt.Sprint(sec)}
+	}
+	evs := []model.Event{ev(1, model.EventWatchStarted), ev(2, model.EventMemberJoined), ev(3, model.EventMemberLeft)}
+	tl.SetEvents(evs)
+	if e, _ := tl.Selected(); e.Detail != "3" {
+		t.Fatalf("cursor on %q, want the newest", e.Detail)
+	}
+	evs = append(evs, ev(4, model.EventGroupEmpty))
+	tl.SetEvents(evs)
+	if e, _ := tl.Selected(); e.Detail != "4" {
+		t.Fatalf("cursor on %q after a new event, want it to follow to the newest", e.Detail)
+	}
+	tl, _ = tl.Update(keyPress("j"))
+	tl, _ = tl.Update(keyPress("j")) // on "2"
+	evs = append(evs, ev(5, model.EventMemberJoined), ev(6, model.EventMemberLeft))
+	tl.SetEvents(evs)
+	if e, _ := tl.Selected(); e.Detail != "2" {
+		t.Fatalf("cursor on %q after new events, want the event it was on", e.Detail)
+	}
+}
