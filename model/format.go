@@ -19,6 +19,9 @@ type JSONSnapshot struct {
 	TakenAt      string `json:"taken_at"`
 	TotalLag     int64  `json:"total_lag"`
 	MaxLag       int64  `json:"max_lag"`
+	// MaxLagAgeMs is the oldest known lag age in milliseconds; null when no
+	// partition's age is known.
+	MaxLagAgeMs *int64 `json:"max_lag_age_ms"`
 
 	// Status, rates, ETA and the worst partition come from History; null
 	// (status, rates, eta) when the snapshot was not annotated or there is
@@ -69,6 +72,13 @@ type JSONPartition struct {
 	ConsumeRate  *float64 `json:"consume_rate"`
 	ProduceRate  *float64 `json:"produce_rate"`
 	StalledSince string   `json:"stalled_since,omitempty"`
+
+	// LagAgeMs is how long the oldest unprocessed record has waited, in
+	// milliseconds: 0 with no lag, null when no timestamp could be read.
+	// LagAgeGone says that record was deleted (retention) before it was
+	// consumed; lag_age_ms is null then.
+	LagAgeMs   *int64 `json:"lag_age_ms"`
+	LagAgeGone bool   `json:"lag_age_gone,omitempty"`
 }
 
 // ToJSON converts a snapshot to its JSON shape.
@@ -84,6 +94,9 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		MaxLag:       s.MaxLag,
 		Members:      make([]JSONMember, 0, len(s.Members)),
 		Partitions:   make([]JSONPartition, 0, len(s.Partitions)),
+	}
+	if s.MaxLagAgeKnown {
+		j.MaxLagAgeMs = ptr(s.MaxLagAge.Milliseconds())
 	}
 	j.Status = statusJSON(s.Status)
 	j.ConsumeRate, j.ProduceRate = rateJSON(s.ConsumeRate), rateJSON(s.ProduceRate)
@@ -116,6 +129,10 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		if p.LogEnd >= 0 {
 			jp.LogEnd = ptr(p.LogEnd)
 		}
+		if p.LagAgeKnown {
+			jp.LagAgeMs = ptr(p.LagAge.Milliseconds())
+		}
+		jp.LagAgeGone = p.LagAgeGone
 		jp.Status = statusJSON(p.Status)
 		jp.ConsumeRate, jp.ProduceRate = rateJSON(p.ConsumeRate), rateJSON(p.ProduceRate)
 		if p.Status == StatusStalled && !p.StalledSince.IsZero() {
