@@ -131,12 +131,15 @@ func (l Lanes) Update(msg tea.Msg) (Lanes, tea.Cmd) {
 }
 
 // letterFor picks the letter of an owner: the one its client id ends in
-// ("consumer-c" → c) when that is free, else the first free one.
+// ("consumer-c" → c) when that is free, else its first letter ("rdkafka" →
+// r), else the first free one.
 func letterFor(label string, used map[rune]bool) rune {
-	if i := strings.LastIndexAny(label, "-_."); i >= 0 && i == len(label)-2 {
-		if r := rune(label[len(label)-1]); (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') && !used[r] {
-			return r
-		}
+	alnum := func(r byte) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }
+	if i := strings.LastIndexAny(label, "-_."); i >= 0 && i == len(label)-2 && alnum(label[i+1]) && !used[rune(label[i+1])] {
+		return rune(label[i+1])
+	}
+	if label != "" && alnum(label[0]) && !used[rune(label[0])] {
+		return rune(label[0])
 	}
 	for _, set := range []string{"abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789"} {
 		for _, r := range set {

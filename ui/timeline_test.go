@@ -430,3 +430,17 @@ func TestTimelineFollowsNewestUnlessScrolled(t *testing.T) {
 		t.Fatalf("cursor on %q after new events, want the event it was on", e.Detail)
 	}
 }
+
+func TestLetterFor(t *testing.T) {
+	used := map[rune]bool{}
+	var got []string
+	for _, label := range []string{"consumer-b", "consumer-a", "rdkafka", "rebalancer", "worker-b", "7f3a9c01", "x"} {
+		r := letterFor(label, used)
+		used[r] = true
+		got = append(got, label+"="+string(r))
+	}
+	want := "consumer-b=b consumer-a=a rdkafka=r rebalancer=c worker-b=w 7f3a9c01=7 x=x"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("letters %s\nwant    %s", s, want)
+	}
+}
