@@ -158,6 +158,14 @@ func rateNum(r model.Rate) string {
 	}
 }
 
+// perSec is a rate with its unit, "12/s"; "-" when unknown.
+func perSec(r model.Rate) string {
+	if !r.Known {
+		return "-"
+	}
+	return rateNum(r) + "/s"
+}
+
 // rateText is the RATE cell: consume/produce per second, "12/15".
 func rateText(p *model.PartitionLag) string {
 	return rateNum(p.ConsumeRate) + "/" + rateNum(p.ProduceRate)
@@ -238,8 +246,8 @@ func (h Header) lagSegments() []string {
 		if h.width < 80 {
 			consume, produce = "cons ", " prod "
 		}
-		segs = append(segs, st.Label.Render(consume)+st.Value.Render(rateNum(s.ConsumeRate)+"/s")+
-			st.Label.Render(produce)+st.Value.Render(rateNum(s.ProduceRate)+"/s"))
+		segs = append(segs, st.Label.Render(consume)+st.Value.Render(perSec(s.ConsumeRate))+
+			st.Label.Render(produce)+st.Value.Render(perSec(s.ProduceRate)))
 	}
 	switch {
 	case s.FallingBehind:
