@@ -28,7 +28,7 @@ const maxLaneSamples = 4096
 
 // laneSample is the ownership from At until the next sample. Owners holds
 // one entry per partition row known at the time (index into Lanes.owners,
-// or a Lane* kind); rows added later read as LaneUnknown. A sample whose
+// or a Lane* kind); rows added later read as LaneNone. A sample whose
 // kind is not zero applies that kind to every row and has no Owners.
 type laneSample struct {
 	At     time.Time
@@ -54,6 +54,7 @@ type Lanes struct {
 	samples []laneSample // oldest first; change points only
 	last    time.Time    // time of the latest observation
 	scratch []int32
+	members uint64 // memberSum of the last Stable snapshot
 }
 
 // NewLanes returns an empty history keeping horizon of it
@@ -101,10 +102,33 @@ func (l *Lanes) Observe(s Snapshot) {
 		owners[l.rowIdx[p.TopicPartition]] = l.owner(label)
 	}
 	l.scratch = owners
+	members := memberSum(s.Members)
+	if n := len(l.samples); n > 0 && l.samples[n-1].Kind == 0 && l.samples[n-1].At.Before(at) &&
+		(members != l.members || !slices.Equal(l.samples[n-1].Owners, owners)) {
+		// Two Stable snapshots with other members or owners: a rebalance
+		// began and ended between the polls. Its time is unknown; it is
+		// drawn as a gap in the period of the snapshot that revealed it.
+		l.record(laneSample{At: at.Add(-time.Nanosecond), Kind: LaneRebalancing})
+	}
+	l.members = members
 	if cooperative(s.Group.Assignor) {
 		l.keepThroughRebalance(owners)
 	}
 	l.record(laneSample{At: at, Owners: owners})
+}
+
+// memberSum identifies a member set whatever its order: the sum of the
+// members' id hashes.
+func memberSum(ms []Member) uint64 {
+	var sum uint64
+	for _, m := range ms {
+		h := uint64(14695981039346656037) // FNV-1a
+		for i := 0; i < len(m.MemberID); i++ {
+			h = (h ^ uint64(m.MemberID[i])) * 1099511628211
+		}
+		sum += h
+	}
+	return sum
 }
 
 // keepThroughRebalance rewrites the rebalance that ends with owners, when
@@ -254,7 +278,7 @@ func (c Column) Owner(i int) int {
 	c.l.sortRows()
 	r := c.l.sorted[i]
 	if r >= len(c.s.Owners) {
-		return LaneUnknown
+		return LaneNone // the partition was not seen yet
 	}
 	return int(c.s.Owners[r])
 }
@@ -269,9 +293,13 @@ func (l *Lanes) Lane(i int, from time.Time, step time.Duration, out []int) {
 	l.sortRows()
 	r := l.sorted[i]
 	k := sort.Search(len(l.samples), func(j int) bool { return l.samples[j].At.After(from) }) - 1
-	end := from
+	start := from
 	for c := range out {
-		end = end.Add(step)
+		end := start.Add(step)
+		for k+1 < len(l.samples) && !l.samples[k+1].At.After(start) {
+			k++ // begins exactly at the period's start
+		}
+		start = end
 		best := l.ownerIn(k, r)
 		for k+1 < len(l.samples) && l.samples[k+1].At.Before(end) {
 			k++

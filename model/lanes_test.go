@@ -40,17 +40,24 @@ func laneSnap(sec float64, state, assignor string, owners ...string) Snapshot {
 	return NewSnapshot(o)
 }
 
-// laneString draws the lanes at whole seconds from..to, one line per row:
-// owner's first letter after "consumer-", '.' rebalancing, '_' unowned,
-// '?' unknown.
+// laneString draws the lanes over one-second periods from..to, one line
+// per row: owner's first letter after "consumer-", '.' rebalancing, '_'
+// unowned, '?' unknown. The owner at each period's start must agree with
+// Column.Owner.
 func laneString(l *Lanes, from, to int) string {
 	var b strings.Builder
+	out := make([]int, to-from+1)
 	for r := range l.Len() {
 		if r > 0 {
 			b.WriteByte('\n')
 		}
+		l.Lane(r, ln0.Add(time.Duration(from)*time.Second), time.Second, out)
 		for s := from; s <= to; s++ {
-			switch o := l.At(ln0.Add(time.Duration(s) * time.Second)).Owner(r); o {
+			o := out[s-from]
+			if at := l.At(ln0.Add(time.Duration(s) * time.Second)).Owner(r); laneRank(at) > laneRank(o) {
+				panic(fmt.Sprintf("row %d at %ds: period shows %d, its start %d", r, s, o, at))
+			}
+			switch o {
 			case LaneRebalancing:
 				b.WriteByte('.')
 			case LaneUnowned:
@@ -90,6 +97,22 @@ func TestLanesGaps(t *testing.T) {
 				laneSnap(4, StateStable, "cooperative-sticky", "consumer-a", "consumer-c", "consumer-b", "consumer-b"),
 			},
 			"aaaaaaa\naa..ccc\nbbbbbbb\nbbbbbbb",
+		},
+		{
+			"eager rebalance between polls: a one-period gap across every partition",
+			[]Snapshot{
+				laneSnap(0, StateStable, "range", "consumer-a", "consumer-a", "consumer-b", "consumer-b"),
+				laneSnap(3, StateStable, "range", "consumer-a", "consumer-b", "consumer-c", "consumer-c"),
+			},
+			"aa.aaaa\naa.bbbb\nbb.cccc\nbb.cccc",
+		},
+		{
+			"cooperative rebalance between polls: a gap on moved partitions only",
+			[]Snapshot{
+				laneSnap(0, StateStable, "cooperative-sticky", "consumer-a", "consumer-a", "consumer-b", "consumer-b"),
+				laneSnap(3, StateStable, "cooperative-sticky", "consumer-a", "consumer-c", "consumer-b", "consumer-b"),
+			},
+			"aaaaaaa\naa.cccc\nbbbbbbb\nbbbbbbb",
 		},
 		{
 			"group emptied: unowned, not rebalancing",
@@ -143,8 +166,8 @@ func TestLanesStoreOnlyChanges(t *testing.T) {
 		who := fmt.Sprintf("consumer-%c", 'a'+i%2)
 		l.Observe(laneSnap(100+float64(i), StateStable, "range", who, who, who, who))
 	}
-	if n := len(l.samples); n > 62 {
-		t.Errorf("kept %d samples for a 1-minute horizon at one per second", n)
+	if n := len(l.samples); n > 2*61 {
+		t.Errorf("kept %d samples for a 1-minute horizon at one change (and one inferred rebalance) per second", n)
 	}
 	if got := l.At(ln0.Add(2099 * time.Second)).Owner(0); l.Owners()[got] != "consumer-b" {
 		t.Errorf("latest owner %q", l.Owners()[got])
@@ -155,14 +178,15 @@ func TestLanesPartitionsAdded(t *testing.T) {
 	l := NewLanes(0)
 	l.Observe(laneSnap(0, StateStable, "range", "consumer-a"))
 	// The first snapshot already has 4 rows (committed partitions); a new
-	// topic sorts before them and reads unknown before it appeared.
+	// topic sorts before them and reads unknown before it appeared. Its
+	// assignment needed a rebalance, between the polls.
 	s := laneSnap(2, StateStable, "range", "consumer-a")
 	s.Partitions = append([]PartitionLag{{TopicPartition: TopicPartition{Topic: "a", Partition: 0}, MemberID: "x-1", ClientID: "consumer-x"}}, s.Partitions...)
 	l.Observe(s)
 	if got := l.Row(0); got.Topic != "a" {
 		t.Fatalf("row 0 is %v, want the new topic first", got)
 	}
-	if got := laneString(l, 0, 3); !strings.HasPrefix(got, "??xx\naaaa\n") {
+	if got := laneString(l, 0, 3); !strings.HasPrefix(got, "?.xx\na.aa\n") {
 		t.Errorf("lanes:\n%s", got)
 	}
 }
