@@ -224,17 +224,25 @@ func (c *consumer) handle(gen *kafka.Generation, m kafka.Message) bool {
 	deadline := time.Now().Add(cfg.MaxPollInterval)
 	onLate := func() { c.pollTimeout(gen) }
 
-	if cfg.Commit == CommitBefore {
-		c.setPhase(phaseCommitting)
-		c.commit(gen, tp, m.Offset+1)
-		if !c.work(cfg.CommitDelay, deadline, onLate) {
-			return false
-		}
-	}
+	// The order is in hand from here: an order committed past but still
+	// waiting out the commit delay is in flight, not lost, until the
+	// consumer dies with it.
 	if ours {
 		c.d.mu.Lock()
 		c.d.book.Start(o.OrderID)
 		c.d.mu.Unlock()
+	}
+	if cfg.Commit == CommitBefore {
+		c.setPhase(phaseCommitting)
+		c.commit(gen, tp, m.Offset+1)
+		if !c.work(cfg.CommitDelay, deadline, onLate) {
+			if ours {
+				c.d.mu.Lock()
+				c.d.book.Abort(o.OrderID)
+				c.d.mu.Unlock()
+			}
+			return false
+		}
 	}
 	pt := cfg.ProcessTime
 	if c.isSlow() {
