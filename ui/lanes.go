@@ -38,7 +38,6 @@ type Lanes struct {
 	mark       time.Time            // the selected event's time, marked on the axis
 	killed     map[string]time.Time // demo consumers killed, by client id
 	badP       paint
-	buf        []int
 }
 
 // Lanes chrome: title and time axis above the lanes, legend below.
@@ -218,10 +217,7 @@ func (l Lanes) View() string {
 		b.WriteByte('\n')
 		b.WriteString(l.styles.Muted.Render(cell("  no partitions yet", l.width, false)))
 	}
-	if cap(l.buf) < g.cells {
-		l.buf = make([]int, g.cells)
-	}
-	buf := l.buf[:g.cells]
+	buf := make([]int, g.cells)
 	seen := make([]bool, len(l.letters))
 	gaps, dead := false, false
 	// killedFrom is the first cell at which each owner was dead.
