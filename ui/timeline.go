@@ -270,7 +270,7 @@ func (t Timeline) title(start, end int) string {
 	if len(t.events) > end-start && end > start {
 		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
 	}
-	if t.focused && len(t.events) > 0 {
+	if e, ok := t.Selected(); ok && t.focused && len(e.Touched()) > 0 {
 		extra = append(extra, glyphHighlight+" partitions of the selected event")
 	}
 	s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
