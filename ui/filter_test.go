@@ -359,3 +359,25 @@ func TestBarColourByStatus(t *testing.T) {
 		t.Fatal("STALLED and OK share a colour: the test cannot fail")
 	}
 }
+
+func TestHeaderETAAndFallingBehind(t *testing.T) {
+	s := stableSnapshot()
+	s.ConsumeRate = model.Rate{PerSec: 120, Known: true}
+	s.ProduceRate = model.Rate{PerSec: 80, Known: true}
+	s.ETA, s.ETAKnown = 124*time.Second, true
+	s.TotalLagHistory = []int64{0, 100, 527}
+	h := NewHeader(NewStyles(true))
+	h.SetSize(120, 2)
+	h.SetState(WatchState{Group: "order-workers", Snap: s, HasSnap: true, LastGood: t0, Now: t0})
+	out := h.View()
+	for _, w := range []string{"consume 120/s vs produce 80/s", "zero lag in 2m04s", "lag 527 ▁▂█"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("header lacks %q:\n%s", w, out)
+		}
+	}
+	s.ETAKnown, s.FallingBehind = false, true
+	h.SetState(WatchState{Group: "order-workers", Snap: s, HasSnap: true, LastGood: t0, Now: t0})
+	if out := h.View(); !strings.Contains(out, "falling behind") || strings.Contains(out, "zero lag in") {
+		t.Errorf("falling behind header:\n%s", out)
+	}
+}
