@@ -204,6 +204,12 @@ func (c *consumer) consume(ctx context.Context, gen *kafka.Generation, assigns [
 		case <-c.quit:
 			return
 		case m := <-msgs:
+			// select picks at random among ready cases: once the
+			// generation is over (a graceful stop, a rebalance), start
+			// no other order, so a stop takes one order, not several.
+			if ctx.Err() != nil {
+				return
+			}
 			if !c.handle(gen, m) || c.hasLeft() {
 				return
 			}
