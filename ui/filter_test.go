@@ -381,3 +381,24 @@ func TestHeaderETAAndFallingBehind(t *testing.T) {
 		t.Errorf("falling behind header:\n%s", out)
 	}
 }
+
+// TestNarrowTableNamesTheOnlyTopicOnce: at 40 columns, when every row has
+// the same topic, the title names it and the rows keep the status words
+// instead of repeating the topic.
+func TestNarrowTableNamesTheOnlyTopicOnce(t *testing.T) {
+	a := statusApp(t, 40, 10, false)
+	if out := plain(a); !strings.Contains(out, "TOPIC") {
+		t.Fatalf("two topics, 40 columns: no TOPIC column:\n%s", out)
+	}
+	typeKeys(a, "/", "orders", "enter")
+	out := plain(a)
+	checkFits(t, out, 40, 10)
+	for _, w := range []string{"Partitions 5 of 7 in orders", "↺ REWOUND", "▴ LAGGING"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("one topic, 40 columns: lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "TOPIC") {
+		t.Errorf("one topic, 40 columns: TOPIC column still there:\n%s", out)
+	}
+}

@@ -32,6 +32,9 @@ type Table struct {
 	total    int
 	worst    model.TopicPartition
 	hasWorst bool
+	// oneTopic is the rows' topic when they all share one ("" otherwise):
+	// a narrow table names it in the title instead of on every row.
+	oneTopic string
 }
 
 // Table columns, in screen order.
@@ -80,6 +83,7 @@ func (t *Table) SetRows(rows []model.PartitionLag) {
 		sel = t.rows[cur].TopicPartition
 	}
 	t.rows = rows
+	t.oneTopic = singleTopic(rows)
 	t.sc.SetLen(len(rows))
 	if !had || (cur < len(rows) && rows[cur].TopicPartition == sel) {
 		return
@@ -225,9 +229,14 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 	l.w = minW
 	// Dropped first to last (negative: the topic gives up cells instead);
 	// partition, owner, lag, status and age stay longest.
-	for _, c := range []int{colLogEnd, colCommitted, colRate, -12, colBar, shrinkStatus, -8, colAge, colOwner} {
+	dropTopic := -2 // step below: drop TOPIC when every row has the same
+	for _, c := range []int{colLogEnd, colCommitted, colRate, dropTopic, -12, colBar, shrinkStatus, -8, colAge, colOwner} {
 		if used() <= avail {
 			break
+		}
+		if c == dropTopic {
+			l.show[colTopic] = t.oneTopic == ""
+			continue
 		}
 		if c == shrinkStatus {
 			l.w[colStatus] = 1
@@ -307,7 +316,11 @@ func (t Table) View() string {
 
 	var b strings.Builder
 	b.Grow((t.width + 16) * t.height)
-	b.WriteString(t.title(start, end, l.fromStart))
+	topic := ""
+	if !l.show[colTopic] {
+		topic = t.oneTopic
+	}
+	b.WriteString(t.title(start, end, l.fromStart, topic))
 	if t.height < 2 {
 		return b.String()
 	}
@@ -324,7 +337,7 @@ func (t Table) View() string {
 	return b.String()
 }
 
-func (t Table) title(start, end int, fromStart bool) string {
+func (t Table) title(start, end int, fromStart bool, topic string) string {
 	st := t.styles.PaneTitleOff
 	glyph := glyphUnfocused
 	if t.focused {
@@ -335,6 +348,9 @@ func (t Table) title(start, end int, fromStart bool) string {
 		n += " of " + strconv.Itoa(t.total)
 	}
 	s := st.Render(glyph + " Partitions " + n)
+	if topic != "" {
+		s += st.Render(" in " + topic)
+	}
 	var extra []string
 	if t.viewDesc != "" {
 		extra = append(extra, t.viewDesc)
@@ -390,8 +406,10 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 	var line strings.Builder
 	line.WriteString(gutter)
 	sep := func() { line.WriteByte(' ') }
-	line.WriteString(cell(p.Topic, l.w[colTopic], false))
-	sep()
+	if l.show[colTopic] {
+		line.WriteString(cell(p.Topic, l.w[colTopic], false))
+		sep()
+	}
 	line.WriteString(cell(strconv.Itoa(int(p.Partition)), l.w[colPart], true))
 	if l.show[colStatus] {
 		sep()
