@@ -1,0 +1,194 @@
+package ui
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// What only the demo knows about the group's members, for the members
+// pane: which are ours, killed (with the countdown to their eviction),
+// slow, joining; and the demo consumers the group no longer lists.
+
+// demoConsumer finds the demo consumer behind a group member: by member
+// id, else by client id (a consumer between generations, or listed before
+// the coordinator answered).
+func (a *App) demoConsumer(mb model.Member) (model.DemoConsumer, bool) {
+	cs := a.demo.status.Consumers
+	if mb.MemberID != "" {
+		for _, c := range cs {
+			if c.MemberID == mb.MemberID {
+				return c, true
+			}
+		}
+	}
+	for _, c := range cs {
+		if mb.ClientID != "" && c.ClientID == mb.ClientID {
+			return c, true
+		}
+	}
+	return model.DemoConsumer{}, false
+}
+
+// demoMembers returns the group's members followed by the demo consumers
+// the group does not list: joining ones, and for a minute those that were
+// stopped or evicted. Outside demo mode it returns ms unchanged.
+func (a *App) demoMembers(ms []model.Member) []model.Member {
+	if a.opts.Demo == nil || !a.demo.has {
+		return ms
+	}
+	if a.demo.seen == nil {
+		a.demo.seen = make(map[string]bool)
+	}
+	listed := make(map[string]bool, len(ms))
+	for _, mb := range ms {
+		if c, ok := a.demoConsumer(mb); ok {
+			listed[c.ClientID] = true
+			a.demo.seen[c.ClientID] = true
+		}
+	}
+	out := ms
+	for _, c := range a.demo.status.Consumers {
+		if listed[c.ClientID] || !a.ghostShown(c) {
+			continue
+		}
+		if len(out) == len(ms) {
+			out = append(make([]model.Member, 0, len(ms)+2), ms...)
+		}
+		out = append(out, model.Member{ClientID: c.ClientID})
+	}
+	return out
+}
+
+// ghostShown reports whether a demo consumer missing from the group is
+// listed anyway.
+func (a *App) ghostShown(c model.DemoConsumer) bool {
+	now := a.watch.Now
+	switch c.State {
+	case model.DemoStopped:
+		return !c.StoppedAt.IsZero() && now.Sub(c.StoppedAt) < ghostFor
+	case model.DemoEvicted:
+		return !c.EvictedAt.IsZero() && now.Sub(c.EvictedAt) < ghostFor
+	}
+	return true
+}
+
+// demoNotes returns what only the demo knows about each listed member, for
+// the members pane: killed with its countdown, slow, joining, outside.
+func (a *App) demoNotes() []string {
+	ms := a.members.members
+	notes := make([]string, len(ms))
+	for i, mb := range ms {
+		c, ours := a.demoConsumer(mb)
+		if !ours {
+			notes[i] = glyphOutside + " outside · watch only"
+			continue
+		}
+		notes[i] = a.demoNote(c, mb.MemberID != "")
+	}
+	return notes
+}
+
+// Glyphs of the demo notes (one cell each, with a word beside them).
+const (
+	glyphKilled  = "✗"
+	glyphSlow    = "◷"
+	glyphLeaving = "↪"
+	glyphOutside = "◇"
+)
+
+// demoNote describes consumer c; inGroup says whether the coordinator
+// lists it.
+func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
+	now := a.watch.Now
+	set := a.opts.DemoSettings
+	slow := ""
+	if c.Slow {
+		slow = glyphSlow + " slow"
+	}
+	switch c.State {
+	case model.DemoKilled:
+		left := c.KilledAt.Add(set.SessionTimeout).Sub(now)
+		if left <= 0 {
+			return glyphKilled + " killed · session timeout passed, eviction due"
+		}
+		return glyphKilled + " killed · evicted in " + secondsText(left)
+	case model.DemoEvicted:
+		if c.EvictedAt.IsZero() || c.KilledAt.IsZero() {
+			return glyphKilled + " killed · evicted"
+		}
+		return glyphKilled + " evicted after " + secondsText(c.EvictedAt.Sub(c.KilledAt))
+	case model.DemoStopping:
+		return glyphLeaving + " stopping · finishing its order, then LeaveGroup"
+	case model.DemoStopped:
+		return glyphLeaving + " stopped · left the group"
+	}
+	if !inGroup {
+		s := glyphWaiting + " joining"
+		if a.demo.seen[c.ClientID] {
+			s = glyphWaiting + " rejoining"
+		}
+		if slow != "" {
+			s = slow + " · " + s
+			if set.MaxPollInterval > 0 && set.SlowProcessTime > set.MaxPollInterval {
+				s += " (left: over max.poll.interval)"
+			}
+		}
+		return s
+	}
+	return slow
+}
+
+// secondsText is a countdown's seconds with one decimal: "7.3s".
+func secondsText(d time.Duration) string {
+	return strconv.FormatFloat(max(d, 0).Seconds(), 'f', 1, 64) + "s"
+}
+
+// SetNotes sets what the demo knows about each member, in the order of
+// SetMembers; a missing or empty note leaves the PARTITIONS cell as is.
+func (m *Members) SetNotes(notes []string) { m.notes = notes }
+
+// notedParts is the PARTITIONS cell of a member with a demo note: the
+// note, then its partitions, if any (a narrow screen cuts those first).
+func (m Members) notedParts(i int) string {
+	if len(m.members[i].Partitions) == 0 {
+		return m.notes[i]
+	}
+	return m.notes[i] + "  " + m.parts[i]
+}
+
+// findMember returns the index of the member with member id id, else of
+// the first with client id client (a demo consumer listed before it joined
+// keeps its selection when it does), else -1.
+func findMember(ms []model.Member, id, client string) int {
+	if id != "" {
+		for i := range ms {
+			if ms[i].MemberID == id {
+				return i
+			}
+		}
+	}
+	if client != "" {
+		for i := range ms {
+			if ms[i].ClientID == client {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// notesWidth is the widest demo note among members [start, end), so the
+// members pane drops other columns before it cuts a countdown.
+func (m Members) notesWidth(start, end int) int {
+	w := 0
+	for i := start; i < end && i < len(m.notes); i++ {
+		nw := textWidth(m.notes[i])
+		if nw > 0 && i < len(m.members) && len(m.members[i].Partitions) > 0 {
+			nw += 3 // "  " and the partitions' first cell, or their "…"
+		}
+		w = max(w, nw)
+	}
+	return w
+}
