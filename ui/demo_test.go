@@ -517,3 +517,17 @@ func TestLedgerPaneLines(t *testing.T) {
 		t.Errorf("error message = %q", out)
 	}
 }
+
+func TestDemoKilledBeforeJoining(t *testing.T) {
+	clk := &clock{t: t0}
+	fd := newFakeDemo()
+	fd.consumers = append(fd.consumers, model.DemoConsumer{ClientID: "consumer-c", State: model.DemoEvicted, KilledAt: t0, EvictedAt: t0})
+	a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, clk, 120, 40)
+	out := plain(a)
+	if !strings.Contains(out, "consumer-c") || !strings.Contains(out, "✗ killed before it joined") || strings.Contains(out, "evicted after 0.0s") {
+		t.Errorf("a consumer killed before it joined:\n%s", out)
+	}
+	if !strings.Contains(out, "Members 2  +1 not in the group") {
+		t.Errorf("members count includes the consumer the group does not list:\n%s", out)
+	}
+}

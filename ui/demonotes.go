@@ -115,6 +115,9 @@ func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
 		}
 		return glyphKilled + " killed · evicted in " + secondsText(left)
 	case model.DemoEvicted:
+		if !a.demo.seen[c.ClientID] && !inGroup {
+			return glyphKilled + " killed before it joined"
+		}
 		if c.EvictedAt.IsZero() || c.KilledAt.IsZero() {
 			return glyphKilled + " killed · evicted"
 		}
@@ -191,4 +194,17 @@ func (m Members) notesWidth(start, end int) int {
 		w = max(w, nw)
 	}
 	return w
+}
+
+// ghosts counts the listed demo consumers the group does not list (no
+// member id: joining, stopped or evicted), so the pane's count stays the
+// group's.
+func (m Members) ghosts() int {
+	n := 0
+	for i := range m.members {
+		if m.members[i].MemberID == "" {
+			n++
+		}
+	}
+	return n
 }

@@ -317,8 +317,12 @@ func (m Members) title(start, end int) string {
 	if m.focused {
 		st, glyph = m.styles.PaneTitle, glyphFocused
 	}
-	s := st.Render(glyph + " Members " + strconv.Itoa(len(m.members)))
+	ghosts := m.ghosts() // demo consumers listed though the group does not list them
+	s := st.Render(glyph + " Members " + strconv.Itoa(len(m.members)-ghosts))
 	var extra []string
+	if ghosts > 0 {
+		extra = append(extra, "+"+strconv.Itoa(ghosts)+" not in the group")
+	}
 	if len(m.members) > end-start && end > start {
 		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
 	}
