@@ -215,47 +215,83 @@ func NewSnapshot(o Observation) Snapshot {
 		return members[a].MemberID < members[b].MemberID
 	})
 
-	// owner maps every partition to show to its owner's index, or -1 for a
-	// partition that is committed but unowned.
+	// entries lists every partition to show once: committed ones carry
+	// their offset, owned ones their owner's index (-1: unowned). index
+	// finds an entry by partition; it is the only map built here. Entries
+	// sort by an integer key (topic rank, partition): comparing strings
+	// 130,000 times was most of the cost at 10,000 partitions.
+	type entry struct {
+		key       uint64
+		tp        TopicPartition
+		owner     int
+		committed int64
+	}
 	owned := 0
 	for _, m := range members {
 		owned += len(m.Partitions)
 	}
-	owner := make(map[TopicPartition]int, max(owned, len(o.Committed)))
-	keys := make([]TopicPartition, 0, max(owned, len(o.Committed)))
+	n := max(owned, len(o.Committed))
+	entries := make([]entry, 0, n)
+	index := make(map[TopicPartition]int, n)
+	var topics topicRanks
+	for tp, c := range o.Committed {
+		index[tp] = len(entries)
+		entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: -1, committed: max(c, NoOffset)})
+	}
 	for i := range members {
-		parts := slices.Clone(members[i].Partitions)
-		slices.SortFunc(parts, compareTP)
-		members[i].Partitions = parts
 		members[i].Lag = 0
-		for _, tp := range parts {
-			if _, ok := owner[tp]; !ok {
-				keys = append(keys, tp)
+		for _, tp := range members[i].Partitions {
+			if k, ok := index[tp]; ok {
+				entries[k].owner = i
+				continue
 			}
-			owner[tp] = i
+			index[tp] = len(entries)
+			entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: i, committed: NoOffset})
 		}
 	}
-	for tp := range o.Committed {
-		if _, ok := owner[tp]; !ok {
-			owner[tp] = -1
-			keys = append(keys, tp)
+	rank := topics.ranks()
+	packable := len(rank) < 1<<16 && len(entries) < 1<<24
+	for k := range entries {
+		e := &entries[k]
+		e.key = uint64(rank[e.key>>32])<<32 | e.key&0xffffffff
+		packable = packable && e.tp.Partition >= 0 && e.tp.Partition < 1<<24
+	}
+	if packable {
+		// Sort plain integers (rank 16 bits, partition 24, entry 24): a
+		// third of the time of sorting the entries themselves.
+		packed := make([]uint64, len(entries))
+		for k, e := range entries {
+			packed[k] = e.key>>32<<48 | e.key&0xffffffff<<24 | uint64(k)
+		}
+		slices.Sort(packed)
+		sorted := make([]entry, len(entries))
+		for i, p := range packed {
+			sorted[i] = entries[p&(1<<24-1)]
+		}
+		entries = sorted
+	} else {
+		slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+	}
+	// Each member's partitions, in the same order, from the sorted entries.
+	for i := range members {
+		members[i].Partitions = make([]TopicPartition, 0, len(members[i].Partitions))
+	}
+	for _, e := range entries {
+		if e.owner >= 0 {
+			members[e.owner].Partitions = append(members[e.owner].Partitions, e.tp)
 		}
 	}
-	slices.SortFunc(keys, compareTP)
 
 	// Rows are filled in place: they are large, and copying them costs more
 	// than the lookups.
-	rows := make([]PartitionLag, len(keys))
-	for k, tp := range keys {
+	rows := make([]PartitionLag, len(entries))
+	for k, en := range entries {
+		tp, i := en.tp, en.owner
 		row := &rows[k]
 		row.TopicPartition = tp
-		row.Committed, row.LogStart, row.LogEnd = NoOffset, NoOffset, NoOffset
-		i := owner[tp]
+		row.Committed, row.LogStart, row.LogEnd = en.committed, NoOffset, NoOffset
 		if i >= 0 {
 			row.MemberID, row.ClientID, row.Host = members[i].MemberID, members[i].ClientID, members[i].Host
-		}
-		if c, ok := o.Committed[tp]; ok && c >= 0 {
-			row.Committed = c
 		}
 		if e, ok := o.CommitErrs[tp]; ok {
 			row.Err = e
@@ -284,6 +320,47 @@ func NewSnapshot(o Observation) Snapshot {
 	s.Members = members
 	s.Partitions = rows
 	return s
+}
+
+// topicRanks numbers topics in the order they are first seen and then
+// ranks them by name, so partitions can sort on integers.
+type topicRanks struct {
+	names []string
+	ids   map[string]uint32
+	last  string
+	lastI uint32
+}
+
+// key returns the partition's provisional key: the topic's discovery
+// number in the high 32 bits, the partition in the low.
+func (t *topicRanks) key(tp TopicPartition) uint64 {
+	if len(t.names) == 0 || tp.Topic != t.last {
+		if t.ids == nil {
+			t.ids = make(map[string]uint32)
+		}
+		id, ok := t.ids[tp.Topic]
+		if !ok {
+			id = uint32(len(t.names))
+			t.ids[tp.Topic] = id
+			t.names = append(t.names, tp.Topic)
+		}
+		t.last, t.lastI = tp.Topic, id
+	}
+	return uint64(t.lastI)<<32 | uint64(uint32(tp.Partition))
+}
+
+// ranks maps each discovery number to the topic's rank by name.
+func (t *topicRanks) ranks() []uint32 {
+	order := make([]uint32, len(t.names))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(t.names[a], t.names[b]) })
+	rank := make([]uint32, len(t.names))
+	for r, id := range order {
+		rank[id] = uint32(r)
+	}
+	return rank
 }
 
 // compareTP orders partitions by topic, then partition number.
