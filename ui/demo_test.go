@@ -531,3 +531,33 @@ func TestDemoKilledBeforeJoining(t *testing.T) {
 		t.Errorf("members count includes the consumer the group does not list:\n%s", out)
 	}
 }
+
+func TestDemoNoColorKeepsMeaning(t *testing.T) {
+	clk := &clock{t: t0}
+	fd := newFakeDemo()
+	fd.ledger = model.Ledger{Produced: 10, Processed: 6, Duplicates: 1, Lost: 2, CommitFailures: 1, InFlight: 2}
+	fd.consumers[0].Slow = true
+	fd.consumers[1].State, fd.consumers[1].KilledAt = model.DemoKilled, t0
+	fd.paused = true
+	build := func(noColor bool) string {
+		a := New(&fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, Options{
+			Brokers: testBrokers, Group: "order-workers", Interval: time.Second, Now: clk.Now,
+			NoColor: noColor, Demo: fd, DemoSettings: testDemoSettings,
+		})
+		a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		runImmediate(t, a, a.Init())
+		return a.View().Content
+	}
+	out := build(true)
+	if loc := colourSGR.FindStringIndex(out); loc != nil {
+		t.Errorf("NO_COLOR demo view has a colour sequence %q", out[loc[0]:loc[1]])
+	}
+	for _, w := range []string{"⚠ duplicates 1", "✗ lost 2", "⚠ commit failures 1", "‖ producer paused", "◷ slow", "✗ killed · evicted in 10.0s"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("NO_COLOR demo view lacks %q:\n%s", w, out)
+		}
+	}
+	if !colourSGR.MatchString(build(false)) {
+		t.Error("colour demo view has no colour sequence")
+	}
+}
