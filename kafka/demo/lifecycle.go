@@ -98,13 +98,19 @@ func (c *consumer) kill() error {
 	return nil
 }
 
-// watchEviction polls the group until the coordinator has dropped member,
-// then reports how long it took.
+// watchEviction polls the group until the coordinator no longer lists the
+// killed consumer, then reports how long that took. The consumer is known
+// by member, the id it last recorded, and by its client id: the
+// coordinator can hold a member whose id the consumer never learnt (killed
+// between the coordinator's answer and its own bookkeeping, or while
+// joining). A consumer the coordinator never listed after the kill was not
+// in the group: nothing was evicted, so no demo_evicted is reported.
 func (c *consumer) watchEviction(member string, killedAt time.Time) {
 	d := c.d
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	for member != "" {
+	seen := false
+	for {
 		select {
 		case <-d.ctx.Done():
 			return
@@ -118,21 +124,30 @@ func (c *consumer) watchEviction(member string, killedAt time.Time) {
 		}
 		present := false
 		for _, m := range resp.Groups[0].Members {
-			if m.MemberID == member {
+			if (member != "" && m.MemberID == member) || m.ClientID == c.id {
 				present = true
+				if member == "" {
+					member = m.MemberID
+				}
 			}
 		}
 		if !present {
 			break
 		}
+		seen = true
 	}
 	took := time.Since(killedAt)
 	d.mu.Lock()
 	c.state = StateEvicted
-	c.evictedAt = killedAt.Add(took)
+	if seen {
+		c.evictedAt = killedAt.Add(took)
+	}
 	c.memberID = ""
 	c.assigned = nil
 	d.mu.Unlock()
+	if !seen {
+		return // not in the group when killed: no eviction to report
+	}
 	d.emit(model.Event{
 		Type:        model.EventDemoEvicted,
 		ClientID:    c.id,
