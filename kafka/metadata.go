@@ -30,13 +30,44 @@ type partitionMeta struct {
 }
 
 // needsRefresh reports whether topics must be described again: one is new
-// or failed, a leader failed, or the cache is older than metadataMaxAge.
-func (c *metadataCache) needsRefresh(topics []string, now time.Time) bool {
+// or failed, the group owns or committed a partition the cache does not
+// know (partitions were added), a leader failed, or the cache is older
+// than metadataMaxAge.
+func (c *metadataCache) needsRefresh(topics []string, obs *model.Observation, now time.Time) bool {
 	if c.stale || c.topics == nil || now.Sub(c.fetched) > metadataMaxAge {
 		return true
 	}
 	for _, t := range topics {
 		if tm, ok := c.topics[t]; !ok || tm.err != "" {
+			return true
+		}
+	}
+	for tp := range obs.Committed {
+		if !c.knows(tp) {
+			return true
+		}
+	}
+	for _, m := range obs.Members {
+		for _, tp := range m.Partitions {
+			if !c.knows(tp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// knows reports whether the cache lists partition tp.
+func (c *metadataCache) knows(tp model.TopicPartition) bool {
+	tm, ok := c.topics[tp.Topic]
+	if !ok {
+		return false
+	}
+	if i := int(tp.Partition); i >= 0 && i < len(tm.partitions) && tm.partitions[i].id == tp.Partition {
+		return true
+	}
+	for _, p := range tm.partitions {
+		if p.id == tp.Partition {
 			return true
 		}
 	}

@@ -194,7 +194,7 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 	if len(topics) == 0 {
 		return obs, nil
 	}
-	if w.meta.needsRefresh(topics, time.Now()) {
+	if w.meta.needsRefresh(topics, &obs, time.Now()) {
 		if err := w.refreshMetadata(ctx, coord, topics); err != nil {
 			return obs, err
 		}
