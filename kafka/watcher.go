@@ -327,19 +327,37 @@ func (w *Watcher) coordinator(ctx context.Context, brokers map[int32]broker) (br
 
 // toCoordinator sends a group request to the cached coordinator. When the
 // coordinator moved or cannot be reached, it looks it up again and retries
-// once.
+// once. A coordinator that is still loading the group's offsets
+// (COORDINATOR_LOAD_IN_PROGRESS), or none being available yet, is asked
+// again after a backoff, for at most the request timeout.
 func (w *Watcher) toCoordinator(ctx context.Context, brokers map[int32]broker, what string,
 	req func(route) protocol.Message, code func(protocol.Message) int16) (protocol.Message, broker, error) {
-	for attempt := 0; ; attempt++ {
+	giveUp := time.Now().Add(w.cfg.Timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(giveUp) {
+		giveUp = d
+	}
+	backoff := 50 * time.Millisecond
+	moved := 0 // lookups after a move or a failure to answer
+	for {
 		c, err := w.coordinator(ctx, brokers)
 		if err != nil {
-			return nil, c, err
+			if !coordinatorBusy(err) || !sleepUntil(ctx, backoff, giveUp) {
+				return nil, c, err
+			}
+			backoff *= 2
+			continue
 		}
 		res, err := w.roundTrip(ctx, req(route{c.id}))
 		if err == nil {
 			switch ec := kafka.Error(code(res)); ec {
 			case 0:
 				return res, c, nil
+			case kafka.GroupLoadInProgress:
+				if !sleepUntil(ctx, backoff, giveUp) {
+					return nil, c, fmt.Errorf("%s %q on coordinator %s: %w", what, w.cfg.Group, c.addr, ec)
+				}
+				backoff *= 2
+				continue
 			case kafka.NotCoordinatorForGroup, kafka.GroupCoordinatorNotAvailable:
 				err = ec
 			default:
@@ -349,9 +367,32 @@ func (w *Watcher) toCoordinator(ctx context.Context, brokers map[int32]broker, w
 		w.coord = nil
 		// A coordinator that moved is looked up again, once; one that did
 		// not answer in time is not waited for twice.
-		if attempt > 0 || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		if moved > 0 || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
 			return nil, c, fmt.Errorf("%s %q on coordinator %s: %w", what, w.cfg.Group, c.addr, err)
 		}
+		moved++
+	}
+}
+
+// coordinatorBusy reports whether a FindCoordinator failure means the
+// coordinator is being elected or is loading, so asking again helps.
+func coordinatorBusy(err error) bool {
+	return errors.Is(err, kafka.GroupCoordinatorNotAvailable) || errors.Is(err, kafka.GroupLoadInProgress)
+}
+
+// sleepUntil waits d, unless that would pass giveUp or ctx ends first; it
+// reports whether it waited.
+func sleepUntil(ctx context.Context, d time.Duration, giveUp time.Time) bool {
+	if time.Now().Add(d).After(giveUp) {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 
