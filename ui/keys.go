@@ -91,9 +91,11 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// ShortHelp is the one-line help at the bottom of the screen.
+// ShortHelp is the one-line help at the bottom of the screen, without the
+// help and quit keys: the root adds those after it, where they are never
+// cut (ui/layout.go shortHelp).
 func (k KeyMap) ShortHelp() []key.Binding {
-	return append(k.Demo.short(), k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes, k.Help, k.Quit)
+	return append(k.Demo.short(), k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes)
 }
 
 // FullHelp is the help shown after `?`, one column per group.

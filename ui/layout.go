@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 )
 
@@ -30,9 +31,11 @@ func (a *App) relayout() {
 	a.helpText = ""
 	if h-headH >= 6 {
 		a.help.SetWidth(w)
-		a.helpText = a.help.View(a.keys)
-		if lipgloss.Height(a.helpText) > h-headH-2 {
-			a.helpText = a.help.ShortHelpView(a.keys.ShortHelp())
+		if a.help.ShowAll {
+			a.helpText = a.help.FullHelpView(a.keys.FullHelp())
+		}
+		if a.helpText == "" || lipgloss.Height(a.helpText) > h-headH-2 {
+			a.helpText = a.shortHelp(w)
 		}
 	}
 	if f := a.filterLine(w); f != "" && h-headH >= 2 {
@@ -46,6 +49,27 @@ func (a *App) relayout() {
 	demoH := a.demoFrame(w, h-headH-helpH) // the ledger, in demo mode
 	a.bodyW, a.bodyH = w, max(h-headH-helpH-demoH, 0)
 	a.layoutPanes()
+}
+
+// shortHelp is the one-line help. The help and quit keys come last, as
+// is usual, but are never the ones cut: the other keys give way (ending
+// in "…") so "? help • q quit" stays on screen at every width.
+func (a *App) shortHelp(w int) string {
+	keep := []key.Binding{a.keys.Help, a.keys.Quit}
+	tail := a.help.ShortHelpView(keep)
+	sep := a.help.Styles.ShortSeparator.Render(a.help.ShortSeparator)
+	rest := w - lipgloss.Width(tail) - lipgloss.Width(sep)
+	if rest < lipgloss.Width(a.help.Ellipsis) {
+		a.help.SetWidth(w)
+		return a.help.ShortHelpView(keep)
+	}
+	a.help.SetWidth(rest)
+	head := a.help.ShortHelpView(a.keys.ShortHelp())
+	a.help.SetWidth(w)
+	if head == "" || lipgloss.Width(head) > rest {
+		return tail
+	}
+	return head + sep + tail
 }
 
 // layoutPanes shares the body between the table, the members pane (or, in
