@@ -7,6 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // TestPollWaitsOutCoordinatorLoading: a coordinator that has just taken
@@ -56,6 +58,38 @@ func TestPollWaitsOutCoordinatorLoading(t *testing.T) {
 	}
 	if s.Group.State != "Empty" {
 		t.Errorf("state %q, want Empty", s.Group.State)
+	}
+	assertLag(t, s, 3)
+}
+
+// TestPollConsumerProtocolGroup: Kafka 4 answers the classic
+// DescribeGroups for a KIP-848 ("consumer" protocol) group as Dead, with
+// GROUP_ID_NOT_FOUND from v6. The group has commits, so it exists: its lag
+// is shown and it is not reported as missing.
+func TestPollConsumerProtocolGroup(t *testing.T) {
+	tc := newTestCluster(t, false)
+	committedGroup(t, tc, "kip848", "orders")
+	tc.ControlKey(int16(kmsg.DescribeGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		res := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
+		g := kmsg.NewDescribeGroupsResponseGroup()
+		g.Group, g.State = "kip848", "Dead"
+		if req.GetVersion() >= 6 {
+			g.ErrorCode = kerr.GroupIDNotFound.Code
+		}
+		res.Groups = append(res.Groups, g)
+		return res, nil, true
+	})
+	w := newTestWatcher(t, tc, "kip848")
+	s, err := w.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Group.Exists() || s.Group.State != model.StateUnknown {
+		t.Errorf("state %q (exists %v), want %q", s.Group.State, s.Group.Exists(), model.StateUnknown)
+	}
+	if len(s.Partitions) != 6 {
+		t.Fatalf("%d partitions, want 6", len(s.Partitions))
 	}
 	assertLag(t, s, 3)
 }

@@ -173,22 +173,38 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 	if kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || g.GroupState == "" {
 		obs.Group.State = model.StateDead
 	}
-	if obs.Group.State == model.StateDead {
-		return obs, nil
+	dead := obs.Group.State == model.StateDead
+	if !dead {
+		obs.Group.ProtocolType = g.ProtocolType
+		obs.Group.Assignor = g.ProtocolData
+		obs.Members = members(g)
 	}
-	obs.Group.ProtocolType = g.ProtocolType
-	obs.Group.Assignor = g.ProtocolData
-	obs.Members = members(g)
 
 	res, coord, err = w.toCoordinator(ctx, brokers, "fetch committed offsets",
 		func(to route) protocol.Message {
 			return &offsetFetchRequest{GroupID: w.cfg.Group, route: to}
 		},
-		func(m protocol.Message) int16 { return m.(*offsetfetch.Response).ErrorCode })
+		func(m protocol.Message) int16 {
+			code := m.(*offsetfetch.Response).ErrorCode
+			if dead && kafka.Error(code) == kafka.GroupIdNotFound {
+				return 0 // no such group: no commits
+			}
+			return code
+		})
 	if err != nil {
 		return obs, err
 	}
 	obs.Committed, obs.CommitErrs = committed(res.(*offsetfetch.Response))
+	if dead {
+		if len(obs.Committed) == 0 && len(obs.CommitErrs) == 0 {
+			return obs, nil
+		}
+		// Dead to DescribeGroups yet holding commits: a group of another
+		// protocol (KIP-848 "consumer" groups, Kafka 4's default), which
+		// the classic API reports as Dead. Its offsets and lag are real;
+		// its members are unknown.
+		obs.Group.State = model.StateUnknown
+	}
 
 	topics := groupTopics(obs)
 	if len(topics) == 0 {

@@ -18,6 +18,11 @@ const (
 	StatePreparingRebalance  = "PreparingRebalance"
 	StateCompletingRebalance = "CompletingRebalance"
 	StateDead                = "Dead"
+	// StateUnknown is a group that DescribeGroups reports as Dead although
+	// it has committed offsets: a group of another protocol, such as a
+	// KIP-848 consumer group, which the classic API cannot describe. Its
+	// lag is known; its members and state are not.
+	StateUnknown = "Unknown"
 )
 
 // NoOffset marks an offset that is unknown or was never committed.
@@ -65,6 +70,8 @@ func (g Group) StateText() string {
 		return "is rebalancing"
 	case StateDead, "":
 		return "does not exist"
+	case StateUnknown:
+		return "has commits but is not a classic group: members unknown"
 	default:
 		return g.State
 	}
