@@ -319,7 +319,12 @@ func demoAction(d Demo, act func() (string, error)) tea.Cmd {
 // is one of the demo's consumers; anything else is refused with a message
 // saying why. verb completes "kgwatch only … the consumers it started".
 func (a *App) memberAction(verb string, act func(clientID string) (string, error)) tea.Cmd {
-	if a.showLanes || a.focus != paneMembers {
+	if a.showLanes {
+		// Tab does not reach the members from the lanes: say how.
+		a.flash("the lanes hide the members: v back to them, tab to the Members pane, then ↑/↓ (j/k)", true)
+		return nil
+	}
+	if a.focus != paneMembers {
 		a.flash("select a member first: tab to the Members pane, then ↑/↓ (j/k)", true)
 		return nil
 	}

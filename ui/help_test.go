@@ -32,3 +32,26 @@ func TestShortHelpKeepsHelpAndQuit(t *testing.T) {
 		}
 	}
 }
+
+// In the lanes view tab cycles lanes → timeline: the members pane is not
+// on screen, so a member key must say how to get back to it, not "tab to
+// the Members pane".
+func TestDemoMemberKeyInLanesSaysHowToReachMembers(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+	fd := newFakeDemo()
+	a := demoApp(t, src, fd, clk, 120, 40)
+	focusMembers(t, a)
+	press(t, a, "v")
+	if !a.showLanes {
+		t.Fatal("v did not open the lanes")
+	}
+	press(t, a, "X")
+	if len(fd.Calls()) != 0 {
+		t.Fatalf("X in the lanes acted on the demo: %v", fd.Calls())
+	}
+	out := plain(a)
+	if !strings.Contains(out, "v back to them") {
+		t.Errorf("X in the lanes does not say how to reach the members:\n%s", out)
+	}
+}
