@@ -185,7 +185,9 @@ func (a *App) nextDemoRefresh() tea.Cmd {
 	if a.countingDown() {
 		delay = demoFastRefresh
 	}
-	withLedger := a.watch.Now.Sub(a.demo.ledgerAt) >= demoRefresh-demoFastRefresh
+	// Judged at the moment the read will happen, not now: a ledger read
+	// just now is a second old when the next refresh comes.
+	withLedger := a.watch.Now.Add(delay).Sub(a.demo.ledgerAt) >= demoRefresh-demoFastRefresh
 	a.demo.seq++
 	seq, d := a.demo.seq, a.opts.Demo
 	return tea.Tick(delay, func(time.Time) tea.Msg {

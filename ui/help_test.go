@@ -55,3 +55,23 @@ func TestDemoMemberKeyInLanesSaysHowToReachMembers(t *testing.T) {
 		t.Errorf("X in the lanes does not say how to reach the members:\n%s", out)
 	}
 }
+
+// The ledger is read once a second, as the demo's other state: a
+// refresh due a second after a ledger read reads it again (it used to
+// skip every other one, so the ledger trailed the table by two seconds).
+func TestDemoLedgerRefreshesEverySecond(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+	a := demoApp(t, src, newFakeDemo(), clk, 120, 40)
+	_, cmd := a.Update(demoStatusMsg{Seq: a.demo.seq, Status: readDemo(a.opts.Demo, true)})
+	if cmd == nil {
+		t.Fatal("no next demo refresh")
+	}
+	msg, ok := cmd().(demoStatusMsg) // a one-second tick
+	if !ok {
+		t.Fatalf("next refresh gave %T", msg)
+	}
+	if !msg.Status.HasLedger {
+		t.Error("the refresh a second after a ledger read does not read the ledger")
+	}
+}
