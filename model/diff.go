@@ -121,6 +121,7 @@ func (d *differ) observe(s Snapshot) []Event {
 	}
 	b := stamp{group: d.group, at: cur.at, state: cur.state}
 	var out []Event
+	restored := d.lost
 	if d.lost {
 		d.lost = false
 		e := b.event(EventConnectionRestored, "")
@@ -178,8 +179,14 @@ func (d *differ) observe(s Snapshot) []Event {
 	switch {
 	case rebalancing(cur.state):
 		if d.rb == nil {
-			d.rb = &openRebalance{at: cur.at, timed: true, base: d.settled}
-			out = append(out, b.event(EventRebalanceStarted, startDetail("rebalance started", causes)))
+			// Seen first right after an outage, it may have begun at any
+			// time during it: its duration is unknown.
+			d.rb = &openRebalance{at: cur.at, timed: !restored, outage: restored, base: d.settled}
+			what := "rebalance started"
+			if restored {
+				what = "rebalance in progress (it began while the connection was lost)"
+			}
+			out = append(out, b.event(EventRebalanceStarted, startDetail(what, causes)))
 		}
 	case settledState(cur.state) && d.rb != nil:
 		out = append(out, rebalanceCompleted(b, d.rb, cur, false)...)

@@ -632,3 +632,26 @@ func TestLargeRebalanceIsOneEvent(t *testing.T) {
 		t.Errorf("detail does not say where the moves are: %q", completed.Detail)
 	}
 }
+
+// A rebalance first seen when the connection comes back may have begun at
+// any time during the outage: its duration is unknown, not measured from
+// the restore.
+func TestRebalanceFirstSeenAfterOutage(t *testing.T) {
+	tr := NewTracker("order-workers", 0)
+	tr.Observe(snap(0, stable, mem("consumer-a", 0, 1, 2)))
+	tr.ConnectionLost(at(2), errors.New("broken pipe"))
+	tr.Observe(snap(30, preparing, mem("consumer-a"), mem("consumer-b")))
+	got := tr.Observe(snap(30.5, stable, mem("consumer-a", 0, 1), mem("consumer-b", 2)))
+	var done *Event
+	for i := range got {
+		if got[i].Type == EventRebalanceCompleted {
+			done = &got[i]
+		}
+	}
+	if done == nil {
+		t.Fatalf("no rebalance_completed in %v", got)
+	}
+	if done.HasDuration || !strings.Contains(done.Detail, "duration unknown") || len(done.Moves) != 1 {
+		t.Errorf("got %s, want no duration (it began during the outage), one move", summary(*done))
+	}
+}
