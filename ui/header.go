@@ -125,10 +125,13 @@ func (h Header) View() string {
 	summary := h.maxLines
 	worst := ""
 	if h.maxLines >= 3 && h.st.HasSnap && h.st.Snap.Group.Exists() {
-		// The worst partition takes a line of its own.
-		if worst = h.worstSegment(true); worst != "" {
-			summary--
+		// The worst partition takes a line of its own. The line stays
+		// when nothing lags, so the panes below do not jump a line up and
+		// down as a partition's lag goes 0, 1, 0 between polls.
+		if worst = h.worstSegment(true); worst == "" {
+			worst = h.styles.Muted.Render(noWorstText(&h.st.Snap))
 		}
+		summary--
 	}
 	if summary > 0 {
 		sep := h.styles.Separator.Render(" · ")
@@ -164,6 +167,14 @@ func (h Header) View() string {
 		lines[i] = ansi.Truncate(l, h.width, ellipsis)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// noWorstText is the worst partition's line when no partition lags.
+func noWorstText(s *model.Snapshot) string {
+	if len(s.Partitions) == 0 {
+		return "worst: - (no partition owned or committed yet)"
+	}
+	return "worst: none, no partition lags"
 }
 
 // banner is one line naming the poll error, what is on screen and when the

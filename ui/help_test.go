@@ -4,6 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // The short help's last keys are the ones a newcomer looks for: at every
@@ -73,5 +78,52 @@ func TestDemoLedgerRefreshesEverySecond(t *testing.T) {
 	}
 	if !msg.Status.HasLedger {
 		t.Error("the refresh a second after a ledger read does not read the ledger")
+	}
+}
+
+// caughtUpSnapshot is one topic of three partitions; p0 lags by lag.
+func caughtUpSnapshot(lag int64) model.Snapshot {
+	const topic = "order-rebalancing"
+	obs := model.Observation{
+		TakenAt: t0, Brokers: testBrokers,
+		Group: model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer",
+			Assignor: "range", Coordinator: "127.0.0.1:29092"},
+		Members: []model.Member{
+			{MemberID: "consumer-a-1", ClientID: "consumer-a", Host: "/127.0.0.1",
+				Partitions: []model.TopicPartition{tp(topic, 0), tp(topic, 1), tp(topic, 2)}},
+		},
+		Committed: map[model.TopicPartition]int64{tp(topic, 0): 100 - lag, tp(topic, 1): 100, tp(topic, 2): 100},
+		Offsets: map[model.TopicPartition]model.PartitionOffsets{
+			tp(topic, 0): {LogEnd: 100}, tp(topic, 1): {LogEnd: 100}, tp(topic, 2): {LogEnd: 100},
+		},
+	}
+	return model.NewSnapshot(obs)
+}
+
+// A lag that goes 1, 0, 1 between polls (an order in flight) must not
+// move every pane a line up and down: the header keeps its height.
+func TestHeaderHeightSteadyAsLagComesAndGoes(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			clk := &clock{t: t0}
+			src := &fakeSource{results: []pollResult{
+				{snap: caughtUpSnapshot(1)}, {snap: caughtUpSnapshot(0)}, {snap: caughtUpSnapshot(1)},
+			}}
+			a := testApp(t, src, clk, sz[0], sz[1])
+			var heights []int
+			for i := range 3 {
+				if i > 0 {
+					clk.Set(t0.Add(time.Duration(i) * time.Second))
+					pollNow(t, a)
+				}
+				heights = append(heights, lipgloss.Height(a.headerText))
+				if i == 1 && sz[1] >= 24 && !strings.Contains(plain(a), "worst: none, no partition lags") {
+					t.Errorf("no lag, and the header does not say so:\n%s", plain(a))
+				}
+			}
+			if heights[0] != heights[1] || heights[1] != heights[2] {
+				t.Errorf("header heights with lag 1, 0, 1: %v", heights)
+			}
+		})
 	}
 }
