@@ -16,7 +16,7 @@ import (
 func members(g describegroups.ResponseGroup) []model.Member {
 	out := make([]model.Member, 0, len(g.Members))
 	for _, m := range g.Members {
-		mm := model.Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+		mm := model.Member{MemberID: m.MemberID, InstanceID: m.GroupInstanceID, ClientID: m.ClientID, Host: m.ClientHost}
 		if g.ProtocolType == "consumer" || g.ProtocolType == "" {
 			if parts, err := decodeAssignment(m.MemberAssignment); err == nil {
 				mm.Partitions = parts

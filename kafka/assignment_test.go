@@ -46,3 +46,14 @@ func TestMembersWithBadAssignments(t *testing.T) {
 		t.Errorf("members %+v, want two members without partitions", ms)
 	}
 }
+
+func TestMembersKeepInstanceID(t *testing.T) {
+	g := describegroups.ResponseGroup{ProtocolType: "consumer", Members: []describegroups.ResponseGroupMember{
+		{MemberID: "m1", GroupInstanceID: "worker-1", ClientID: "a"},
+		{MemberID: "m2", ClientID: "b"},
+	}}
+	ms := members(g)
+	if len(ms) != 2 || ms[0].InstanceID != "worker-1" || ms[1].InstanceID != "" {
+		t.Errorf("members %+v, want worker-1's instance id kept", ms)
+	}
+}

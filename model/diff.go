@@ -29,6 +29,7 @@ type snapView struct {
 	assignor   string
 	members    []Member
 	byID       map[string]int // member id → index in members (last wins)
+	byKey      map[string]int // memberKey → index in members (last wins)
 	partitions []PartitionLag
 	counts     map[string]int // partitions per topic in the snapshot
 	owners     []owning       // see owned
@@ -41,11 +42,13 @@ func newSnapView(s Snapshot) *snapView {
 		assignor:   s.Group.Assignor,
 		members:    s.Members,
 		byID:       make(map[string]int, len(s.Members)),
+		byKey:      make(map[string]int, len(s.Members)),
 		partitions: s.Partitions,
 		counts:     make(map[string]int),
 	}
 	for i, m := range s.Members {
 		v.byID[m.MemberID] = i
+		v.byKey[memberKey(m)] = i
 	}
 	rows := s.Partitions
 	for i := 0; i < len(rows); { // rows are sorted by topic: count runs
@@ -140,16 +143,19 @@ func (d *differ) observe(s Snapshot) []Event {
 	prev := d.last
 
 	// Membership, by member id: a member that rejoins after being evicted
-	// gets a new id, and is a leave plus a join.
+	// gets a new id, and is a leave plus a join. A static member is known by
+	// its instance id: restarted, it has a new member id but is the same
+	// member, and the coordinator does not rebalance.
 	var causes []string
 	for i, m := range prev.members {
-		if _, ok := cur.byID[m.MemberID]; ok || prev.byID[m.MemberID] != i {
+		k := memberKey(m)
+		if _, ok := cur.byKey[k]; ok || prev.byKey[k] != i {
 			continue
 		}
 		e := b.event(EventMemberLeft, "")
 		e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
 		owned := ""
-		if parts, ok := d.knownPartitions(m.MemberID); ok {
+		if parts, ok := d.knownPartitions(k); ok {
 			e.Partitions, owned = parts, "it owned"
 		}
 		e.Detail = memberDetail(m, "left", owned, e.Partitions, prev.multiTopic())
@@ -157,7 +163,18 @@ func (d *differ) observe(s Snapshot) []Event {
 		causes = append(causes, memberLabel(m)+" left")
 	}
 	for i, m := range cur.members {
-		if _, ok := prev.byID[m.MemberID]; ok || cur.byID[m.MemberID] != i {
+		k := memberKey(m)
+		if cur.byKey[k] != i {
+			continue
+		}
+		if j, ok := prev.byKey[k]; ok {
+			if old := prev.members[j].MemberID; old != m.MemberID {
+				e := b.event(EventMemberJoined, "")
+				e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+				e.Detail = fmt.Sprintf("%s rejoined as static member %q with a new member id (was %s): same member, no rebalance",
+					memberLabel(m), m.InstanceID, ShortID(old))
+				out = append(out, e)
+			}
 			continue
 		}
 		e := b.event(EventMemberJoined, "")
@@ -214,13 +231,13 @@ func (d *differ) observe(s Snapshot) []Event {
 	return out
 }
 
-// knownPartitions returns what a member owned at the last settled snapshot;
-// ok is false when that is unknown (it joined since).
-func (d *differ) knownPartitions(memberID string) (parts []TopicPartition, ok bool) {
+// knownPartitions returns what a member (by memberKey) owned at the last
+// settled snapshot; ok is false when that is unknown (it joined since).
+func (d *differ) knownPartitions(key string) (parts []TopicPartition, ok bool) {
 	if d.settled == nil || !d.settled.assigned() {
 		return nil, false
 	}
-	if i, ok := d.settled.byID[memberID]; ok {
+	if i, ok := d.settled.byKey[key]; ok {
 		return d.settled.members[i].Partitions, true
 	}
 	return nil, false
@@ -370,7 +387,7 @@ func diffOwners(base, cur *snapView) (moves []ownerMove, kept []TopicPartition) 
 			j++
 		default:
 			from, to := base.members[before[i].m], cur.members[after[j].m]
-			if from.MemberID == to.MemberID {
+			if memberKey(from) == memberKey(to) {
 				kept = append(kept, before[i].tp)
 			} else {
 				moves = append(moves, ownerMove{
@@ -444,11 +461,11 @@ func (v *snapView) owned() []owning {
 // sameAssignment reports whether two views have the same members owning the
 // same partitions.
 func sameAssignment(a, b *snapView) bool {
-	if len(a.byID) != len(b.byID) {
+	if len(a.byKey) != len(b.byKey) {
 		return false
 	}
-	for id, i := range a.byID {
-		j, ok := b.byID[id]
+	for k, i := range a.byKey {
+		j, ok := b.byKey[k]
 		if !ok || !samePartitions(a.members[i].Partitions, b.members[j].Partitions) {
 			return false
 		}
@@ -520,6 +537,15 @@ func partitionsChanged(b stamp, before, after *snapView) []Event {
 		out = append(out, e)
 	}
 	return out
+}
+
+// memberKey identifies a member across snapshots: its group.instance.id
+// when it is a static member, else its member id.
+func memberKey(m Member) string {
+	if m.InstanceID != "" {
+		return "instance:" + m.InstanceID
+	}
+	return "member:" + m.MemberID
 }
 
 func normState(s string) string {

@@ -655,3 +655,34 @@ func TestRebalanceFirstSeenAfterOutage(t *testing.T) {
 		t.Errorf("got %s, want no duration (it began during the outage), one move", summary(*done))
 	}
 }
+
+// A static member (group.instance.id) that restarts within the session
+// timeout comes back with a new member id; the coordinator hands it its
+// partitions back without a rebalance. It is the same member: no leave, no
+// rebalance, no move.
+func TestStaticMemberRestart(t *testing.T) {
+	static := func(id string, parts ...int32) Member {
+		m := memID(id, "consumer-a", parts...)
+		m.InstanceID = "worker-1"
+		return m
+	}
+	tr := NewTracker("order-workers", 0)
+	tr.Observe(snap(0, stable, static("consumer-a-1111", 0, 1), mem("consumer-b", 2)))
+	got := tr.Observe(snap(1, stable, static("consumer-a-2222", 0, 1), mem("consumer-b", 2)))
+	if len(got) != 1 || got[0].Type != EventMemberJoined || got[0].MemberID != "consumer-a-2222" ||
+		!strings.Contains(got[0].Detail, "no rebalance") {
+		for _, e := range got {
+			t.Log(summary(e))
+		}
+		t.Fatalf("static restart gave %d events, want one member_joined saying no rebalance", len(got))
+	}
+	// A later real rebalance does not count the restarted member's
+	// partitions as moved.
+	tr.Observe(snap(2, preparing, static("consumer-a-2222"), mem("consumer-b")))
+	got = tr.Observe(snap(2.5, stable, static("consumer-a-2222", 0, 1, 2)))
+	for _, e := range got {
+		if e.Type == EventRebalanceCompleted && (len(e.Moves) != 1 || e.Moves[0].Partition != 2) {
+			t.Errorf("rebalance_completed %s, want only p2 moved", summary(e))
+		}
+	}
+}

@@ -79,7 +79,12 @@ func (g Group) StateText() string {
 
 // Member is one member of a group and what it was assigned.
 type Member struct {
-	MemberID   string
+	MemberID string
+	// InstanceID is the member's group.instance.id (static membership),
+	// empty for a dynamic member. A static member that restarts within the
+	// session timeout comes back with a new MemberID and the same
+	// InstanceID, keeps its partitions, and causes no rebalance.
+	InstanceID string
 	ClientID   string
 	Host       string
 	Partitions []TopicPartition
