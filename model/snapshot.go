@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -317,6 +318,12 @@ func NewSnapshot(o Observation) Snapshot {
 			row.Err = "no offsets: partition not found in metadata"
 		}
 		row.Lag, row.LagFromStart = Lag(row.Committed, row.LogStart, row.LogEnd)
+		if row.LogEnd >= 0 && row.Committed > row.LogEnd {
+			// Lag 0 would say all is well; the consumer will get
+			// OFFSET_OUT_OF_RANGE and reset by auto.offset.reset.
+			row.Err = joinErr(row.Err, "committed offset "+strconv.FormatInt(row.Committed, 10)+
+				" is past log-end "+strconv.FormatInt(row.LogEnd, 10)+" (log truncated or topic recreated?)")
+		}
 		ts, hasTS := o.OldestTimestamp[tp]
 		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(*row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
 

@@ -183,3 +183,19 @@ func TestJSONShape(t *testing.T) {
 		t.Errorf("member = %v", m)
 	}
 }
+
+// A committed offset past log-end (the log was truncated by an unclean
+// leader election, or the topic recreated) is not "lag 0, all well": the
+// consumer's position is out of range and it will reset.
+func TestCommittedPastLogEnd(t *testing.T) {
+	tp := TopicPartition{Topic: "orders", Partition: 0}
+	s := NewSnapshot(Observation{
+		Group:     Group{ID: "g", State: StateEmpty},
+		Committed: map[TopicPartition]int64{tp: 30},
+		Offsets:   map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 20}},
+	})
+	p := s.Partitions[0]
+	if p.Lag != 0 || !strings.Contains(p.Err, "past log-end 20") {
+		t.Errorf("lag %d err %q, want lag 0 and an error saying the commit is past log-end", p.Lag, p.Err)
+	}
+}
