@@ -138,10 +138,10 @@ func (c *consumer) watchEviction(member string, killedAt time.Time) {
 	}
 	took := time.Since(killedAt)
 	d.mu.Lock()
+	// Never listed: EvictedAt is when the demo saw it was not in the
+	// group (the UI says "killed before it joined"), with no event.
 	c.state = StateEvicted
-	if seen {
-		c.evictedAt = killedAt.Add(took)
-	}
+	c.evictedAt = killedAt.Add(took)
 	c.memberID = ""
 	c.assigned = nil
 	d.mu.Unlock()
