@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -125,5 +126,43 @@ func TestHeaderHeightSteadyAsLagComesAndGoes(t *testing.T) {
 				t.Errorf("header heights with lag 1, 0, 1: %v", heights)
 			}
 		})
+	}
+}
+
+// `?` shows every key at every size it fits in: where the columns are
+// wider than the screen the keys are packed into lines, rather than the
+// columns past the width being dropped (q quit, o sort, / filter went
+// missing at 40×10, and half the keys in demo mode at 80×24).
+func TestFullHelpShowsEveryKey(t *testing.T) {
+	for _, demo := range []bool{false, true} {
+		for _, sz := range [][2]int{{120, 40}, {80, 24}, {60, 20}, {40, 10}} {
+			if demo && sz[1] == 10 {
+				continue // the ledger takes the room: the short help stays
+			}
+			t.Run(fmt.Sprintf("demo=%v_%dx%d", demo, sz[0], sz[1]), func(t *testing.T) {
+				clk := &clock{t: t0}
+				src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+				var a *App
+				if demo {
+					a = demoApp(t, src, newFakeDemo(), clk, sz[0], sz[1])
+				} else {
+					a = testApp(t, src, clk, sz[0], sz[1])
+				}
+				a.Update(keyPress("?"))
+				out := plain(a)
+				checkFits(t, out, sz[0], sz[1])
+				var groups [][]key.Binding = a.keys.FullHelp()
+				for _, g := range groups {
+					for _, b := range g {
+						if !b.Enabled() {
+							continue
+						}
+						if want := b.Help().Key + " "; !strings.Contains(out, want) {
+							t.Errorf("full help lacks %q:\n%s", b.Help().Key+" "+b.Help().Desc, out)
+						}
+					}
+				}
+			})
+		}
 	}
 }

@@ -30,11 +30,10 @@ func (a *App) relayout() {
 
 	a.helpText = ""
 	if h-headH >= 6 {
-		a.help.SetWidth(w)
 		if a.help.ShowAll {
-			a.helpText = a.help.FullHelpView(a.keys.FullHelp())
+			a.helpText = a.fullHelp(w, h-headH-2)
 		}
-		if a.helpText == "" || lipgloss.Height(a.helpText) > h-headH-2 {
+		if a.helpText == "" {
 			a.helpText = a.shortHelp(w)
 		}
 	}
@@ -49,6 +48,54 @@ func (a *App) relayout() {
 	demoH := a.demoFrame(w, h-headH-helpH) // the ledger, in demo mode
 	a.bodyW, a.bodyH = w, max(h-headH-helpH-demoH, 0)
 	a.layoutPanes()
+}
+
+// fullHelp is the help `?` opens, at most maxH lines of width w: the key
+// columns when they all fit; else every key packed into lines, so none is
+// cut off (bubbles' help drops the columns past the width); "" when even
+// that is too tall.
+func (a *App) fullHelp(w, maxH int) string {
+	groups := a.keys.FullHelp()
+	a.help.SetWidth(0)
+	cols := a.help.FullHelpView(groups)
+	a.help.SetWidth(w)
+	if lipgloss.Width(cols) <= w && lipgloss.Height(cols) <= maxH {
+		return cols
+	}
+	st := a.help.Styles
+	sep := st.ShortSeparator.Render(a.help.ShortSeparator)
+	sepW := lipgloss.Width(sep)
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	for _, g := range groups {
+		for _, b := range g {
+			if !b.Enabled() {
+				continue
+			}
+			item := st.ShortKey.Render(b.Help().Key) + " " + st.ShortDesc.Render(b.Help().Desc)
+			iw := lipgloss.Width(item)
+			switch {
+			case curW == 0:
+			case curW+sepW+iw <= w:
+				cur.WriteString(sep)
+				curW += sepW
+			default:
+				lines = append(lines, cur.String())
+				cur.Reset()
+				curW = 0
+			}
+			cur.WriteString(item)
+			curW += iw
+		}
+	}
+	if curW > 0 {
+		lines = append(lines, cur.String())
+	}
+	if len(lines) > maxH {
+		return ""
+	}
+	return strings.Join(lines, "\n")
 }
 
 // shortHelp is the one-line help. The help and quit keys come last, as
