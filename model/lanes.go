@@ -118,13 +118,19 @@ func (l *Lanes) Observe(s Snapshot) {
 }
 
 // memberSum identifies a member set whatever its order: the sum of the
-// members' id hashes.
+// members' id hashes. A static member counts by its instance id, so its
+// restart with a new member id (no rebalance) leaves the set unchanged.
 func memberSum(ms []Member) uint64 {
 	var sum uint64
 	for _, m := range ms {
+		id, prefix := m.MemberID, uint64(0)
+		if m.InstanceID != "" {
+			id, prefix = m.InstanceID, 1
+		}
 		h := uint64(14695981039346656037) // FNV-1a
-		for i := 0; i < len(m.MemberID); i++ {
-			h = (h ^ uint64(m.MemberID[i])) * 1099511628211
+		h = (h ^ prefix) * 1099511628211
+		for i := 0; i < len(id); i++ {
+			h = (h ^ uint64(id[i])) * 1099511628211
 		}
 		sum += h
 	}

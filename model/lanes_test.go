@@ -207,3 +207,27 @@ func TestLanePeriodsShowShortGaps(t *testing.T) {
 		}
 	}
 }
+
+// A static member that restarts (new member id, same group.instance.id)
+// causes no rebalance: no gap in its lanes.
+func TestLanesStaticRestartNoGap(t *testing.T) {
+	restart := func(sec float64, memberID string) Snapshot {
+		s := laneSnap(sec, StateStable, "range", "consumer-a", "consumer-a", "consumer-b", "consumer-b")
+		for i := range s.Members {
+			s.Members[i].InstanceID = s.Members[i].ClientID
+		}
+		s.Members[0].MemberID = memberID
+		for i := range s.Partitions {
+			if s.Partitions[i].ClientID == s.Members[0].ClientID {
+				s.Partitions[i].MemberID = memberID
+			}
+		}
+		return s
+	}
+	l := NewLanes(time.Minute)
+	l.Observe(restart(0, "consumer-a-1111"))
+	l.Observe(restart(3, "consumer-a-2222"))
+	if got, want := laneString(l, 0, 6), "aaaaaaa\naaaaaaa\nbbbbbbb\nbbbbbbb"; got != want {
+		t.Errorf("lanes:\n%s\nwant:\n%s", got, want)
+	}
+}
