@@ -98,6 +98,9 @@ func (k DemoKeys) full() [][]key.Binding {
 const (
 	demoRefresh     = time.Second
 	demoFastRefresh = 100 * time.Millisecond
+	// demoFastPollFor is how long the group is polled fast after a demo
+	// key (demoFastPoll).
+	demoFastPollFor = 5 * time.Second
 	// flashFor is how long an action's message stays on screen.
 	flashFor = 6 * time.Second
 	// ghostFor is how long a stopped or evicted demo consumer stays listed
@@ -126,12 +129,15 @@ type demoState struct {
 	ledgerAt time.Time // when the ledger was last read
 	// seen holds the demo consumers seen in the group at least once, so
 	// one out of it again reads "rejoining" rather than "joining".
-	seen     map[string]bool
-	flash    string
-	flashErr bool
-	flashAt  time.Time
-	pane     LedgerPane
-	text     string // the ledger pane, rendered by relayout
+	seen map[string]bool
+	// fastUntil: the group is polled every FastInterval until then after
+	// a demo key, so the rebalance the key sets off is seen start to end.
+	fastUntil time.Time
+	flash     string
+	flashErr  bool
+	flashAt   time.Time
+	pane      LedgerPane
+	text      string // the ledger pane, rendered by relayout
 }
 
 // demoStatusMsg carries a refresh of loop Seq.
@@ -223,7 +229,22 @@ func (a *App) handleDemoAction(msg demoActionMsg) tea.Cmd {
 	}
 	a.flash(msg.Flash, msg.Err)
 	a.setDemoStatus(msg.Status)
+	if !msg.Err {
+		a.demo.fastUntil = a.watch.Now.Add(demoFastPollFor)
+	}
 	return tea.Batch(a.pollNow(), a.nextDemoRefresh())
+}
+
+// demoFastPoll reports whether the group should be polled every
+// FastInterval: for a while after a demo key (a join or a LeaveGroup
+// rebalances the group within a second or so, often quicker than the
+// poll interval, which then only infers it, duration unknown) and while a
+// killed member waits for its eviction, so the takeover is timed too.
+func (a *App) demoFastPoll() bool {
+	if a.opts.Demo == nil {
+		return false
+	}
+	return a.watch.Now.Before(a.demo.fastUntil) || a.countingDown()
 }
 
 func (a *App) flash(s string, isErr bool) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -164,5 +165,38 @@ func TestFullHelpShowsEveryKey(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// After a demo key the group is polled every FastInterval for a while, so
+// the rebalance a join or a LeaveGroup sets off (often shorter than the
+// interval) is seen and timed, not inferred "between polls"; then back to
+// the interval. Outside demo mode nothing changes.
+func TestDemoKeyPollsFastForAWhile(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+	a := demoApp(t, src, newFakeDemo(), clk, 120, 40)
+	delay := func() time.Duration { return a.watch.RetryAt.Sub(a.watch.Now) }
+	if d := delay(); d != time.Second {
+		t.Fatalf("before any key the next poll is in %v, want 1s", d)
+	}
+	next := press(t, a, "n")
+	// The action polls at once; that poll schedules the next.
+	for _, c := range next().(tea.BatchMsg) {
+		if c == nil {
+			continue
+		}
+		if m, ok := c().(pollMsg); ok {
+			a.Update(m)
+			break
+		}
+	}
+	if d := delay(); d != FastInterval {
+		t.Errorf("after n the next poll is in %v, want %v", d, FastInterval)
+	}
+	clk.Set(t0.Add(demoFastPollFor + time.Second))
+	pollNow(t, a)
+	if d := delay(); d != time.Second {
+		t.Errorf("%v after n the next poll is in %v, want 1s again", demoFastPollFor+time.Second, d)
 	}
 }

@@ -103,6 +103,9 @@ func (a *App) handlePoll(msg pollMsg) tea.Cmd {
 	}
 	s := &a.watch
 	delay := NextPollDelay(s.Snap.Group, a.opts.Interval, s.Failures)
+	if s.Failures == 0 && a.demoFastPoll() {
+		delay = min(delay, FastInterval)
+	}
 	s.RetryAt = s.Now.Add(delay)
 	a.seq++
 	return tickCmd(delay, a.seq)
