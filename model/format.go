@@ -163,6 +163,8 @@ func FormatTable(s Snapshot) string {
 		fmt.Fprintf(&b, "\nConsumer group '%s' has no active members.\n\n", s.Group.ID)
 	case s.Group.Rebalancing():
 		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", s.Group.ID)
+	case s.Group.State == StateUnknown:
+		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is not a classic group (a KIP-848 consumer group?): its members are unknown, its offsets are shown.\n\n", s.Group.ID)
 	default:
 		b.WriteString("\n")
 	}

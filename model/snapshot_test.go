@@ -199,3 +199,16 @@ func TestCommittedPastLogEnd(t *testing.T) {
 		t.Errorf("lag %d err %q, want lag 0 and an error saying the commit is past log-end", p.Lag, p.Err)
 	}
 }
+
+func TestFormatTableUnknownState(t *testing.T) {
+	tp := TopicPartition{Topic: "orders", Partition: 0}
+	s := NewSnapshot(Observation{
+		Group:     Group{ID: "g", State: StateUnknown},
+		Committed: map[TopicPartition]int64{tp: 5},
+		Offsets:   map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 20}},
+	})
+	out := FormatTable(s)
+	if !strings.Contains(out, "Consumer group 'g' is not a classic group") || !strings.Contains(out, "15") {
+		t.Errorf("table:\n%s\nwant a state line saying members are unknown, and lag 15", out)
+	}
+}
