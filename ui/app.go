@@ -220,6 +220,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		a.help.ShowAll = !a.help.ShowAll
 	case key.Matches(msg, a.keys.NextPane):
 		a.setFocus(a.nextPane())
+	case key.Matches(msg, a.keys.PrevPane):
+		a.setFocus(a.prevPane())
 	case key.Matches(msg, a.keys.Lanes):
 		a.toggleLanes()
 	default:

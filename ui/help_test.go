@@ -200,3 +200,27 @@ func TestDemoKeyPollsFastForAWhile(t *testing.T) {
 		t.Errorf("%v after n the next poll is in %v, want 1s again", demoFastPollFor+time.Second, d)
 	}
 }
+
+// shift+tab goes back through the panes (it used to go forward, as tab).
+func TestShiftTabGoesBack(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+	a := testApp(t, src, clk, 120, 40)
+	back := tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	want := []pane{paneTimeline, paneMembers, paneTable}
+	for _, w := range want {
+		a.Update(back)
+		if a.focus != w {
+			t.Fatalf("shift+tab focused pane %d, want %d", a.focus, w)
+		}
+	}
+	a.Update(keyPress("v")) // lanes: the members pane is not on screen
+	a.Update(back)
+	if a.focus != paneTimeline {
+		t.Errorf("lanes, shift+tab from the lanes focused pane %d, want the timeline", a.focus)
+	}
+	a.Update(back)
+	if a.focus != paneTable {
+		t.Errorf("lanes, shift+tab from the timeline focused pane %d, want the lanes", a.focus)
+	}
+}

@@ -12,6 +12,8 @@ type KeyMap struct {
 	Home     key.Binding
 	End      key.Binding
 	NextPane key.Binding
+	// PrevPane is shift+tab, back through the panes; help lists tab only.
+	PrevPane key.Binding
 	Help     key.Binding
 	Quit     key.Binding
 	// Lanes toggles the ownership lanes in place of the table and members.
@@ -56,8 +58,12 @@ func DefaultKeyMap() KeyMap {
 			key.WithHelp("end/G", "bottom"),
 		),
 		NextPane: key.NewBinding(
-			key.WithKeys("tab", "shift+tab"),
+			key.WithKeys("tab"),
 			key.WithHelp("tab", "switch pane"),
+		),
+		PrevPane: key.NewBinding(
+			key.WithKeys("shift+tab"),
+			key.WithHelp("shift+tab", "previous pane"),
 		),
 		Sort: key.NewBinding(
 			key.WithKeys("o"),

@@ -88,6 +88,15 @@ func (a *App) nextPane() pane {
 	return p
 }
 
+// prevPane is the pane before the focused one (shift+tab).
+func (a *App) prevPane() pane {
+	p := (a.focus + numPanes - 1) % numPanes
+	if a.showLanes && p == paneMembers {
+		p = (p + numPanes - 1) % numPanes
+	}
+	return p
+}
+
 // toggleLanes switches between the table with the members and the lanes.
 func (a *App) toggleLanes() {
 	a.showLanes = !a.showLanes
