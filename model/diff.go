@@ -168,7 +168,8 @@ func (d *differ) observe(s Snapshot) []Event {
 			continue
 		}
 		if j, ok := prev.byKey[k]; ok {
-			if old := prev.members[j].MemberID; old != m.MemberID {
+			_, was := prev.byID[m.MemberID]
+			if old := prev.members[j].MemberID; old != m.MemberID && !was {
 				e := b.event(EventMemberJoined, "")
 				e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
 				e.Detail = fmt.Sprintf("%s rejoined as static member %q with a new member id (was %s): same member, no rebalance",

@@ -54,6 +54,10 @@ func fuzzSnapshot(r *byteReader, when time.Time) Snapshot {
 			ClientID: []string{"consumer-a", "consumer-b", ""}[id%3],
 			Host:     "/10.0.0." + fmt.Sprint(id),
 		}
+		if id == 3 || id == 5 {
+			// One static member under two member ids: a restart.
+			m.InstanceID = "worker-static"
+		}
 		mask := r.next()
 		for p := range nOrders {
 			if mask&(1<<p) != 0 {
