@@ -224,3 +224,30 @@ func TestShiftTabGoesBack(t *testing.T) {
 		t.Errorf("lanes, shift+tab from the timeline focused pane %d, want the lanes", a.focus)
 	}
 }
+
+// In the lanes view o, / and l would reshape a table that is not on
+// screen: they are off there, and help does not offer them.
+func TestTableKeysOffInLanes(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+	a := testApp(t, src, clk, 120, 40)
+	a.Update(keyPress("v"))
+	a.Update(keyPress("?"))
+	out := plain(a)
+	for _, k := range []string{"only lag", "sort", "filter"} {
+		if strings.Contains(out, k) {
+			t.Errorf("lanes view help offers %q:\n%s", k, out)
+		}
+	}
+	a.Update(keyPress("l"))
+	a.Update(keyPress("o"))
+	a.Update(keyPress("/"))
+	if a.rows.onlyLag || a.rows.sort != 0 || a.rows.editing {
+		t.Errorf("table keys acted in the lanes: only-lag %v, sort %v, filter open %v", a.rows.onlyLag, a.rows.sort, a.rows.editing)
+	}
+	a.Update(keyPress("v"))
+	a.Update(keyPress("l"))
+	if !a.rows.onlyLag {
+		t.Error("back on the table, l does not work")
+	}
+}

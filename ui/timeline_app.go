@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -104,6 +105,12 @@ func (a *App) toggleLanes() {
 		a.keys.Lanes.SetHelp("v", "table")
 	} else {
 		a.keys.Lanes.SetHelp("v", "lanes")
+	}
+	// Sort, filter and only-lag shape the partition table; the lanes
+	// show every partition. Off in the lanes, they would change a table
+	// that is not on screen while help offered them as if they worked.
+	for _, b := range []*key.Binding{&a.keys.Sort, &a.keys.Filter, &a.keys.OnlyLag, &a.keys.ClearFilter} {
+		b.SetEnabled(!a.showLanes)
 	}
 	if a.showLanes && a.focus == paneMembers {
 		a.setFocus(paneTable)
