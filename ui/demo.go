@@ -244,7 +244,17 @@ func (a *App) demoFastPoll() bool {
 	if a.opts.Demo == nil {
 		return false
 	}
-	return a.watch.Now.Before(a.demo.fastUntil) || a.countingDown()
+	if a.watch.Now.Before(a.demo.fastUntil) {
+		return true
+	}
+	// A killed member: until a little past its session timeout (a
+	// coordinator that never evicts it must not keep the poll fast).
+	for _, c := range a.demo.status.Consumers {
+		if c.State == model.DemoKilled && a.watch.Now.Before(c.KilledAt.Add(a.opts.DemoSettings.SessionTimeout+demoFastPollFor)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *App) flash(s string, isErr bool) {

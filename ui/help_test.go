@@ -251,3 +251,24 @@ func TestTableKeysOffInLanes(t *testing.T) {
 		t.Error("back on the table, l does not work")
 	}
 }
+
+// While a killed member waits for its eviction the group is polled fast,
+// so the takeover is timed; not forever if the eviction never comes.
+func TestDemoKilledMemberPollsFastUntilPastSessionTimeout(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+	fd := newFakeDemo()
+	fd.consumers[1].State, fd.consumers[1].KilledAt = model.DemoKilled, t0
+	a := demoApp(t, src, fd, clk, 120, 40)
+	delay := func() time.Duration { return a.watch.RetryAt.Sub(a.watch.Now) }
+	clk.Set(t0.Add(testDemoSettings.SessionTimeout - time.Second))
+	pollNow(t, a)
+	if d := delay(); d != FastInterval {
+		t.Errorf("a second before the session timeout the next poll is in %v, want %v", d, FastInterval)
+	}
+	clk.Set(t0.Add(testDemoSettings.SessionTimeout + demoFastPollFor + time.Second))
+	pollNow(t, a)
+	if d := delay(); d != time.Second {
+		t.Errorf("long past the session timeout the next poll is in %v, want 1s", d)
+	}
+}
