@@ -37,6 +37,22 @@ func killIn(t *testing.T, d *Demo, id, phase string) {
 	}
 }
 
+// ownsAllRecorded is ownsAll once each consumer has also recorded its
+// member id: the coordinator lists an assignment a moment before the
+// consumer's Next returns the generation, and a test that reads the member
+// id in between reads "".
+func ownsAllRecorded(d *Demo, clients ...string) bool {
+	if !ownsAll(d, clients...) {
+		return false
+	}
+	for _, c := range clients {
+		if info(d, c).MemberID == "" {
+			return false
+		}
+	}
+	return true
+}
+
 func info(d *Demo, id string) ConsumerInfo {
 	for _, c := range d.Consumers() {
 		if c.ClientID == id {
@@ -110,7 +126,7 @@ func TestKillIsEvictedAfterSessionTimeoutNotBefore(t *testing.T) {
 	})
 
 	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
+		return ownsAllRecorded(d, "consumer-a", "consumer-b")
 	})
 	member := info(d, "consumer-b").MemberID
 	killed := time.Now()
@@ -175,7 +191,7 @@ func TestStopSendsLeaveGroup(t *testing.T) {
 		return nil, nil, false
 	})
 	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
+		return ownsAllRecorded(d, "consumer-a", "consumer-b")
 	})
 	member := info(d, "consumer-a").MemberID
 	if err := d.Stop("consumer-a"); err != nil {
@@ -332,7 +348,7 @@ func TestMaxPollIntervalPushesSlowMemberOut(t *testing.T) {
 	cfg.SlowProcessTime = 2500 * time.Millisecond
 	d, rec := startDemo(t, cfg)
 	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
+		return ownsAllRecorded(d, "consumer-a", "consumer-b")
 	})
 	member := info(d, "consumer-b").MemberID
 	if _, err := d.ToggleSlow("consumer-b"); err != nil {
