@@ -32,6 +32,12 @@ func (a *App) relayout() {
 	if h-headH >= 6 {
 		if a.help.ShowAll {
 			a.helpText = a.fullHelp(w, h-headH-2)
+			if a.helpText == "" {
+				// Too tall beside the panes (a tiny terminal): the help
+				// takes their place until ? closes it, rather than ?
+				// seeming to do nothing.
+				a.helpText = a.fullHelp(w, h-headH)
+			}
 		}
 		if a.helpText == "" {
 			a.helpText = a.shortHelp(w)
