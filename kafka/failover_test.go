@@ -237,3 +237,28 @@ func TestPollAfterIdleConnectionsDropped(t *testing.T) {
 		assertLag(t, s, 3)
 	}
 }
+
+// TestPollFollowsLeaderMoveAtOnce: the first poll after leaders moved
+// reads every partition (it asks the new leaders), so --once during a
+// leader election does not print failed partitions.
+func TestPollFollowsLeaderMoveAtOnce(t *testing.T) {
+	tc := newTestCluster(t, false)
+	committedGroup(t, tc, "movers", "orders")
+	w := newTestWatcher(t, tc, "movers")
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < 6; p++ {
+		if err := tc.MoveTopicPartition("orders", p, (tc.LeaderFor("orders", p)+1)%3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := w.Poll(context.Background())
+	if err != nil {
+		t.Fatalf("poll after leaders moved: %v", err)
+	}
+	if len(s.Partitions) != 6 {
+		t.Fatalf("%d partitions, want 6", len(s.Partitions))
+	}
+	assertLag(t, s, 3)
+}

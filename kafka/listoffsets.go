@@ -49,15 +49,16 @@ func (w *Watcher) leaderPartitions(topics []string, offsets map[model.TopicParti
 // listOffsets reads the log-start and log-end offsets of every partition of
 // topics: two ListOffsets requests (earliest, latest) per leader, leaders in
 // parallel. Kafka refuses a partition listed twice in one request, hence
-// two. Failures are recorded per partition.
-func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string) map[model.TopicPartition]model.PartitionOffsets {
+// two. Failures are recorded per partition; moved reports that a leader
+// answered it no longer leads a partition (the metadata is out of date).
+func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string) (offsets map[model.TopicPartition]model.PartitionOffsets, moved bool) {
 	n := 0
 	for _, t := range topics {
 		if tm, ok := w.meta.topics[t]; ok {
 			n += len(tm.partitions)
 		}
 	}
-	offsets := make(map[model.TopicPartition]model.PartitionOffsets, n)
+	offsets = make(map[model.TopicPartition]model.PartitionOffsets, n)
 	byLeader := w.leaderPartitions(topics, offsets)
 
 	type result struct {
@@ -121,6 +122,7 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 					po.Err = "log offsets: " + errText(code)
 					if leaderMoved(code) {
 						w.meta.stale = true
+						moved = true
 					}
 				default:
 					po.LogStart, po.LogEnd = s.Offset, e.Offset
@@ -129,7 +131,7 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 			}
 		}
 	}
-	return offsets
+	return offsets, moved
 }
 
 // listOffsetsAt sends one ListOffsets request for all of rts to leader.

@@ -215,7 +215,18 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 			return obs, err
 		}
 	}
-	obs.Offsets = w.listOffsets(ctx, brokers, topics)
+	offsets, moved := w.listOffsets(ctx, brokers, topics)
+	if moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
+		// Leaders moved (an election, a reassignment): ask the new ones
+		// now rather than show the partitions as failed until next poll.
+		retry, _ := w.listOffsets(ctx, brokers, topics)
+		for tp, po := range retry {
+			if old, ok := offsets[tp]; !ok || old.Err != "" {
+				offsets[tp] = po
+			}
+		}
+	}
+	obs.Offsets = offsets
 	w.lagStamps(ctx, &obs)
 	return obs, nil
 }
