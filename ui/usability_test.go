@@ -1,3 +1,6 @@
+// Tests from a usability review: what users met at each size, in demo mode
+// and out, that the goldens did not pin down.
+
 package ui
 
 import (
