@@ -163,6 +163,17 @@ func parse(fs *pflag.FlagSet, args []string) error {
 		return usageError{err.Error()}
 	}
 	if fs.NArg() > 0 {
+		// `kgwatch -g -b host:9092` leaves host:9092 over: say what was
+		// forgotten, not what was left.
+		var forgot error
+		fs.Visit(func(f *pflag.Flag) {
+			if v := f.Value.String(); forgot == nil && f.Value.Type() == "string" && strings.HasPrefix(v, "-") {
+				forgot = usageError{fmt.Sprintf("--%s needs a value, got the flag %q", f.Name, v)}
+			}
+		})
+		if forgot != nil {
+			return forgot
+		}
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil
@@ -239,6 +250,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("--stall-after must be positive, got %s", f.stallAfter)}
 	case f.group == "":
 		return usageError{"--group is required (to try kgwatch without Kafka: kgwatch demo)"}
+	case strings.HasPrefix(f.group, "-"):
+		return usageError{fmt.Sprintf("--group needs a value, got the flag %q", f.group)}
+	case strings.HasPrefix(f.brokers, "-"):
+		return usageError{fmt.Sprintf("--brokers needs a value, got the flag %q", f.brokers)}
 	case f.once && f.events:
 		return usageError{"--once and --events do not go together"}
 	}

@@ -48,6 +48,8 @@ func TestUsageErrors(t *testing.T) {
 		{"stray argument", []string{"-g", "g", "extra"}, `unexpected argument "extra"`},
 		{"demo bad partitions", []string{"demo", "--partitions", "0"}, "--partitions must be at least 1"},
 		{"demo unknown flag", []string{"demo", "--nope"}, "unknown flag: --nope"},
+		{"group value forgotten", []string{"-g", "-b", "host:9092"}, `--group needs a value, got the flag "-b"`},
+		{"brokers value forgotten", []string{"-b", "--once", "-g", "x"}, `--brokers needs a value, got the flag "--once"`},
 		{"sasl without user", []string{"-g", "g", "--sasl-mechanism", "PLAIN"}, "SASL PLAIN needs --sasl-user"},
 		{"unknown sasl", []string{"-g", "g", "--sasl-mechanism", "GSSAPI", "--sasl-user", "u"}, `unknown SASL mechanism "GSSAPI"`},
 		{"sasl user without mechanism", []string{"-g", "g", "--sasl-user", "u"}, "need --sasl-mechanism"},
