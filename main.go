@@ -282,6 +282,9 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	snap, err := w.Poll(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w (no answer within --timeout %s)", err, f.timeout)
+	}
 	if err != nil {
 		return err
 	}

@@ -552,3 +552,24 @@ func (w *lockedWriter) String() string {
 	defer w.mu.Unlock()
 	return w.b.String()
 }
+
+func TestOnceSilentBroker(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close() // accepts connections (the kernel's backlog) and never answers
+	addr := l.Addr().String()
+
+	start := time.Now()
+	code, _, stderr := runArgs("-group", "g", "-brokers", addr, "--once", "--timeout", "1s")
+	if code != exitRuntime {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr, addr) || !strings.Contains(stderr, "no answer within --timeout 1s") {
+		t.Errorf("error does not name %s and the timeout: %q", addr, stderr)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %s with --timeout 1s", d)
+	}
+}
