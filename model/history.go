@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"math"
+	"slices"
+	"time"
+)
 
 // Rate is a per-second rate that may be unknown (not enough history, or the
 // offsets it needs were unreadable). PerSec is never NaN or negative.
@@ -82,6 +86,13 @@ type partState struct {
 	rewoundAt   int64
 	rewoundFrom int64
 
+	// since is when this partition's offsets began to count in the
+	// group's sums without a break (first sighting, a commit appearing,
+	// or offsets readable again after a gap). gap: a poll could
+	// not read them since the newest sample.
+	since int64
+	gap   bool
+
 	status Status
 }
 
@@ -128,7 +139,25 @@ type History struct {
 	sparkHead  int
 	sparkN     int
 	sparkStart int64 // when the newest point's bucket began
+
+	// The group's rates come from its own sums over the window: consumed
+	// and produced add up every partition's offset movements since the
+	// last poll, and group keeps them per poll for a little over Window.
+	consumed, produced int64
+	group              []groupSample
+	sinces             []int64 // scratch: readable partitions' since
 }
+
+// groupSample is the group at one poll: the running sums of offsets
+// consumed and produced, and the total lag.
+type groupSample struct {
+	t, consumed, produced, lag int64
+}
+
+// groupCoverage is the share of the readable partitions that must have
+// been counted since a sample for the group's rates to be measured from
+// it: with fewer, the sums would miss some partitions' progress.
+const groupCoverage = 0.9
 
 // NewHistory returns an empty History.
 func NewHistory(opts HistoryOptions) *History {
@@ -167,9 +196,10 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	staffed := len(s.Members) > 0 && !s.Group.Rebalancing() && s.Group.State != StateEmpty
 
 	var changes []statusChange
-	var consume, produce Rate
+	h.sinces = h.sinces[:0]
 	worst := -1
 	stuck := false // some lag is not being worked off at all
+	rewound := false
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
 		st := &h.states[i]
@@ -184,8 +214,15 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			// the stall clock rather than flap to OK and back.
 			p.ConsumeRate, p.ProduceRate = Rate{}, Rate{}
 			p.Status = st.status
+			st.gap = true
 		} else {
-			lagStart = h.update(p, st, now)
+			var dc, de int64
+			lagStart, dc, de = h.update(p, st, now)
+			h.consumed += dc
+			h.produced += de
+			if p.LogEnd >= 0 {
+				h.sinces = append(h.sinces, st.since)
+			}
 			lag := p.Lag > 0
 			switch {
 			case lag && empty:
@@ -213,16 +250,13 @@ func (h *History) Annotate(s *Snapshot) []Event {
 		if p.Status != prevStatus {
 			changes = append(changes, statusChange{i: i, from: prevStatus, note: h.note(p, st, lagStart, now)})
 		}
-		if p.ConsumeRate.Known {
-			consume.PerSec += p.ConsumeRate.PerSec
-			consume.Known = true
-		}
-		if p.ProduceRate.Known {
-			produce.PerSec += p.ProduceRate.PerSec
-			produce.Known = true
-		}
 		if p.Lag > 0 && (p.Status == StatusStalled || p.Status == StatusStopped || p.Status == StatusUnowned) {
 			stuck = true
+		}
+		if p.Status == StatusRewound {
+			// The group's rates mix before and after the rewind until
+			// REWOUND ends: they say nothing about catching up.
+			rewound = true
 		}
 		if worst < 0 || rowWorse(p, &s.Partitions[worst]) {
 			worst = i
@@ -239,9 +273,10 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			s.WorstPartition, s.HasWorst = w.TopicPartition, true
 		}
 	}
+	consume, produce := h.groupRates(now, s.TotalLag)
 	s.ConsumeRate, s.ProduceRate = consume, produce
 	s.ETA, s.ETAKnown, s.FallingBehind = 0, false, false
-	if consume.Known && produce.Known && s.TotalLag > 0 {
+	if consume.Known && produce.Known && s.TotalLag > 0 && !rewound {
 		net := consume.PerSec - produce.PerSec
 		switch {
 		case net > 0 && !stuck:
@@ -262,11 +297,14 @@ func (h *History) Annotate(s *Snapshot) []Event {
 
 // update records p in st and sets p's rates. It returns the index in the
 // ring of the sample that starts the lagging window, -1 when the ring does
-// not reach back that far.
-func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart int) {
+// not reach back that far, and how far the committed offset and log end
+// moved since the last poll (0 when they cannot be compared: st.since is
+// then now).
+func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart int, dc, de int64) {
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
 	if !st.seen {
 		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, p.Lag == 0
+		st.since = now
 		st.push(cur, h.spacing)
 	} else {
 		prev := st.ring[st.head]
@@ -288,6 +326,18 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 		if cur.committed != prev.committed || cur.lag == 0 {
 			st.stuckAt, st.stuckExact = now, true
 		}
+		// The group's sums take each offset's movement where it is one:
+		// a truncated log or a rewound commit adds nothing this poll, and
+		// the rest of the group keeps its rates.
+		if st.gap || prev.logEnd < 0 || cur.logEnd < 0 || (prev.committed < 0) != (cur.committed < 0) {
+			st.since = now
+		} else {
+			de = max(cur.logEnd-prev.logEnd, 0)
+			if cur.committed >= 0 {
+				dc = max(cur.committed-prev.committed, 0)
+			}
+		}
+		st.gap = false
 		if reset {
 			st.n = 0
 		}
@@ -324,7 +374,68 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 		// inside it: reach further back rather than never say LAGGING.
 		lagStart = min(lagStart, max(n-minLaggingSamples, 0))
 	}
-	return lagStart
+	return lagStart, dc, de
+}
+
+// groupRates records this poll's group sums and total lag, and returns the
+// group's rates: the sums' growth from the oldest sample inside the window
+// that at least groupCoverage of the readable partitions were counted
+// since, to now. They are unknown until that spans half the window, so a
+// group whose partitions appear one by one (consumers joining) does not
+// read as slower than it is.
+func (h *History) groupRates(now, totalLag int64) (consume, produce Rate) {
+	window := int64(h.opts.Window)
+	h.group = append(h.group, groupSample{t: now, consumed: h.consumed, produced: h.produced, lag: totalLag})
+	drop := 0
+	for len(h.group)-drop >= 3 && now-h.group[drop+1].t >= window {
+		drop++
+	}
+	if drop > 0 {
+		h.group = append(h.group[:0], h.group[drop:]...)
+	}
+	from := h.groupFrom(now)
+	if from < 0 {
+		return Rate{}, Rate{}
+	}
+	old := &h.group[from]
+	secs := float64(now-old.t) / float64(time.Second)
+	return Rate{PerSec: float64(h.consumed-old.consumed) / secs, Known: true},
+		Rate{PerSec: float64(h.produced-old.produced) / secs, Known: true}
+}
+
+// groupFrom returns the index of the group sample the rates are measured
+// from, -1 when none qualifies.
+func (h *History) groupFrom(now int64) int {
+	if len(h.sinces) == 0 {
+		return -1
+	}
+	// counted: the sample must be no older than the time by which
+	// groupCoverage of the readable partitions were being counted. Most
+	// polls every partition has been counted for longer than the window:
+	// no sorting then.
+	counted := int64(0)
+	for _, t := range h.sinces {
+		counted = max(counted, t)
+	}
+	if counted > h.group[0].t {
+		if need := int(math.Ceil(groupCoverage * float64(len(h.sinces)))); need < len(h.sinces) {
+			slices.Sort(h.sinces)
+			counted = h.sinces[max(need-1, 0)]
+		}
+	}
+	window := int64(h.opts.Window)
+	n := len(h.group)
+	for j := 0; j < n-1; j++ {
+		g := &h.group[j]
+		if g.t < counted || (now-g.t > window && j != n-2) {
+			continue
+		}
+		if dt := now - g.t; dt <= 0 || dt < window/2 {
+			return -1
+		}
+		return j
+	}
+	return -1
 }
 
 // align makes h.states[i] track s.Partitions[i]. Polls of a stable group

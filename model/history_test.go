@@ -265,6 +265,9 @@ func TestRatesAndETA(t *testing.T) {
 		eta              float64 // seconds, -1 = not catching up
 		falling          bool
 		status           Status
+		// group rates when they differ from the partition's: its sums
+		// go on across a truncated log or a rewound commit.
+		group *[2]float64
 	}
 	steps := []struct {
 		at    time.Duration
@@ -293,17 +296,20 @@ func TestRatesAndETA(t *testing.T) {
 	}
 	// 13s: the topic is recreated, log end falls to 200 and the commit is
 	// now beyond it (lag 0). Rates restart instead of going negative.
-	add(13*time.Second, 5950, 200, &check{consume: -1, produce: -1, eta: -1, status: StatusOK})
+	// The group's sums count the commit's 150 and no production.
+	add(13*time.Second, 5950, 200, &check{consume: -1, produce: -1, eta: -1, status: StatusOK, group: &[2]float64{150, 90}})
 	// 14..25s: the consumer resets to 0 and the producer writes 300/s: a
-	// rewind (REWOUND), then falling behind at 100/s consumed.
-	add(14*time.Second, 0, 500, &check{consume: -1, produce: -1, eta: -1, status: StatusRewound})
+	// rewind (REWOUND), then falling behind at 100/s consumed. The group's
+	// rates mix before and after the rewind for a window: no verdict while
+	// REWOUND lasts.
+	add(14*time.Second, 0, 500, &check{consume: -1, produce: -1, eta: -1, status: StatusRewound, group: &[2]float64{135, 110}})
 	for s := int64(15); s <= 25; s++ {
 		var ck *check
 		switch s {
 		case 18:
-			ck = &check{consume: -1, produce: -1, eta: -1, status: StatusRewound}
+			ck = &check{consume: -1, produce: -1, eta: -1, status: StatusRewound, group: &[2]float64{115, 190}}
 		case 19: // 5s since the rewind restarted the window
-			ck = &check{consume: 100, produce: 300, eta: -1, falling: true, status: StatusRewound}
+			ck = &check{consume: 100, produce: 300, eta: -1, status: StatusRewound, group: &[2]float64{110, 210}}
 		case 25:
 			ck = &check{consume: 100, produce: 300, eta: -1, falling: true, status: StatusOK}
 		}
@@ -339,8 +345,12 @@ func TestRatesAndETA(t *testing.T) {
 		}
 		rateIs("partition consume", p.ConsumeRate, ck.consume)
 		rateIs("partition produce", p.ProduceRate, ck.produce)
-		rateIs("group consume", s.ConsumeRate, ck.consume)
-		rateIs("group produce", s.ProduceRate, ck.produce)
+		gc, gp := ck.consume, ck.produce
+		if ck.group != nil {
+			gc, gp = ck.group[0], ck.group[1]
+		}
+		rateIs("group consume", s.ConsumeRate, gc)
+		rateIs("group produce", s.ProduceRate, gp)
 		if ck.eta < 0 {
 			if s.ETAKnown {
 				t.Errorf("at %v: ETA %v, want none", st.at, s.ETA)
@@ -644,6 +654,41 @@ func TestJSONStatusesAndRates(t *testing.T) {
 			if v, ok := p[k]; !ok || v != nil {
 				t.Errorf("partition %s = %v (present %v), want null", k, v, ok)
 			}
+		}
+	}
+}
+
+// A group whose partitions show up one by one (consumers joining, each
+// partition listed once it is owned or committed) must not read as slower
+// than it is: the group rate is unknown until most partitions have been
+// watched long enough, then right.
+func TestGroupRatesWhilePartitionsAppear(t *testing.T) {
+	h := NewHistory(HistoryOptions{Window: 10 * time.Second})
+	const n = 40
+	known := false
+	for at := time.Duration(0); at <= 30*time.Second; at += time.Second {
+		// partition i is first listed at i×150ms; each produces 100/s and
+		// consumes 50/s.
+		var parts []hp
+		for i := 0; i < n && time.Duration(i)*150*time.Millisecond <= at; i++ {
+			ms := int64(at / time.Millisecond)
+			parts = append(parts, hp{ms / 20, 1000 + ms/10, "a"})
+		}
+		s := hsnap(at, StateStable, parts)
+		h.Annotate(&s)
+		want := 100 * float64(len(parts))
+		for _, r := range []struct {
+			what string
+			r    Rate
+			want float64
+		}{{"produce", s.ProduceRate, want}, {"consume", s.ConsumeRate, want / 2}} {
+			if r.r.Known && (r.r.PerSec < 0.9*r.want-0.5 || r.r.PerSec > r.want+0.5) {
+				t.Fatalf("at %v (%d partitions): group %s %.1f/s, want about %.1f/s or unknown", at, len(parts), r.what, r.r.PerSec, r.want)
+			}
+		}
+		known = known || s.ProduceRate.Known
+		if at >= 15*time.Second && (!s.ProduceRate.Known || !s.ConsumeRate.Known) {
+			t.Fatalf("at %v: group rates %+v %+v still unknown", at, s.ConsumeRate, s.ProduceRate)
 		}
 	}
 }

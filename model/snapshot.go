@@ -194,7 +194,9 @@ type Snapshot struct {
 
 	// Status is the worst partition status.
 	Status Status
-	// ConsumeRate and ProduceRate sum the partitions' known rates.
+	// ConsumeRate and ProduceRate are the group's committed offsets and
+	// log ends per second, from their sums over the rates window; unknown
+	// until most partitions have been watched for half of it.
 	ConsumeRate Rate
 	ProduceRate Rate
 	// ETA is how long until total lag reaches zero at the current rates;
