@@ -60,6 +60,11 @@ const (
 	minLaggingSamples = 4
 	// maxETA: beyond this the group is not meaningfully catching up.
 	maxETA = 365 * 24 * time.Hour
+	// verdictShare and verdictMin: "falling behind" and an ETA need
+	// consumption and production apart by this share of the larger and
+	// at least this many messages a second.
+	verdictShare = 0.05
+	verdictMin   = 0.5
 )
 
 type sample struct {
@@ -146,6 +151,9 @@ type History struct {
 	consumed, produced int64
 	group              []groupSample
 	sinces             []int64 // scratch: readable partitions' since
+
+	// The group's verdict at the last poll, for hysteresis.
+	falling, catching bool
 }
 
 // groupSample is the group at one poll: the running sums of offsets
@@ -273,23 +281,31 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			s.WorstPartition, s.HasWorst = w.TopicPartition, true
 		}
 	}
-	consume, produce := h.groupRates(now, s.TotalLag)
+	consume, produce, lagThen := h.groupRates(now, s.TotalLag)
 	s.ConsumeRate, s.ProduceRate = consume, produce
 	s.ETA, s.ETAKnown, s.FallingBehind = 0, false, false
+	falling, catching := false, false
 	if consume.Known && produce.Known && s.TotalLag > 0 && !rewound {
+		// A verdict needs a real difference, held: the rates a margin
+		// apart and total lag moved that way across the window; it then
+		// holds while they stay half the margin apart. A consumer one
+		// message behind a 5/s producer reads 4.8 vs 4.9 one second and
+		// 5.0 vs 4.9 the next: no verdict.
 		net := consume.PerSec - produce.PerSec
-		switch {
-		case net > 0 && !stuck:
-			// A stalled, stopped or unowned partition's lag does not drain
-			// however fast the others go: no ETA then.
+		margin := max(verdictShare*max(consume.PerSec, produce.PerSec), verdictMin)
+		falling = -net > margin && s.TotalLag > lagThen || h.falling && -net > margin/2
+		// A stalled, stopped or unowned partition's lag does not drain
+		// however fast the others go: no ETA then.
+		catching = !stuck && (net > margin && s.TotalLag < lagThen || h.catching && net > margin/2)
+		if catching {
 			eta := float64(s.TotalLag) / net
 			if eta < maxETA.Seconds() {
 				s.ETA, s.ETAKnown = time.Duration(eta*float64(time.Second)), true
 			}
-		case net < 0:
-			s.FallingBehind = true
 		}
+		s.FallingBehind = falling
 	}
+	h.falling, h.catching = falling, catching
 	h.memberRates(s)
 	s.TotalLagHistory = h.sparkline(now, s.TotalLag)
 	return h.events(s, changes)
@@ -378,12 +394,12 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 }
 
 // groupRates records this poll's group sums and total lag, and returns the
-// group's rates: the sums' growth from the oldest sample inside the window
-// that at least groupCoverage of the readable partitions were counted
-// since, to now. They are unknown until that spans half the window, so a
-// group whose partitions appear one by one (consumers joining) does not
-// read as slower than it is.
-func (h *History) groupRates(now, totalLag int64) (consume, produce Rate) {
+// group's rates and the total lag they start from: the sums' growth from
+// the oldest sample inside the window that at least groupCoverage of the
+// readable partitions were counted since, to now. They are unknown until
+// that spans half the window, so a group whose partitions appear one by
+// one (consumers joining) does not read as slower than it is.
+func (h *History) groupRates(now, totalLag int64) (consume, produce Rate, lagThen int64) {
 	window := int64(h.opts.Window)
 	h.group = append(h.group, groupSample{t: now, consumed: h.consumed, produced: h.produced, lag: totalLag})
 	drop := 0
@@ -395,12 +411,12 @@ func (h *History) groupRates(now, totalLag int64) (consume, produce Rate) {
 	}
 	from := h.groupFrom(now)
 	if from < 0 {
-		return Rate{}, Rate{}
+		return Rate{}, Rate{}, 0
 	}
 	old := &h.group[from]
 	secs := float64(now-old.t) / float64(time.Second)
 	return Rate{PerSec: float64(h.consumed-old.consumed) / secs, Known: true},
-		Rate{PerSec: float64(h.produced-old.produced) / secs, Known: true}
+		Rate{PerSec: float64(h.produced-old.produced) / secs, Known: true}, old.lag
 }
 
 // groupFrom returns the index of the group sample the rates are measured

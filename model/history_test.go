@@ -692,3 +692,30 @@ func TestGroupRatesWhilePartitionsAppear(t *testing.T) {
 		}
 	}
 }
+
+// A consumer keeping up with a 5/s producer, one message in flight now and
+// then, reads 4.8 vs 4.9/s one second and 5.0 vs 4.9/s the next: neither
+// falling behind nor an ETA. Slowed to 0.5/s it falls behind within a
+// window and stays so, every poll.
+func TestFallingBehindNeedsARealSustainedShortfall(t *testing.T) {
+	h := NewHistory(HistoryOptions{Window: 10 * time.Second})
+	var c int64
+	for k := int64(0); k <= 120; k++ {
+		end := 5*k + k%3/2
+		if k <= 60 {
+			c = end - k%2
+		} else if k%2 == 0 {
+			c++
+		}
+		s := hsnap(time.Duration(k)*time.Second, StateStable, []hp{{c, end, "a"}, {5 * k, 5 * k, "b"}})
+		h.Annotate(&s)
+		switch {
+		case k <= 60 && (s.FallingBehind || s.ETAKnown):
+			t.Fatalf("at %ds keeping up (lag %d, consume %.2f vs produce %.2f): falling %v, ETA %v %v",
+				k, s.TotalLag, s.ConsumeRate.PerSec, s.ProduceRate.PerSec, s.FallingBehind, s.ETA, s.ETAKnown)
+		case k >= 72 && !s.FallingBehind:
+			t.Fatalf("at %ds slowed (lag %d, consume %.2f vs produce %.2f): not falling behind",
+				k, s.TotalLag, s.ConsumeRate.PerSec, s.ProduceRate.PerSec)
+		}
+	}
+}

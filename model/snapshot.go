@@ -200,10 +200,13 @@ type Snapshot struct {
 	ConsumeRate Rate
 	ProduceRate Rate
 	// ETA is how long until total lag reaches zero at the current rates;
-	// ETAKnown only when consumption outpaces production and lag > 0.
+	// ETAKnown only when lag > 0 and consumption outpaces production by a
+	// margin (5%, 0.5/s) while total lag fell across the window.
 	ETA      time.Duration
 	ETAKnown bool
-	// FallingBehind: lag > 0 and production outpaces consumption.
+	// FallingBehind: lag > 0, production outpaces consumption by a margin
+	// and total lag grew across the window; it holds while the gap stays
+	// above half the margin, so it does not flap.
 	FallingBehind bool
 	// WorstPartition is the partition to look at first (worst status, then
 	// oldest lag, then largest lag); HasWorst is false when every partition
