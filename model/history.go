@@ -65,6 +65,11 @@ const (
 	// at least this many messages a second.
 	verdictShare = 0.05
 	verdictMin   = 0.5
+	// An OK partition's lag is worth naming (the worst partition) once
+	// its oldest message has waited minWorstAge and worstPolls poll
+	// intervals: younger, it is being processed.
+	minWorstAge = 5 * time.Second
+	worstPolls  = 3
 )
 
 type sample struct {
@@ -195,6 +200,11 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	if h.polls > 0 && now < h.lastT {
 		*h = *NewHistory(h.opts)
 	}
+	// Lag younger than this is work in flight, not a problem to name.
+	inFlight := int64(minWorstAge)
+	if h.polls > 0 {
+		inFlight = max(inFlight, worstPolls*(now-h.lastT))
+	}
 	h.polls++
 	h.lastT = now
 	h.align(s.Partitions)
@@ -204,6 +214,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	staffed := len(s.Members) > 0 && !s.Group.Rebalancing() && s.Group.State != StateEmpty
 
 	var changes []statusChange
+	s.Status = StatusOK
 	h.sinces = h.sinces[:0]
 	worst := -1
 	stuck := false // some lag is not being worked off at all
@@ -266,20 +277,28 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			// REWOUND ends: they say nothing about catching up.
 			rewound = true
 		}
-		if worst < 0 || rowWorse(p, &s.Partitions[worst]) {
+		p.InFlight = false
+		if p.Lag > 0 && p.Status == StatusOK && !p.LagAgeGone {
+			// With no age, the lag's wait without a commit stands in,
+			// once the poll that saw it start is known.
+			wait := int64(p.LagAge)
+			if !p.LagAgeKnown {
+				wait = now - st.stuckAt
+			}
+			p.InFlight = wait < inFlight && (p.LagAgeKnown || st.stuckExact)
+		}
+		if p.Status.Worse(s.Status) {
+			s.Status = p.Status
+		}
+		if (p.Status != StatusOK || p.Lag > 0 && !p.InFlight) && (worst < 0 || rowWorse(p, &s.Partitions[worst])) {
 			worst = i
 		}
 	}
 
-	s.Status = StatusOK
 	s.HasWorst = false
 	s.WorstPartition = TopicPartition{}
 	if worst >= 0 {
-		w := &s.Partitions[worst]
-		s.Status = w.Status
-		if w.Status != StatusOK || w.Lag > 0 {
-			s.WorstPartition, s.HasWorst = w.TopicPartition, true
-		}
+		s.WorstPartition, s.HasWorst = s.Partitions[worst].TopicPartition, true
 	}
 	consume, produce, lagThen := h.groupRates(now, s.TotalLag)
 	s.ConsumeRate, s.ProduceRate = consume, produce
@@ -548,7 +567,8 @@ func rowWorse(a, b *PartitionLag) bool {
 	return a.Lag > b.Lag
 }
 
-// memberRates sums each member's partitions' consume rates.
+// memberRates sums each member's partitions' consume rates and says
+// whether its lag is all in flight.
 func (h *History) memberRates(s *Snapshot) {
 	if len(s.Members) == 0 {
 		return
@@ -556,11 +576,18 @@ func (h *History) memberRates(s *Snapshot) {
 	idx := make(map[string]int, len(s.Members))
 	for i := range s.Members {
 		s.Members[i].ConsumeRate = Rate{}
+		s.Members[i].InFlight = s.Members[i].Lag > 0
 		idx[s.Members[i].MemberID] = i
 	}
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
-		if !p.Owned() || !p.ConsumeRate.Known {
+		if !p.Owned() {
+			continue
+		}
+		if j, ok := idx[p.MemberID]; ok && p.Lag > 0 && !p.InFlight {
+			s.Members[j].InFlight = false
+		}
+		if !p.ConsumeRate.Known {
 			continue
 		}
 		if j, ok := idx[p.MemberID]; ok {

@@ -241,8 +241,49 @@ func TestGroupStatusAndWorstPartition(t *testing.T) {
 	s, _ = runSteps(t, h, []hstep{
 		{at: 2 * time.Second, state: StateStable, parts: []hp{{0, 1000, "a"}, {0, 0, "a"}, {10, 10, ""}}},
 	})
+	if s.Status != StatusOK || s.HasWorst || !s.Partitions[0].InFlight {
+		t.Fatalf("status %s, worst %v %v, p0 in flight %v; want OK, no worst: p0's lag has waited 2s",
+			s.Status, s.WorstPartition, s.HasWorst, s.Partitions[0].InFlight)
+	}
+	for at := 3 * time.Second; at <= 7*time.Second; at += time.Second {
+		s, _ = runSteps(t, h, []hstep{
+			{at: at, state: StateStable, parts: []hp{{0, 1000, "a"}, {0, 1, "a"}, {10, 10, ""}}},
+		})
+	}
 	if s.Status != StatusOK || !s.HasWorst || s.WorstPartition.Partition != 0 {
-		t.Fatalf("status %s, worst %v %v; want OK, p0 (largest lag)", s.Status, s.WorstPartition, s.HasWorst)
+		t.Fatalf("status %s, worst %v %v; want OK, p0 (lag waiting 7s)", s.Status, s.WorstPartition, s.HasWorst)
+	}
+}
+
+// On a healthy group, one message in flight here or there, at an age
+// under a second, names no worst partition and does not reorder the rows
+// sorted by lag or by lag age.
+func TestLagInFlightIsNotWorstNorReorders(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	for k := int64(0); k <= 30; k++ {
+		// one of three partitions, in turn, has a message in flight
+		parts := []hp{{5 * k, 5 * k, "a"}, {5 * k, 5 * k, "b"}, {5 * k, 5 * k, "b"}}
+		parts[k%3].committed--
+		s := hsnap(time.Duration(k)*time.Second, StateStable, parts)
+		s.Partitions[k%3].LagAge, s.Partitions[k%3].LagAgeKnown = 300*time.Millisecond, true
+		h.Annotate(&s)
+		if s.Status != StatusOK || s.HasWorst {
+			t.Fatalf("at %ds: status %s, worst %v %v; want OK, no worst", k, s.Status, s.WorstPartition, s.HasWorst)
+		}
+		for _, m := range s.Members {
+			if m.InFlight != (m.Lag > 0) {
+				t.Fatalf("at %ds: member %s lag %d in flight %v; want its lag in flight", k, m.ClientID, m.Lag, m.InFlight)
+			}
+		}
+		for _, key := range []SortKey{SortByLag, SortByLagAge} {
+			rows := append([]PartitionLag(nil), s.Partitions...)
+			SortPartitions(rows, key)
+			for i := range rows {
+				if rows[i].Partition != int32(i) {
+					t.Fatalf("at %ds: sorted by %s, row %d is p%d; want partition order", k, key, i, rows[i].Partition)
+				}
+			}
+		}
 	}
 }
 

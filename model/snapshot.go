@@ -94,6 +94,9 @@ type Member struct {
 	// ConsumeRate sums the member's partitions' consume rates; filled by
 	// History.Annotate.
 	ConsumeRate Rate
+	// InFlight: all of Lag is in flight (PartitionLag.InFlight); filled
+	// by History.Annotate.
+	InFlight bool
 }
 
 // PartitionOffsets is what the partition's leader reports of its log.
@@ -150,6 +153,11 @@ type PartitionLag struct {
 	// the stretch began before the partition was first seen.
 	StalledSince      time.Time
 	StalledSinceExact bool
+	// InFlight: the lag is only work in progress, nothing to look at: the
+	// status is OK and the oldest unprocessed message (with no age known:
+	// the lag without a commit) is younger than a few polls (at least
+	// 5s). Such a partition is never the worst and sorts as having no lag.
+	InFlight bool
 }
 
 // Owned reports whether a member of the group owns the partition.
@@ -210,7 +218,7 @@ type Snapshot struct {
 	FallingBehind bool
 	// WorstPartition is the partition to look at first (worst status, then
 	// oldest lag, then largest lag); HasWorst is false when every partition
-	// is OK with no lag.
+	// is OK with no lag or only lag in flight (PartitionLag.InFlight).
 	WorstPartition TopicPartition
 	HasWorst       bool
 	// TotalLagHistory is total lag over the last minutes, oldest first, one

@@ -42,7 +42,8 @@ func (k SortKey) String() string {
 func (k SortKey) Next() SortKey { return (k + 1) % numSortKeys }
 
 // SortPartitions sorts rows in place by key; ties fall back to topic and
-// partition, so the order is total and stable across polls. Rows are moved
+// partition, so the order is total and stable across polls. Lag only in
+// flight (PartitionLag.InFlight) sorts as none, by lag and by lag age. Rows are moved
 // once each (an index sort, then the permutation applied in place), which
 // keeps 10,000 rows well under a millisecond.
 func SortPartitions(rows []PartitionLag, key SortKey) {
@@ -56,7 +57,7 @@ func SortPartitions(rows []PartitionLag, key SortKey) {
 	var less func(a, b *PartitionLag) int
 	switch key {
 	case SortByLag:
-		less = func(a, b *PartitionLag) int { return cmp.Compare(b.Lag, a.Lag) }
+		less = func(a, b *PartitionLag) int { return cmp.Compare(sortLag(b), sortLag(a)) }
 	case SortByLagAge:
 		less = compareLagAge
 	case SortByOwner:
@@ -113,21 +114,30 @@ func compareLagAge(a, b *PartitionLag) int {
 	if c := compareAge(a, b); c != 0 {
 		return c
 	}
-	return cmp.Compare(b.Lag, a.Lag)
+	return cmp.Compare(sortLag(b), sortLag(a))
 }
 
 // compareAge is negative when a's oldest unprocessed record is older.
 func compareAge(a, b *PartitionLag) int {
 	ra, rb := ageRank(a), ageRank(b)
-	if ra != rb {
+	if ra != rb || ra == 3 {
 		return cmp.Compare(ra, rb)
 	}
 	return cmp.Compare(b.LagAge, a.LagAge)
 }
 
+// sortLag is the lag a row sorts by: none while it is only in flight, so
+// a healthy group's rows, lag 0 or 1 from poll to poll, keep their order.
+func sortLag(p *PartitionLag) int64 {
+	if p.InFlight {
+		return 0
+	}
+	return p.Lag
+}
+
 func ageRank(p *PartitionLag) int {
 	switch {
-	case p.Lag <= 0:
+	case p.Lag <= 0 || p.InFlight:
 		return 3
 	case p.LagAgeGone:
 		return 0

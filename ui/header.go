@@ -169,10 +169,14 @@ func (h Header) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// noWorstText is the worst partition's line when no partition lags.
+// noWorstText is the worst partition's line when no partition lags, or
+// lags only by messages being processed (model.PartitionLag.InFlight).
 func noWorstText(s *model.Snapshot) string {
 	if len(s.Partitions) == 0 {
 		return "worst: - (no partition owned or committed yet)"
+	}
+	if s.TotalLag > 0 {
+		return "worst: none, lag only in flight"
 	}
 	return "worst: none, no partition lags"
 }

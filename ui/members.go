@@ -87,7 +87,9 @@ func (m *Members) SetMembers(ms []model.Member) {
 	m.mostLag = -1
 	if len(ms) > 1 {
 		for i := range ms {
-			if ms[i].Lag > 0 && (m.mostLag < 0 || ms[i].Lag > ms[m.mostLag].Lag) {
+			// Lag only in flight is no overload: marking it would move
+			// the marker between members every poll on a healthy group.
+			if ms[i].Lag > 0 && !ms[i].InFlight && (m.mostLag < 0 || ms[i].Lag > ms[m.mostLag].Lag) {
 				m.mostLag = i
 			}
 		}

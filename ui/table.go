@@ -282,7 +282,9 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 		l.partTitle = "P"
 	}
 	switch w := l.w[colBar]; {
-	case w >= 19 && t.hasWorst:
+	case w >= 19 && (t.hasWorst || len(rows) > 0 && rows[0].Status != ""):
+		// Statuses known: the marker is the worst partition's, when
+		// there is one (lag only in flight names none).
 		l.barTitle = "LAG BAR (" + glyphWorst + " = worst)"
 	case w >= 22:
 		l.barTitle = "LAG BAR (" + glyphWorst + " = most lag)"
