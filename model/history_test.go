@@ -760,3 +760,29 @@ func TestFallingBehindNeedsARealSustainedShortfall(t *testing.T) {
 		}
 	}
 }
+
+// A member whose commits stop (killed, or hung on a message) reads a
+// consume rate that falls to 0 within the window, poll by poll, not the
+// rate it had: member rates come from the same window as partitions'.
+func TestMemberRateFallsWhenCommitsStop(t *testing.T) {
+	h := NewHistory(HistoryOptions{Window: 10 * time.Second})
+	var c int64
+	last := math.Inf(1)
+	for k := int64(0); k <= 40; k++ {
+		if k <= 20 {
+			c = 4 * k
+		}
+		s := hsnap(time.Duration(k)*time.Second, StateStable, []hp{{c, 4 * k, "a"}, {4 * k, 4 * k, "b"}})
+		h.Annotate(&s)
+		r := s.Members[0].ConsumeRate
+		switch {
+		case k == 20 && (!r.Known || r.PerSec != 4):
+			t.Fatalf("at %ds: member a consume %+v, want 4/s", k, r)
+		case k > 20 && (!r.Known || r.PerSec >= last && r.PerSec > 0):
+			t.Fatalf("at %ds, %ds after its last commit: member a consume %+v, was %.2f; want it falling", k, k-20, r, last)
+		case k >= 31 && r.PerSec != 0:
+			t.Fatalf("at %ds, %ds after its last commit: member a consume %+v, want 0", k, k-20, r)
+		}
+		last = r.PerSec
+	}
+}
