@@ -137,8 +137,8 @@ func parseFetch(body []byte, version int16, topics []fetchRequestTopic) (*fetchS
 		for j := int32(0); j < np && r.err == nil; j++ {
 			tp := model.TopicPartition{Topic: topic, Partition: r.i32()}
 			code := r.i16()
-			r.i64() // high watermark
-			r.i64() // last stable offset
+			hw := r.i64() // high watermark
+			r.i64()       // last stable offset
 			logStart := int64(-1)
 			if version >= 5 {
 				logStart = r.i64()
@@ -168,6 +168,11 @@ func parseFetch(body []byte, version int16, topics []fetchRequestTopic) (*fetchS
 			default:
 				if ts, found := recordTime(records, offset); found {
 					out.stamps[tp] = readResult{stamp: stamp{offset: offset, ts: ts}}
+				} else if end, ok := markersOnly(records, offset); ok && offset < hw && end >= hw {
+					// Only control records (transaction markers) lie
+					// between offset and the high watermark: no message
+					// waits.
+					out.stamps[tp] = readResult{stamp: stamp{offset: offset, markers: true, end: hw}}
 				}
 			}
 		}
@@ -231,6 +236,30 @@ func recordTime(b []byte, offset int64) (ts time.Time, found bool) {
 		b = b[end:]
 	}
 	return time.Time{}, false
+}
+
+// markersOnly reports whether a partition's record bytes, read from
+// offset, are whole batches in which every record at or after offset is a
+// control record (a transaction's commit or abort marker), and the offset
+// after the last of them.
+func markersOnly(b []byte, offset int64) (end int64, ok bool) {
+	for len(b) > 0 {
+		if len(b) < batchHeaderLen || b[offsetMagic] < 2 {
+			return 0, false // cut short, or a v0/v1 message (never a marker)
+		}
+		base := int64(binary.BigEndian.Uint64(b))
+		size := int(int32(binary.BigEndian.Uint32(b[8:])))
+		if size < batchHeaderLen-12 || len(b) < 12+size {
+			return 0, false
+		}
+		last := base + int64(int32(binary.BigEndian.Uint32(b[23:])))
+		if last >= offset && binary.BigEndian.Uint16(b[offsetAttributes:])&attrControl == 0 {
+			return 0, false
+		}
+		end, ok = last+1, true
+		b = b[12+size:]
+	}
+	return end, ok
 }
 
 // byteReader reads records byte by byte (varints) and skips their bodies.

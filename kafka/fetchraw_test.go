@@ -75,6 +75,18 @@ func TestRecordTime(t *testing.T) {
 	if got, ok := recordTime(append(ctl, batch(t, 0, 101, t0)...), 100); !ok || !got.Equal(t0) {
 		t.Errorf("after a control batch: %v %v, want %v", got, ok, t0)
 	}
+
+	// Only markers from 100: no record, and markersOnly says so; not
+	// when a message follows, nor when the bytes are cut short.
+	if end, ok := markersOnly(ctl, 100); !ok || end != 101 {
+		t.Errorf("markers only: %d %v, want 101 true", end, ok)
+	}
+	if _, ok := markersOnly(append(ctl, batch(t, 0, 101, t0)...), 100); ok {
+		t.Error("a message after the marker read as markers only")
+	}
+	if _, ok := markersOnly(ctl[:len(ctl)-1], 100); ok {
+		t.Error("a cut marker batch read as markers only")
+	}
 }
 
 // fetchBody builds a v11 Fetch response body for one partition.

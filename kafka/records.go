@@ -25,8 +25,13 @@ const (
 // stamp is what was read of the record at one offset of a partition.
 type stamp struct {
 	offset int64
-	ts     time.Time // zero when gone or without timestamp
+	ts     time.Time // zero when gone, markers or without timestamp
 	gone   bool
+	// markers: from offset to end (the high watermark then) the log holds
+	// only control records (transaction markers), no message. It holds
+	// while the log does not grow past end.
+	markers bool
+	end     int64
 }
 
 // stampCache remembers, per partition, the record last read, so a
@@ -57,6 +62,7 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 	}
 	obs.OldestTimestamp = make(map[model.TopicPartition]time.Time)
 	obs.OldestGone = make(map[model.TopicPartition]bool)
+	obs.OldestMarkerOnly = make(map[model.TopicPartition]bool)
 
 	rows := make(map[model.TopicPartition]struct{}, len(obs.Committed))
 	for tp := range obs.Committed {
@@ -85,7 +91,7 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 			obs.OldestGone[tp] = true // deleted before it was consumed
 			continue
 		}
-		if s, ok := c.byTP[tp]; ok && s.offset == at {
+		if s, ok := c.byTP[tp]; ok && s.offset == at && (!s.markers || off.LogEnd <= s.end) {
 			record(obs, tp, s)
 			continue
 		}
@@ -157,6 +163,8 @@ func record(obs *model.Observation, tp model.TopicPartition, s stamp) {
 	switch {
 	case s.gone:
 		obs.OldestGone[tp] = true
+	case s.markers:
+		obs.OldestMarkerOnly[tp] = true
 	case !s.ts.IsZero():
 		obs.OldestTimestamp[tp] = s.ts
 	}

@@ -237,12 +237,13 @@ func (h *History) Annotate(s *Snapshot) []Event {
 		} else {
 			var dc, de int64
 			lagStart, dc, de = h.update(p, st, now)
+			// Transaction markers alone are no work waiting: no verdict.
+			lag := p.Lag > 0 && !p.LagMarkersOnly
 			h.consumed += dc
 			h.produced += de
 			if p.LogEnd >= 0 {
 				h.sinces = append(h.sinces, st.since)
 			}
-			lag := p.Lag > 0
 			switch {
 			case lag && empty:
 				p.Status = StatusStopped
@@ -261,7 +262,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 		loc := s.TakenAt.Location()
 		p.CommitMovedAt, p.CommitMoveSeen = time.Unix(0, st.movedAt).In(loc), st.moveSeen
 		p.StalledSince, p.StalledSinceExact = time.Time{}, false
-		if p.Lag > 0 {
+		if p.Lag > 0 && !p.LagMarkersOnly {
 			p.StalledSince, p.StalledSinceExact = time.Unix(0, st.stuckAt).In(loc), st.stuckExact
 		}
 		st.status = p.Status
@@ -337,8 +338,11 @@ func (h *History) Annotate(s *Snapshot) []Event {
 // then now).
 func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart int, dc, de int64) {
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
+	if p.LagMarkersOnly {
+		cur.lag = 0 // nothing to consume: neither stalled nor lagging
+	}
 	if !st.seen {
-		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, p.Lag == 0
+		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, cur.lag == 0
 		st.since = now
 		st.push(cur, h.spacing)
 	} else {

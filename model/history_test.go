@@ -786,3 +786,38 @@ func TestMemberRateFallsWhenCommitsStop(t *testing.T) {
 		last = r.PerSec
 	}
 }
+
+// A transactional topic's consumer commits the offset of the commit
+// marker, which is never consumed: log-end − committed stays 1. That lag
+// is counted, as Kafka's tools count it, but it is OK, 0 old, never
+// STALLED and never the worst partition.
+func TestTransactionMarkerLagIsNotWork(t *testing.T) {
+	h := NewHistory(HistoryOptions{StallAfter: 10 * time.Second})
+	var s Snapshot
+	for k := 0; k <= 40; k++ {
+		s = hsnap(time.Duration(k)*time.Second, StateStable, []hp{{100, 101, "a"}, {50, 50, "a"}})
+		s.Partitions[0].LagMarkersOnly = true
+		s.Partitions[0].LagAge, s.Partitions[0].LagAgeKnown = 0, true
+		h.Annotate(&s)
+	}
+	p := s.Partitions[0]
+	if p.Lag != 1 || p.Status != StatusOK || s.Status != StatusOK || s.HasWorst || !p.StalledSince.IsZero() {
+		t.Fatalf("lag %d status %s (group %s), worst %v %v, stalled since %v; want lag 1, OK, no worst, not stalling",
+			p.Lag, p.Status, s.Status, s.WorstPartition, s.HasWorst, p.StalledSince)
+	}
+}
+
+func TestNewSnapshotMarkerOnlyLag(t *testing.T) {
+	tp0 := TopicPartition{Topic: "orders", Partition: 0}
+	s := NewSnapshot(Observation{
+		TakenAt:          ht0,
+		Group:            Group{ID: "g", State: StateStable},
+		Committed:        map[TopicPartition]int64{tp0: 100},
+		Offsets:          map[TopicPartition]PartitionOffsets{tp0: {LogStart: 0, LogEnd: 101}},
+		OldestMarkerOnly: map[TopicPartition]bool{tp0: true},
+	})
+	p := s.Partitions[0]
+	if p.Lag != 1 || !p.LagMarkersOnly || !p.LagAgeKnown || p.LagAge != 0 || !s.MaxLagAgeKnown {
+		t.Fatalf("lag %d markers %v age %v known %v; want lag 1, markers only, age 0 known", p.Lag, p.LagMarkersOnly, p.LagAge, p.LagAgeKnown)
+	}
+}

@@ -133,6 +133,10 @@ type PartitionLag struct {
 	LagAge      time.Duration
 	LagAgeKnown bool
 	LagAgeGone  bool
+	// LagMarkersOnly: the lag is only control records (transaction
+	// markers after the last commit), no message: Lag counts them, as
+	// Kafka's tools do, but the age is 0 and the partition OK.
+	LagMarkersOnly bool
 
 	// The fields below are filled by History.Annotate; zero until then.
 
@@ -182,6 +186,10 @@ type Observation struct {
 	// OldestGone holds partitions whose record at the committed offset was
 	// deleted before it was read.
 	OldestGone map[TopicPartition]bool
+	// OldestMarkerOnly holds partitions with lag in which only control
+	// records (transaction commit or abort markers) follow the committed
+	// offset: no message waits.
+	OldestMarkerOnly map[TopicPartition]bool
 }
 
 // Snapshot is the state of one group at one instant.
@@ -337,6 +345,7 @@ func NewSnapshot(o Observation) Snapshot {
 			row.Err = joinErr(row.Err, "committed offset "+strconv.FormatInt(row.Committed, 10)+
 				" is past log-end "+strconv.FormatInt(row.LogEnd, 10)+" (log truncated or topic recreated?)")
 		}
+		row.LagMarkersOnly = row.Lag > 0 && o.OldestMarkerOnly[tp]
 		ts, hasTS := o.OldestTimestamp[tp]
 		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(*row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
 
@@ -413,7 +422,7 @@ func LagAge(p PartitionLag, takenAt, ts time.Time, hasTS, gone bool) (age time.D
 	if p.LogEnd < 0 {
 		return 0, false, false
 	}
-	if p.Lag == 0 {
+	if p.Lag == 0 || p.LagMarkersOnly {
 		return 0, true, false
 	}
 	if gone || (p.Committed >= 0 && p.LogStart >= 0 && p.Committed < p.LogStart) {
