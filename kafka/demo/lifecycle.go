@@ -154,7 +154,7 @@ func (c *consumer) watchEviction(member string, killedAt time.Time) {
 		MemberID:    member,
 		Duration:    took,
 		HasDuration: true,
-		Detail:      fmt.Sprintf("coordinator evicted %s %.1fs after the kill", c.id, took.Seconds()),
+		Detail:      fmt.Sprintf("%s gone after %.1fs without a heartbeat: the coordinator evicted it (session timeout)", c.id, took.Seconds()),
 	})
 }
 
