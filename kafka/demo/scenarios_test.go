@@ -103,14 +103,10 @@ func logEnds(t *testing.T, d *Demo) []int64 {
 	return out
 }
 
-func TestKillIsEvictedAfterSessionTimeoutNotBefore(t *testing.T) {
-	t.Parallel()
-	cfg := fastConfig()
-	cfg.SessionTimeout = 2 * time.Second
-	d, rec := startDemo(t, cfg)
-	cfg = d.Config()
-
-	// Count LeaveGroup requests: a killed consumer must send none.
+// countLeaves counts the LeaveGroup requests the demo's cluster receives
+// from now on, by the member ids they name (MemberID, or Members from v3),
+// and returns a func giving a member's count so far.
+func countLeaves(d *Demo) func(member string) int {
 	var mu sync.Mutex
 	leaves := map[string]int{}
 	d.cluster.ControlKey(int16(kmsg.LeaveGroup), func(r kmsg.Request) (kmsg.Response, error, bool) {
@@ -124,6 +120,22 @@ func TestKillIsEvictedAfterSessionTimeoutNotBefore(t *testing.T) {
 		mu.Unlock()
 		return nil, nil, false
 	})
+	return func(member string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return leaves[member]
+	}
+}
+
+func TestKillIsEvictedAfterSessionTimeoutNotBefore(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.SessionTimeout = 2 * time.Second
+	d, rec := startDemo(t, cfg)
+	cfg = d.Config()
+
+	// Count LeaveGroup requests: a killed consumer must send none.
+	leavesOf := countLeaves(d)
 
 	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
 		return ownsAllRecorded(d, "consumer-a", "consumer-b")
@@ -167,29 +179,15 @@ func TestKillIsEvictedAfterSessionTimeoutNotBefore(t *testing.T) {
 	if ci := info(d, "consumer-b"); ci.State != StateEvicted || ci.MemberID != "" || ci.EvictedAt.Before(ci.KilledAt) {
 		t.Fatalf("consumer-b after eviction: %+v", ci)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if leaves[member] != 0 {
-		t.Fatalf("killed member sent %d LeaveGroup requests, want 0", leaves[member])
+	if n := leavesOf(member); n != 0 {
+		t.Fatalf("killed member sent %d LeaveGroup requests, want 0", n)
 	}
 }
 
 func TestStopSendsLeaveGroup(t *testing.T) {
 	t.Parallel()
 	d, _ := startDemo(t, fastConfig())
-	var mu sync.Mutex
-	leaves := map[string]int{}
-	d.cluster.ControlKey(int16(kmsg.LeaveGroup), func(r kmsg.Request) (kmsg.Response, error, bool) {
-		d.cluster.KeepControl()
-		req := r.(*kmsg.LeaveGroupRequest)
-		mu.Lock()
-		leaves[req.MemberID]++
-		for _, m := range req.Members {
-			leaves[m.MemberID]++
-		}
-		mu.Unlock()
-		return nil, nil, false
-	})
+	leavesOf := countLeaves(d)
 	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
 		return ownsAllRecorded(d, "consumer-a", "consumer-b")
 	})
@@ -198,9 +196,7 @@ func TestStopSendsLeaveGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 3*time.Second, "consumer-a sent LeaveGroup", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return leaves[member] == 1
+		return leavesOf(member) == 1
 	})
 }
 
