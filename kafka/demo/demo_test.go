@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/kgwatch/kgwatch/model"
 )
 
@@ -135,25 +133,15 @@ func ownsAll(d *Demo, clients ...string) bool {
 // nothing is committed).
 func lags(t *testing.T, d *Demo) []int64 {
 	t.Helper()
-	client := &kafka.Client{Addr: kafka.TCP(d.brokers...), Timeout: 5 * time.Second}
-	req := &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{}}
-	for p := range d.partCount {
-		req.Topics[d.cfg.Topic] = append(req.Topics[d.cfg.Topic], kafka.LastOffsetOf(p))
-	}
-	resp, err := client.ListOffsets(context.Background(), req)
-	if err != nil {
-		t.Fatalf("list offsets: %v", err)
-	}
+	out := logEnds(t, d)
 	gi := d.cluster.GroupInfo(d.cfg.Group)
-	out := make([]int64, d.partCount)
-	for _, po := range resp.Topics[d.cfg.Topic] {
-		var committed int64
-		if gi != nil {
-			if c, ok := gi.Commits[d.cfg.Topic][int32(po.Partition)]; ok {
-				committed = c.Offset
-			}
+	if gi == nil {
+		return out
+	}
+	for p := range out {
+		if c, ok := gi.Commits[d.cfg.Topic][int32(p)]; ok {
+			out[p] -= c.Offset
 		}
-		out[po.Partition] = po.LastOffset - committed
 	}
 	return out
 }

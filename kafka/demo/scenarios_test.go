@@ -85,6 +85,7 @@ func quiet(t *testing.T, d *Demo, within time.Duration) model.Ledger {
 	return l
 }
 
+// logEnds returns each partition's log end offset, as ListOffsets reads it.
 func logEnds(t *testing.T, d *Demo) []int64 {
 	t.Helper()
 	client := &kafka.Client{Addr: kafka.TCP(d.brokers...), Timeout: 5 * time.Second}
