@@ -17,9 +17,7 @@ func TestCommitBeforeDelayIsInFlightUntilAKill(t *testing.T) {
 	cfg.Commit = CommitBefore
 	cfg.CommitDelay = 300 * time.Millisecond
 	d, _ := startDemo(t, cfg)
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	// Sample while both consumers sit in their delays most of the time.
 	end := time.Now().Add(1500 * time.Millisecond)
 	for time.Now().Before(end) {

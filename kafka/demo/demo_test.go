@@ -129,6 +129,15 @@ func ownsAll(d *Demo, clients ...string) bool {
 	return n == d.partCount
 }
 
+// waitTwoOwnAll waits up to 10s until consumer-a and consumer-b own every
+// partition, as owns (ownsAll or ownsAllRecorded) tells.
+func waitTwoOwnAll(t *testing.T, d *Demo, owns func(*Demo, ...string) bool) {
+	t.Helper()
+	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
+		return owns(d, "consumer-a", "consumer-b")
+	})
+}
+
 // lags returns per-partition lag: log end minus committed (log end when
 // nothing is committed).
 func lags(t *testing.T, d *Demo) []int64 {
@@ -189,9 +198,7 @@ func TestStartTwoConsumersOwnAllPartitionsAndKeepUp(t *testing.T) {
 func TestStopHandsPartitionsToTheOtherMember(t *testing.T) {
 	t.Parallel()
 	d, rec := startDemo(t, fastConfig())
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	if err := d.Stop("consumer-b"); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
@@ -222,9 +229,7 @@ func TestStopHandsPartitionsToTheOtherMember(t *testing.T) {
 func TestSpawnGivesTheNewMemberPartitions(t *testing.T) {
 	t.Parallel()
 	d, rec := startDemo(t, fastConfig())
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	id, err := d.Spawn()
 	if err != nil {
 		t.Fatalf("Spawn: %v", err)
@@ -260,9 +265,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	if err := d.Kill("consumer-a"); err != nil {
 		t.Fatalf("Kill: %v", err)
 	}

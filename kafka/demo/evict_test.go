@@ -15,9 +15,7 @@ func TestKillBeforeMemberIDRecordedWaitsForEviction(t *testing.T) {
 	t.Parallel()
 	d, rec := startDemo(t, fastConfig())
 	cfg := d.Config()
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	// The state the race leaves behind: the coordinator lists consumer-b,
 	// consumer-b has recorded no member id yet.
 	c := consumerOf(t, d, "consumer-b")

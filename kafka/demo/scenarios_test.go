@@ -138,9 +138,7 @@ func TestKillIsEvictedAfterSessionTimeoutNotBefore(t *testing.T) {
 	// Count LeaveGroup requests: a killed consumer must send none.
 	leavesOf := countLeaves(d)
 
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAllRecorded(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAllRecorded)
 	member := info(d, "consumer-b").MemberID
 	killed := time.Now()
 	if err := d.Kill("consumer-b"); err != nil {
@@ -189,9 +187,7 @@ func TestStopSendsLeaveGroup(t *testing.T) {
 	t.Parallel()
 	d, _ := startDemo(t, fastConfig())
 	leavesOf := countLeaves(d)
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAllRecorded(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAllRecorded)
 	member := info(d, "consumer-a").MemberID
 	if err := d.Stop("consumer-a"); err != nil {
 		t.Fatal(err)
@@ -208,9 +204,7 @@ func TestSlowConsumerPartitionsLagWhileOthersKeepUp(t *testing.T) {
 	cfg.ProcessTime = 5 * time.Millisecond
 	cfg.SlowProcessTime = 300 * time.Millisecond
 	d, _ := startDemo(t, cfg)
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	slow, err := d.ToggleSlow("consumer-a")
 	if err != nil || !slow {
 		t.Fatalf("ToggleSlow = %v, %v; want true, nil", slow, err)
@@ -297,9 +291,7 @@ func TestCommitAfterKillBeforeCommitDuplicatesButLosesNothing(t *testing.T) {
 	cfg.SessionTimeout = time.Second
 	cfg.CommitDelay = 300 * time.Millisecond
 	d, rec := startDemo(t, cfg)
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	waitFor(t, 10*time.Second, "a few orders produced", func() bool { return d.Ledger().Produced >= 6 })
 	killIn(t, d, "consumer-b", phaseCommitting)
 	waitFor(t, 10*time.Second, "a duplicate counted", func() bool { return d.Ledger().Duplicates >= 1 })
@@ -323,9 +315,7 @@ func TestCommitBeforeKillDuringProcessingLosesTheOrder(t *testing.T) {
 	cfg.Commit = CommitBefore
 	cfg.ProcessTime = 200 * time.Millisecond
 	d, _ := startDemo(t, cfg)
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	waitFor(t, 10*time.Second, "a few orders produced", func() bool { return d.Ledger().Produced >= 6 })
 	killIn(t, d, "consumer-b", phaseProcessing)
 	waitFor(t, 10*time.Second, "a loss counted", func() bool { return d.Ledger().Lost >= 1 })
@@ -344,9 +334,7 @@ func TestMaxPollIntervalPushesSlowMemberOut(t *testing.T) {
 	cfg.MaxPollInterval = time.Second
 	cfg.SlowProcessTime = 2500 * time.Millisecond
 	d, rec := startDemo(t, cfg)
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAllRecorded(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAllRecorded)
 	member := info(d, "consumer-b").MemberID
 	if _, err := d.ToggleSlow("consumer-b"); err != nil {
 		t.Fatal(err)

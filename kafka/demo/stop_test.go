@@ -15,9 +15,7 @@ func TestStopTakesOneOrderNotSeveral(t *testing.T) {
 	cfg.ProcessTime = 400 * time.Millisecond
 	cfg.Rate = 50 // orders always waiting
 	d, rec := startDemo(t, cfg)
-	waitFor(t, 10*time.Second, "two members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b")
-	})
+	waitTwoOwnAll(t, d, ownsAll)
 	for _, id := range []string{"consumer-b", "consumer-a"} {
 		c := consumerOf(t, d, id)
 		waitFor(t, 10*time.Second, id+" processing", func() bool {
