@@ -59,7 +59,10 @@ func TestPollFollowsCoordinatorMove(t *testing.T) {
 	assertLag(t, s, 3)
 }
 
-func TestPollFollowsLeaderMove(t *testing.T) {
+// pollThenMoveLeaders sets up committedGroup "movers" on "orders", polls it
+// once, then moves every partition's leader to the next broker.
+func pollThenMoveLeaders(t *testing.T) *Watcher {
+	t.Helper()
 	tc := newTestCluster(t, false)
 	committedGroup(t, tc, "movers", "orders")
 	w := newTestWatcher(t, tc, "movers")
@@ -71,6 +74,11 @@ func TestPollFollowsLeaderMove(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return w
+}
+
+func TestPollFollowsLeaderMove(t *testing.T) {
+	w := pollThenMoveLeaders(t)
 	// The first poll may meet NOT_LEADER on the moved partitions and says
 	// so per partition; the one after has refreshed the leaders.
 	s, err := w.Poll(context.Background())
@@ -242,17 +250,7 @@ func TestPollAfterIdleConnectionsDropped(t *testing.T) {
 // reads every partition (it asks the new leaders), so --once during a
 // leader election does not print failed partitions.
 func TestPollFollowsLeaderMoveAtOnce(t *testing.T) {
-	tc := newTestCluster(t, false)
-	committedGroup(t, tc, "movers", "orders")
-	w := newTestWatcher(t, tc, "movers")
-	if _, err := w.Poll(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	for p := int32(0); p < 6; p++ {
-		if err := tc.MoveTopicPartition("orders", p, (tc.LeaderFor("orders", p)+1)%3); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := pollThenMoveLeaders(t)
 	s, err := w.Poll(context.Background())
 	if err != nil {
 		t.Fatalf("poll after leaders moved: %v", err)
