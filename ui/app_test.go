@@ -156,25 +156,23 @@ func TestResizeNeverPanics(t *testing.T) {
 	}
 }
 
-// keyPress builds the key message a terminal sends for k.
+// namedKeys are the key messages of the keys keyPress knows by name.
+var namedKeys = map[string]tea.KeyPressMsg{
+	"tab":    {Code: tea.KeyTab},
+	"up":     {Code: tea.KeyUp},
+	"down":   {Code: tea.KeyDown},
+	"pgdown": {Code: tea.KeyPgDown},
+	"pgup":   {Code: tea.KeyPgUp},
+	"home":   {Code: tea.KeyHome},
+	"end":    {Code: tea.KeyEnd},
+	"ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
+}
+
+// keyPress builds the key message a terminal sends for k: a named key, or
+// else the text k typed.
 func keyPress(k string) tea.KeyPressMsg {
-	switch k {
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	if m, ok := namedKeys[k]; ok {
+		return m
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}
