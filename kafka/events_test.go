@@ -123,6 +123,17 @@ func isEvent(typ model.EventType, clientID string) func(model.Event) bool {
 	return func(e model.Event) bool { return e.Type == typ && (clientID == "" || e.ClientID == clientID) }
 }
 
+// movesFromTo counts the moves from client from to client to.
+func movesFromTo(moves []model.Move, from, to string) int {
+	n := 0
+	for _, m := range moves {
+		if m.From == from && m.To == to {
+			n++
+		}
+	}
+	return n
+}
+
 func TestEventsJoinCleanLeaveEmpty(t *testing.T) {
 	t.Parallel()
 	tc := newTestCluster(t, false)
@@ -145,13 +156,7 @@ func TestEventsJoinCleanLeaveEmpty(t *testing.T) {
 	}
 	ew.wait(t, i, 10*time.Second, "rebalance_started", isEvent(model.EventRebalanceStarted, ""))
 	done, i := ew.wait(t, i, 10*time.Second, "rebalance_completed", isEvent(model.EventRebalanceCompleted, ""))
-	toB := 0
-	for _, m := range done.Moves {
-		if m.From == "consumer-a" && m.To == "consumer-b" {
-			toB++
-		}
-	}
-	if toB != 2 {
+	if movesFromTo(done.Moves, "consumer-a", "consumer-b") != 2 {
 		t.Errorf("rebalance_completed moves %+v, want 2 partitions consumer-a → consumer-b", done.Moves)
 	}
 	if !done.Inferred && !done.HasDuration {
@@ -268,13 +273,7 @@ func TestEventsAbruptDeathWaitsForSessionTimeout(t *testing.T) {
 		t.Errorf("member_left names partitions %v, want the 2 consumer-x owned", left.Partitions)
 	}
 	done, _ := ew.wait(t, i, 10*time.Second, "rebalance_completed", isEvent(model.EventRebalanceCompleted, ""))
-	fromX := 0
-	for _, m := range done.Moves {
-		if m.From == "consumer-x" && m.To == "consumer-a" {
-			fromX++
-		}
-	}
-	if fromX != 2 {
+	if movesFromTo(done.Moves, "consumer-x", "consumer-a") != 2 {
 		t.Errorf("rebalance_completed moves %+v, want consumer-x's 2 partitions to consumer-a", done.Moves)
 	}
 	if n := ew.len(); n == 0 {
