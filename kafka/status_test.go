@@ -117,17 +117,8 @@ func TestStatusStalledEndToEnd(t *testing.T) {
 func TestStatusStoppedEndToEnd(t *testing.T) {
 	bothVersions(t, func(t *testing.T, tc *testCluster) {
 		const group, topic = "gone-workers", "payments"
-		tc.createTopic(t, topic, 3)
-		at := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
-		for p := 0; p < 3; p++ {
-			tc.produce(t, topic, p, 5, at) // equal ages: the larger lag is worse
-		}
-		m := tc.joinGroup(t, group, "consumer-a", topic)
-		g := waitAssigned(t, 3, m)[0]
-		if err := g.CommitOffsets(map[string]map[int]int64{topic: {0: 5, 1: 4, 2: 1}}); err != nil {
-			t.Fatalf("commit: %v", err)
-		}
-		m.leave()
+		// Lag 0, 1 and 4, all a minute old: at equal ages the larger lag is worse.
+		leftWithCommits(t, tc, group, topic, time.Now().Add(-time.Minute).Truncate(time.Millisecond))
 
 		w := newTestWatcher(t, tc, group)
 		h := model.NewHistory(model.HistoryOptions{})

@@ -132,19 +132,27 @@ func TestPollTwoConsumers(t *testing.T) {
 	})
 }
 
+// leftWithCommits produces 5 records at at to each of topic's 3 partitions,
+// then group's only member commits 5, 4 and 1 and leaves: an Empty group
+// with lag 0, 1 and 4.
+func leftWithCommits(t *testing.T, tc *testCluster, group, topic string, at time.Time) {
+	t.Helper()
+	tc.createTopic(t, topic, 3)
+	for p := 0; p < 3; p++ {
+		tc.produce(t, topic, p, 5, at)
+	}
+	m := tc.joinGroup(t, group, "consumer-a", topic)
+	g := waitAssigned(t, 3, m)[0]
+	if err := g.CommitOffsets(map[string]map[int]int64{topic: {0: 5, 1: 4, 2: 1}}); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
+	m.leave()
+}
+
 func TestPollEmptyGroupWithCommits(t *testing.T) {
 	bothVersions(t, func(t *testing.T, tc *testCluster) {
 		const group, topic = "done-workers", "payments"
-		tc.createTopic(t, topic, 3)
-		for p := 0; p < 3; p++ {
-			tc.produce(t, topic, p, 5, time.Now())
-		}
-		m := tc.joinGroup(t, group, "consumer-a", topic)
-		g := waitAssigned(t, 3, m)[0]
-		if err := g.CommitOffsets(map[string]map[int]int64{topic: {0: 5, 1: 4, 2: 1}}); err != nil {
-			t.Fatalf("commit: %v", err)
-		}
-		m.leave()
+		leftWithCommits(t, tc, group, topic, time.Now())
 
 		w := newTestWatcher(t, tc, group)
 		s := pollUntil(t, w, "an Empty group", func(s model.Snapshot) bool { return s.Group.State == model.StateEmpty })
