@@ -16,6 +16,17 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
+// stableApp is an App at w×h on a stable group, in demo mode or not.
+func stableApp(t *testing.T, demo bool, w, h int) *App {
+	t.Helper()
+	clk := &clock{t: t0}
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+	if demo {
+		return demoApp(t, src, newFakeDemo(), clk, w, h)
+	}
+	return testApp(t, src, clk, w, h)
+}
+
 // The short help's last keys are the ones a newcomer looks for: at every
 // size, in demo mode too (whose keys come first), "? help" and "q quit"
 // stay on screen and the other keys give way.
@@ -23,14 +34,7 @@ func TestShortHelpKeepsHelpAndQuit(t *testing.T) {
 	for _, demo := range []bool{false, true} {
 		for _, sz := range append(sizes, [2]int{60, 20}, [2]int{100, 30}) {
 			t.Run(fmt.Sprintf("demo=%v_%dx%d", demo, sz[0], sz[1]), func(t *testing.T) {
-				clk := &clock{t: t0}
-				src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
-				var a *App
-				if demo {
-					a = demoApp(t, src, newFakeDemo(), clk, sz[0], sz[1])
-				} else {
-					a = testApp(t, src, clk, sz[0], sz[1])
-				}
+				a := stableApp(t, demo, sz[0], sz[1])
 				out := plain(a)
 				checkFits(t, out, sz[0], sz[1])
 				lines := strings.Split(out, "\n")
@@ -143,14 +147,7 @@ func TestFullHelpShowsEveryKey(t *testing.T) {
 	for _, demo := range []bool{false, true} {
 		for _, sz := range [][2]int{{120, 40}, {80, 24}, {60, 20}, {40, 10}} {
 			t.Run(fmt.Sprintf("demo=%v_%dx%d", demo, sz[0], sz[1]), func(t *testing.T) {
-				clk := &clock{t: t0}
-				src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
-				var a *App
-				if demo {
-					a = demoApp(t, src, newFakeDemo(), clk, sz[0], sz[1])
-				} else {
-					a = testApp(t, src, clk, sz[0], sz[1])
-				}
+				a := stableApp(t, demo, sz[0], sz[1])
 				a.Update(keyPress("?"))
 				out := plain(a)
 				checkFits(t, out, sz[0], sz[1])
