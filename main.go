@@ -223,7 +223,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "Usage:\n  kgwatch [flags]           watch a consumer group live\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	fs.StringVarP(&f.brokers, "brokers", "b", defaultBrokers(), "bootstrap brokers, comma separated ($KAFKA_BROKERS)")
-	fs.StringVarP(&f.group, "group", "g", "", "consumer group to watch")
+	fs.StringVarP(&f.group, "group", "g", "", "consumer group to watch (none, with --once: list every group)")
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
 	fs.BoolVar(&f.once, "once", false, "print one snapshot and exit")
 	fs.StringVarP(&f.output, "output", "o", "table", "output of --once: table or json")
@@ -248,8 +248,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("--timeout must be positive, got %s", f.timeout)}
 	case f.stallAfter <= 0:
 		return usageError{fmt.Sprintf("--stall-after must be positive, got %s", f.stallAfter)}
-	case f.group == "":
-		return usageError{"--group is required (to try kgwatch without Kafka: kgwatch demo)"}
+	case f.group == "" && f.events:
+		return usageError{"--events needs --group: the timeline is one group's"}
+	case f.group == "" && !f.once:
+		return usageError{"--group is required for the live view (kgwatch --once lists every group; to try kgwatch without Kafka: kgwatch demo)"}
 	case strings.HasPrefix(f.group, "-"):
 		return usageError{fmt.Sprintf("--group needs a value, got the flag %q", f.group)}
 	case strings.HasPrefix(f.brokers, "-"):
@@ -265,6 +267,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg := kafka.Config{Brokers: brokers, Group: f.group, Timeout: f.timeout}
 	if err := f.security.apply(&cfg); err != nil {
 		return err
+	}
+	if f.group == "" {
+		o := kafka.NewOverviewWatcher(cfg)
+		defer o.Close()
+		return printOverview(ctx, o, f, stdout)
 	}
 	w := kafka.NewWatcher(cfg)
 	defer w.Close()
@@ -303,6 +310,29 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 		return err
 	}
 	_, err = io.WriteString(stdout, model.FormatTable(snap))
+	return err
+}
+
+// printOverview prints every group once (--once without --group).
+func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	gs, err := o.Overview(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w (no answer within --timeout %s)", err, f.timeout)
+	}
+	if err != nil {
+		return err
+	}
+	if f.output == "json" {
+		b, err := model.MarshalJSONOverview(gs)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	_, err = io.WriteString(stdout, model.FormatOverview(gs))
 	return err
 }
 

@@ -43,7 +43,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad duration", []string{"-group", "g", "--interval", "soon"}, `invalid argument "soon"`},
 		{"bad timeout", []string{"-group", "g", "--timeout", "-1s"}, "--timeout must be positive"},
 		{"unknown output", []string{"-group", "g", "--once", "-o", "yaml"}, `unknown output format "yaml"`},
-		{"no group", []string{"--once"}, "--group is required"},
+		{"no group, live view", []string{}, "--group is required for the live view"},
+		{"no group, events", []string{"--events"}, "--events needs --group"},
 		{"once and events", []string{"-g", "g", "--once", "--events"}, "do not go together"},
 		{"stray argument", []string{"-g", "g", "extra"}, `unexpected argument "extra"`},
 		{"demo bad partitions", []string{"demo", "--partitions", "0"}, "--partitions must be at least 1"},
@@ -571,5 +572,37 @@ func TestOnceSilentBroker(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %s with --timeout 1s", d)
+	}
+}
+
+func TestOnceOverviewAgainstDemoCluster(t *testing.T) {
+	d := startDemo(t)
+	brokers := strings.Join(d.Brokers(), ",")
+	var groups []struct {
+		Group    string `json:"group"`
+		State    string `json:"state"`
+		Members  int    `json:"members"`
+		TotalLag int64  `json:"total_lag"`
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, out, stderr := runArgs("-brokers", brokers, "--once", "-o", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if err := json.Unmarshal([]byte(out), &groups); err != nil {
+			t.Fatalf("not a JSON array: %v\n%s", err, out)
+		}
+		if len(groups) == 1 && groups[0].Group == "order-workers" && groups[0].State == "Stable" && groups[0].Members == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("overview never listed order-workers Stable with 2 members; last: %+v", groups)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	code, out, stderr := runArgs("-brokers", brokers, "--once")
+	if code != 0 || !regexp.MustCompile(`(?m)^GROUP +STATE +MEMBERS +TOTAL-LAG\norder-workers +Stable +2 +\d+$`).MatchString(out) {
+		t.Errorf("table: exit %d\n%s%s", code, out, stderr)
 	}
 }

@@ -81,7 +81,13 @@ func (w *Watcher) refreshMetadata(ctx context.Context, via broker, topics []stri
 	if err != nil {
 		return fmt.Errorf("describe topics of group %q on broker %s: %w", w.cfg.Group, via.addr, err)
 	}
-	r := res.(*metadataResponse)
+	w.meta = metadataCache{topics: topicMetas(res.(*metadataResponse)), fetched: time.Now()}
+	return nil
+}
+
+// topicMetas reads the topics' partitions and leaders from a Metadata
+// response.
+func topicMetas(r *metadataResponse) map[string]*topicMeta {
 	cache := make(map[string]*topicMeta, len(r.Topics))
 	for _, t := range r.Topics {
 		tm := &topicMeta{}
@@ -101,8 +107,7 @@ func (w *Watcher) refreshMetadata(ctx context.Context, via broker, topics []stri
 		sort.Slice(tm.partitions, func(i, j int) bool { return tm.partitions[i].id < tm.partitions[j].id })
 		cache[t.Name] = tm
 	}
-	w.meta = metadataCache{topics: cache, fetched: time.Now()}
-	return nil
+	return cache
 }
 
 // leader returns the cached leader of tp.

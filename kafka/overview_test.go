@@ -1,0 +1,147 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// overviewOnce reads one overview with a deadline.
+func overviewOnce(t *testing.T, o *OverviewWatcher) []model.GroupSummary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	gs, err := o.Overview(ctx)
+	if err != nil {
+		t.Fatalf("overview: %v", err)
+	}
+	return gs
+}
+
+func TestOverviewThreeGroups(t *testing.T) {
+	for _, kafka40 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("kafka40=%v", kafka40), func(t *testing.T) {
+			tc := newTestCluster(t, kafka40)
+			tc.createTopic(t, "orders", 3)
+			tc.createTopic(t, "payments", 1)
+			tc.produceEach(t, "orders", 3, 10, time.Now())
+
+			// stable: two members, commits 8 of 10 on each partition.
+			a := tc.joinGroup(t, "stable", "consumer-a", "orders")
+			b := tc.joinGroup(t, "stable", "consumer-b", "orders")
+			gens := waitAssigned(t, 3, a, b)
+			if err := gens[0].CommitOffsets(map[string]map[int]int64{"orders": {0: 8, 1: 8, 2: 8}}); err != nil {
+				t.Fatalf("commit: %v", err)
+			}
+			// empty-lag: no member, commits 5, 4, 1.
+			tc.commit(t, "empty-lag", "orders", map[int]int64{0: 5, 1: 4, 2: 1})
+			// no-commits: one member owning payments/0, nothing committed.
+			n := tc.joinGroup(t, "no-commits", "consumer-n", "payments")
+			waitAssigned(t, 1, n)
+
+			o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+			defer o.Close()
+			var gs []model.GroupSummary
+			waitFor(t, 10*time.Second, "three groups, Stable ones settled", func() bool {
+				gs = overviewOnce(t, o)
+				return len(gs) == 3 && gs[1].State == model.StateStable && gs[2].State == model.StateStable
+			}, func() string { return fmt.Sprintf("%+v", gs) })
+			want := []model.GroupSummary{
+				{ID: "empty-lag", State: model.StateEmpty, // an admin commit makes a group with no protocol
+					Members: 0, Partitions: 3, Committed: 3, TotalLag: 20, MaxLag: 9},
+				{ID: "stable", State: model.StateStable, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 6, MaxLag: 2},
+				{ID: "no-commits", State: model.StateStable, ProtocolType: "consumer", Members: 1, Partitions: 1, Committed: 0, TotalLag: 0, MaxLag: 0},
+			}
+			for i := range want {
+				if g := gs[i]; g != want[i] {
+					t.Errorf("group %d:\n got %+v\nwant %+v", i, gs[i], want[i])
+				}
+			}
+			if r := tc.refusals(); len(r) > 0 {
+				t.Fatalf("requests refused by Kafka 4.0: %v", r)
+			}
+		})
+	}
+}
+
+// TestOverviewRequestCount: an overview's requests grow with the brokers,
+// and with the groups only by one OffsetFetch per group.
+func TestOverviewRequestCount(t *testing.T) {
+	tc := newTestCluster(t, true)
+	tc.createTopic(t, "orders", 6)
+	tc.produceEach(t, "orders", 6, 5, time.Now())
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	defer o.Close()
+
+	made := 0
+	measure := func(groups int) map[string]int {
+		for ; made < groups; made++ {
+			tc.commit(t, fmt.Sprintf("group-%03d", made), "orders", map[int]int64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 0})
+		}
+		gs := overviewOnce(t, o) // warm: connections, metadata
+		if len(gs) != groups {
+			t.Fatalf("overview lists %d groups, want %d", len(gs), groups)
+		}
+		tc.resetCounts()
+		gs = overviewOnce(t, o)
+		for _, g := range gs {
+			if g.TotalLag != 15 || g.MaxLag != 5 || g.Err != "" {
+				t.Fatalf("group %+v: want total lag 15, max 5, no error", g)
+			}
+		}
+		return tc.requestCounts()
+	}
+	small, large := measure(3), measure(40)
+	t.Logf("3 groups: %v; 40 groups: %v", small, large)
+	for _, c := range []map[string]int{small, large} {
+		if c["ListGroups"] != 3 {
+			t.Errorf("ListGroups = %d, want 3 (one per broker): %v", c["ListGroups"], c)
+		}
+		if c["DescribeGroups"] > 3 || c["ListOffsets"] > 3 {
+			t.Errorf("DescribeGroups %d, ListOffsets %d: want at most one per broker: %v", c["DescribeGroups"], c["ListOffsets"], c)
+		}
+		if c["FindCoordinator"] != 0 || c["Metadata"] != 0 {
+			t.Errorf("FindCoordinator %d, Metadata %d: want none (listing broker coordinates; metadata cached): %v", c["FindCoordinator"], c["Metadata"], c)
+		}
+	}
+	if small["OffsetFetch"] != 3 || large["OffsetFetch"] != 40 {
+		t.Errorf("OffsetFetch = %d and %d, want one per group (3, 40)", small["OffsetFetch"], large["OffsetFetch"])
+	}
+	if large["DescribeGroups"] != 3 {
+		t.Errorf("40 groups: DescribeGroups = %d, want 3 (one per coordinator)", large["DescribeGroups"])
+	}
+	if r := tc.refusals(); len(r) > 0 {
+		t.Fatalf("requests refused by Kafka 4.0: %v", r)
+	}
+}
+
+func TestOverviewNoGroups(t *testing.T) {
+	tc := newTestCluster(t, false)
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	defer o.Close()
+	if gs := overviewOnce(t, o); len(gs) != 0 {
+		t.Fatalf("overview of an empty cluster = %+v, want none", gs)
+	}
+}
+
+func TestOverviewUnreachable(t *testing.T) {
+	o := NewOverviewWatcher(Config{Brokers: []string{"127.0.0.1:1"}, Timeout: time.Second})
+	defer o.Close()
+	_, err := o.Overview(context.Background())
+	if err == nil || !containsAll(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("overview of an unreachable broker: err = %v, want one naming 127.0.0.1:1", err)
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, x := range subs {
+		if !strings.Contains(s, x) {
+			return false
+		}
+	}
+	return true
+}

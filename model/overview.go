@@ -1,0 +1,130 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// GroupSummary is one consumer group in the all-groups overview: what its
+// coordinator says of it and its lag over the partitions it committed.
+type GroupSummary struct {
+	ID           string
+	State        string
+	ProtocolType string
+	// Members is the member count DescribeGroups reports.
+	Members int
+	// Partitions counts the partitions the group owns or committed;
+	// Committed those it committed. Lag is counted over the committed
+	// ones only, as kafka-consumer-groups does (an uncommitted partition
+	// has no lag there, "-").
+	Partitions int
+	Committed  int
+	TotalLag   int64
+	MaxLag     int64
+	// Err is set when part of the group could not be read (its
+	// description, its commits, some log-end offsets); the numbers then
+	// cover only what was read.
+	Err string
+}
+
+// StateText says the group's state in kafka-consumer-groups' words.
+func (g GroupSummary) StateText() string {
+	if g.State == StateStable {
+		return StateStable
+	}
+	return Group{State: g.State}.StateText()
+}
+
+// GroupLag adds up a group's lag from its committed offsets and the log-end
+// offsets of those partitions. A partition whose log end is unknown (absent
+// from logEnd or negative) adds nothing; it is counted in missing.
+func GroupLag(committed map[TopicPartition]int64, logEnd map[TopicPartition]int64) (total, maxLag int64, missing int) {
+	for tp, c := range committed {
+		end, ok := logEnd[tp]
+		if !ok || end < 0 {
+			missing++
+			continue
+		}
+		lag := max(end-c, 0)
+		total += lag
+		maxLag = max(maxLag, lag)
+	}
+	return total, maxLag, missing
+}
+
+// SortGroups orders groups by total lag, most first, then by id.
+func SortGroups(gs []GroupSummary) {
+	sort.SliceStable(gs, func(i, j int) bool {
+		if gs[i].TotalLag != gs[j].TotalLag {
+			return gs[i].TotalLag > gs[j].TotalLag
+		}
+		return gs[i].ID < gs[j].ID
+	})
+}
+
+// JSONGroupSummary is the JSON shape of one overview row (`--once -o json`
+// without --group).
+type JSONGroupSummary struct {
+	Group        string `json:"group"`
+	State        string `json:"state"`
+	ProtocolType string `json:"protocol_type"`
+	Members      int    `json:"members"`
+	Partitions   int    `json:"partitions"`
+	Committed    int    `json:"committed_partitions"`
+	TotalLag     int64  `json:"total_lag"`
+	MaxLag       int64  `json:"max_lag"`
+	Error        string `json:"error,omitempty"`
+}
+
+// MarshalJSONOverview encodes groups as one indented JSON array and a
+// newline; no groups is [].
+func MarshalJSONOverview(gs []GroupSummary) ([]byte, error) {
+	out := make([]JSONGroupSummary, 0, len(gs))
+	for _, g := range gs {
+		out = append(out, JSONGroupSummary{Group: g.ID, State: g.State, ProtocolType: g.ProtocolType, Members: g.Members,
+			Partitions: g.Partitions, Committed: g.Committed, TotalLag: g.TotalLag, MaxLag: g.MaxLag, Error: g.Err})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode overview: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// FormatOverview prints groups as a table: GROUP STATE MEMBERS TOTAL-LAG,
+// columns padded to their widest cell. An unreadable group's error follows
+// its row.
+func FormatOverview(gs []GroupSummary) string {
+	if len(gs) == 0 {
+		return "No consumer groups.\n"
+	}
+	head := [4]string{"GROUP", "STATE", "MEMBERS", "TOTAL-LAG"}
+	rows := make([][4]string, 0, len(gs))
+	w := [4]int{}
+	for i, h := range head {
+		w[i] = len(h)
+	}
+	for _, g := range gs {
+		r := [4]string{g.ID, g.State, strconv.Itoa(g.Members), strconv.FormatInt(g.TotalLag, 10)}
+		for i, c := range r {
+			w[i] = max(w[i], len(c))
+		}
+		rows = append(rows, r)
+	}
+	var b strings.Builder
+	line := func(r [4]string, err string) {
+		fmt.Fprintf(&b, "%-*s %-*s %*s %*s", w[0], r[0], w[1], r[1], w[2], r[2], w[3], r[3])
+		if err != "" {
+			b.WriteString("  (" + err + ")")
+		}
+		b.WriteByte('\n')
+	}
+	line(head, "")
+	for i, r := range rows {
+		line(r, gs[i].Err)
+	}
+	return b.String()
+}

@@ -1,0 +1,75 @@
+package model
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestGroupLag(t *testing.T) {
+	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "orders", Partition: p} }
+	committed := map[TopicPartition]int64{tp(0): 5, tp(1): 10, tp(2): 3, tp(3): 7}
+	logEnd := map[TopicPartition]int64{tp(0): 12, tp(1): 10, tp(2): -1, tp(3): 6}
+	total, maxLag, missing := GroupLag(committed, logEnd)
+	// p0: 7, p1: 0, p2: unknown, p3: committed past the end (truncated log) counts 0.
+	if total != 7 || maxLag != 7 || missing != 1 {
+		t.Fatalf("GroupLag = %d, %d, %d; want 7, 7, 1", total, maxLag, missing)
+	}
+	if total, maxLag, missing := GroupLag(nil, logEnd); total != 0 || maxLag != 0 || missing != 0 {
+		t.Fatalf("GroupLag(no commits) = %d, %d, %d; want zeros", total, maxLag, missing)
+	}
+}
+
+func TestSortGroups(t *testing.T) {
+	gs := []GroupSummary{{ID: "b", TotalLag: 5}, {ID: "c", TotalLag: 0}, {ID: "a", TotalLag: 5}, {ID: "d", TotalLag: 90}}
+	SortGroups(gs)
+	var ids []string
+	for _, g := range gs {
+		ids = append(ids, g.ID)
+	}
+	if got := strings.Join(ids, ","); got != "d,a,b,c" {
+		t.Fatalf("sorted = %s, want d,a,b,c (lag desc, then id)", got)
+	}
+}
+
+func TestFormatOverview(t *testing.T) {
+	got := FormatOverview([]GroupSummary{
+		{ID: "order-workers", State: StateStable, Members: 2, TotalLag: 1234},
+		{ID: "billing", State: StateEmpty, TotalLag: 7, Err: "commits: Not Coordinator For Group"},
+	})
+	want := "GROUP         STATE  MEMBERS TOTAL-LAG\n" +
+		"order-workers Stable       2      1234\n" +
+		"billing       Empty        0         7  (commits: Not Coordinator For Group)\n"
+	if got != want {
+		t.Fatalf("FormatOverview:\n%s\nwant:\n%s", got, want)
+	}
+	if got := FormatOverview(nil); got != "No consumer groups.\n" {
+		t.Fatalf("FormatOverview(nil) = %q", got)
+	}
+}
+
+func TestMarshalJSONOverview(t *testing.T) {
+	b, err := MarshalJSONOverview(nil)
+	if err != nil || string(b) != "[]\n" {
+		t.Fatalf("MarshalJSONOverview(nil) = %q, %v; want []", b, err)
+	}
+	b, err = MarshalJSONOverview([]GroupSummary{{ID: "g", State: StateEmpty, Partitions: 3, Committed: 2, TotalLag: 9, MaxLag: 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"group": "g"`, `"state": "Empty"`, `"total_lag": 9`, `"max_lag": 6`, `"committed_partitions": 2`, `"members": 0`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "error") {
+		t.Errorf("JSON has an error field for a group without error:\n%s", b)
+	}
+}
+
+func TestGroupSummaryStateText(t *testing.T) {
+	for state, want := range map[string]string{StateStable: "Stable", StateEmpty: "has no active members", StatePreparingRebalance: "is rebalancing", StateDead: "does not exist"} {
+		if got := (GroupSummary{State: state}).StateText(); got != want {
+			t.Errorf("StateText(%s) = %q, want %q", state, got, want)
+		}
+	}
+}
