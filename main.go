@@ -220,10 +220,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var f watchFlags
 	fs := newFlagSet("kgwatch", stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  kgwatch [flags]           watch a consumer group live\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage:\n  kgwatch [flags]           watch a consumer group live (no --group: every group)\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	fs.StringVarP(&f.brokers, "brokers", "b", defaultBrokers(), "bootstrap brokers, comma separated ($KAFKA_BROKERS)")
-	fs.StringVarP(&f.group, "group", "g", "", "consumer group to watch (none, with --once: list every group)")
+	fs.StringVarP(&f.group, "group", "g", "", "consumer group to watch (none: every group, enter opens one)")
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
 	fs.BoolVar(&f.once, "once", false, "print one snapshot and exit")
 	fs.StringVarP(&f.output, "output", "o", "table", "output of --once: table or json")
@@ -250,8 +250,6 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("--stall-after must be positive, got %s", f.stallAfter)}
 	case f.group == "" && f.events:
 		return usageError{"--events needs --group: the timeline is one group's"}
-	case f.group == "" && !f.once:
-		return usageError{"--group is required for the live view (kgwatch --once lists every group; to try kgwatch without Kafka: kgwatch demo)"}
 	case strings.HasPrefix(f.group, "-"):
 		return usageError{fmt.Sprintf("--group needs a value, got the flag %q", f.group)}
 	case strings.HasPrefix(f.brokers, "-"):
@@ -268,17 +266,20 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := f.security.apply(&cfg); err != nil {
 		return err
 	}
+	opts := ui.Options{Brokers: brokers, Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}
 	if f.group == "" {
 		o := kafka.NewOverviewWatcher(cfg)
 		defer o.Close()
-		return printOverview(ctx, o, f, stdout)
+		if f.once {
+			return printOverview(ctx, o, f, stdout)
+		}
+		return runOverviewTUI(ctx, o, cfg, opts)
 	}
 	w := kafka.NewWatcher(cfg)
 	defer w.Close()
 	if f.once {
 		return printOnce(ctx, w, f, stdout)
 	}
-	opts := ui.Options{Brokers: brokers, Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}
 	if f.events {
 		return ui.RunEvents(ctx, w, opts, stdout, stderr)
 	}
@@ -337,9 +338,26 @@ func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, 
 }
 
 func runTUI(ctx context.Context, src ui.Source, opts ui.Options) error {
+	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(src, opts) })
+}
+
+// runOverviewTUI runs the all-groups overview; enter on a group watches it
+// with a Watcher of its own, closed when the view goes back.
+func runOverviewTUI(ctx context.Context, o *kafka.OverviewWatcher, cfg kafka.Config, opts ui.Options) error {
+	opts.WatchGroup = func(group string) (ui.Source, func()) {
+		gc := cfg
+		gc.Group = group
+		w := kafka.NewWatcher(gc)
+		return w, func() { w.Close() }
+	}
+	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.NewOverview(o, opts) })
+}
+
+// runApp runs the app newApp builds until it quits or ctx ends.
+func runApp(ctx context.Context, opts ui.Options, newApp func(ui.Options) *ui.App) error {
 	opts.NoColor = os.Getenv("NO_COLOR") != ""
 	opts.Context = ctx
-	app := ui.New(src, opts)
+	app := newApp(opts)
 	defer app.Close()
 	p := tea.NewProgram(app, append(ui.ProgramOptions(opts), tea.WithContext(ctx))...)
 	_, err := p.Run()

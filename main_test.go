@@ -43,7 +43,6 @@ func TestUsageErrors(t *testing.T) {
 		{"bad duration", []string{"-group", "g", "--interval", "soon"}, `invalid argument "soon"`},
 		{"bad timeout", []string{"-group", "g", "--timeout", "-1s"}, "--timeout must be positive"},
 		{"unknown output", []string{"-group", "g", "--once", "-o", "yaml"}, `unknown output format "yaml"`},
-		{"no group, live view", []string{}, "--group is required for the live view"},
 		{"no group, events", []string{"--events"}, "--events needs --group"},
 		{"once and events", []string{"-g", "g", "--once", "--events"}, "do not go together"},
 		{"stray argument", []string{"-g", "g", "extra"}, `unexpected argument "extra"`},

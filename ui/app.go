@@ -50,6 +50,10 @@ type Options struct {
 	Demo Demo
 	// DemoSettings are the demo's settings the screen explains.
 	DemoSettings DemoSettings
+	// WatchGroup, in the overview (NewOverview), makes the source for one
+	// group when enter opens it, and the func that releases it when the
+	// view goes back to the overview or the app closes.
+	WatchGroup func(group string) (src Source, release func())
 }
 
 // ProgramOptions returns the tea.Program options the UI needs: with NoColor
@@ -120,6 +124,10 @@ type App struct {
 	gap        int  // blank lines between the panes when split
 
 	demo demoState // demo mode: ui/demo.go
+
+	// ov is the all-groups overview (ui/overview.go); nil when the app
+	// watches one group from the start.
+	ov *overview
 }
 
 // New returns the root model polling src.
@@ -159,10 +167,16 @@ func New(src Source, opts Options) *App {
 }
 
 // Close cancels any poll in flight. Quitting with q or ctrl+c does it too.
-func (a *App) Close() { a.cancel() }
+func (a *App) Close() {
+	a.closeGroup()
+	a.cancel()
+}
 
 // Init starts the poll loop.
 func (a *App) Init() tea.Cmd {
+	if a.ov != nil {
+		return a.overviewInit()
+	}
 	a.seq++
 	a.polling = true
 	poll := tea.Batch(pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq), a.demoInit())
@@ -174,6 +188,9 @@ func (a *App) Init() tea.Cmd {
 
 // Update handles one message.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if a.ov != nil {
+		return a, a.overviewUpdate(msg)
+	}
 	a.watch.Now = a.opts.Now()
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
@@ -199,6 +216,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // View renders the frame. Until the first WindowSizeMsg it is a
 // placeholder.
 func (a *App) View() tea.View {
+	if a.ov != nil {
+		return a.overviewView()
+	}
 	v := tea.NewView(a.render())
 	v.AltScreen = true
 	v.WindowTitle = "kgwatch · " + a.opts.Group

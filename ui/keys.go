@@ -26,6 +26,12 @@ type KeyMap struct {
 	OnlyLag     key.Binding
 	ClearFilter key.Binding
 
+	// Open watches the group under the cursor (overview only); Back
+	// returns from a group to the overview (only in a group opened from
+	// it). Both are disabled elsewhere.
+	Open key.Binding
+	Back key.Binding
+
 	// Demo are demo mode's keys (ui/demo.go), disabled outside it.
 	Demo DemoKeys
 }
@@ -93,6 +99,16 @@ func DefaultKeyMap() KeyMap {
 			key.WithKeys("q", "ctrl+c"),
 			key.WithHelp("q", "quit"),
 		),
+		Open: key.NewBinding(
+			key.WithKeys("enter"),
+			key.WithHelp("enter", "watch group"),
+			key.WithDisabled(),
+		),
+		Back: key.NewBinding(
+			key.WithKeys("esc", "backspace"),
+			key.WithHelp("esc/⌫", "all groups"),
+			key.WithDisabled(),
+		),
 		Demo: DefaultDemoKeys(),
 	}
 }
@@ -101,7 +117,7 @@ func DefaultKeyMap() KeyMap {
 // help and quit keys: the root adds those after it, where they are never
 // cut (ui/layout.go shortHelp).
 func (k KeyMap) ShortHelp() []key.Binding {
-	return append(k.Demo.short(), k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes)
+	return append(k.Demo.short(), k.Back, k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes)
 }
 
 // FullHelp is the help shown after `?`, one column per group.
@@ -110,6 +126,21 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.NextPane, k.Lanes},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
-		{k.Help, k.Quit},
+		{k.Back, k.Help, k.Quit},
 	}...)
+}
+
+// OverviewShortHelp is the overview's one-line help, without the help and
+// quit keys (as ShortHelp).
+func (k KeyMap) OverviewShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Open}
+}
+
+// OverviewFullHelp is the overview's help after `?`.
+func (k KeyMap) OverviewFullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown},
+		{k.Home, k.End, k.Open},
+		{k.Help, k.Quit},
+	}
 }
