@@ -341,16 +341,21 @@ func runTUI(ctx context.Context, src ui.Source, opts ui.Options) error {
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(src, opts) })
 }
 
-// runOverviewTUI runs the all-groups overview; enter on a group watches it
-// with a Watcher of its own, closed when the view goes back.
+// runOverviewTUI runs the all-groups overview.
 func runOverviewTUI(ctx context.Context, o *kafka.OverviewWatcher, cfg kafka.Config, opts ui.Options) error {
+	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return newOverviewApp(o, cfg, opts) })
+}
+
+// newOverviewApp is the overview of o's cluster; enter watches a group
+// with a Watcher of cfg's cluster, closed when the view goes back.
+func newOverviewApp(o *kafka.OverviewWatcher, cfg kafka.Config, opts ui.Options) *ui.App {
 	opts.WatchGroup = func(group string) (ui.Source, func()) {
 		gc := cfg
 		gc.Group = group
 		w := kafka.NewWatcher(gc)
 		return w, func() { w.Close() }
 	}
-	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.NewOverview(o, opts) })
+	return ui.NewOverview(o, opts)
 }
 
 // runApp runs the app newApp builds until it quits or ctx ends.

@@ -605,3 +605,28 @@ func TestOnceOverviewAgainstDemoCluster(t *testing.T) {
 		t.Errorf("table: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// The overview lists the demo's group; enter watches it, esc comes back.
+func TestOverviewEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a cluster")
+	}
+	d := startDemo(t)
+	cfg := kafka.Config{Brokers: d.Brokers(), Timeout: 5 * time.Second}
+	o := kafka.NewOverviewWatcher(cfg)
+	defer o.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	app := newOverviewApp(o, cfg, ui.Options{Brokers: d.Brokers(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second, Context: ctx})
+	drv := newAppDriver(t, app)
+	row := regexp.MustCompile(`(?m)^▸order-workers +● Stable +2 +\d`)
+	drv.waitScreen(15*time.Second, "order-workers listed Stable with 2 members", row.MatchString)
+	drv.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	drv.waitScreen(10*time.Second, "the group's partitions and members", func(s string) bool {
+		return strings.Contains(s, "Partitions 3") && strings.Contains(s, "Members 2") && strings.Contains(s, "esc/⌫ all groups")
+	})
+	drv.send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	drv.waitScreen(10*time.Second, "the overview again", func(s string) bool {
+		return strings.Contains(s, "all groups") && row.MatchString(s)
+	})
+}
