@@ -119,7 +119,7 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := oneLineJoin(errs); err != nil {
 		return nil, err
 	}
 
@@ -380,4 +380,24 @@ func joinText(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// oneLineJoin joins the non-nil errors on one line ("a; b"); the first
+// stays unwrappable.
+func oneLineJoin(errs []error) error {
+	var first error
+	var more []string
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case first == nil:
+			first = err
+		default:
+			more = append(more, err.Error())
+		}
+	}
+	if first == nil || len(more) == 0 {
+		return first
+	}
+	return fmt.Errorf("%w; %s", first, strings.Join(more, "; "))
 }

@@ -145,3 +145,16 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// Every broker unreachable: one line naming each.
+func TestOverviewErrorsOnOneLine(t *testing.T) {
+	tc := newTestCluster(t, false)
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: time.Second})
+	defer o.Close()
+	overviewOnce(t, o) // learn the brokers
+	tc.Close()
+	_, err := o.Overview(context.Background())
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("overview of a stopped cluster: err = %q, want one line", err)
+	}
+}

@@ -31,12 +31,7 @@ type GroupSummary struct {
 }
 
 // StateText says the group's state in kafka-consumer-groups' words.
-func (g GroupSummary) StateText() string {
-	if g.State == StateStable {
-		return StateStable
-	}
-	return Group{State: g.State}.StateText()
-}
+func (g GroupSummary) StateText() string { return Group{State: g.State}.StateText() }
 
 // GroupLag adds up a group's lag from its committed offsets and the log-end
 // offsets of those partitions. A partition whose log end is unknown (absent

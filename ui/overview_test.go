@@ -260,3 +260,23 @@ func ovKey(k string) tea.KeyPressMsg {
 	}
 	return keyPress(k)
 }
+
+func TestOverviewNoColorKeepsMeaning(t *testing.T) {
+	for _, noColor := range []bool{true, false} {
+		clk := &clock{t: t0}
+		a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}},
+			Options{Brokers: testBrokers, NoColor: noColor, Now: clk.Now})
+		a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		feedOverview(t, a, a.Init())
+		a.Update(ovKey("j")) // the styled rows, not only the selected one
+		out := a.View().Content
+		if hasColour := colourSGR.MatchString(out); hasColour == noColor {
+			t.Errorf("NoColor=%v: colour sequences present = %v", noColor, hasColour)
+		}
+		for _, w := range []string{"● Stable", "○ has no active members", "◐ is rebalancing", "█", "░", "◀", "! log end"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("NoColor=%v: overview lacks %q", noColor, w)
+			}
+		}
+	}
+}
