@@ -290,7 +290,7 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	snap, err := w.Poll(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
+	if timedOut(err) {
 		return fmt.Errorf("%w (no answer within --timeout %s)", err, f.timeout)
 	}
 	if err != nil {
@@ -314,12 +314,19 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	return err
 }
 
+// timedOut reports whether err is --timeout running out: the poll's
+// context, or the connection's deadline (set from the same timeout, it can
+// fire first).
+func timedOut(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
+}
+
 // printOverview prints every group once (--once without --group).
 func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, stdout io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	gs, err := o.Overview(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
+	if timedOut(err) {
 		return fmt.Errorf("%w (no answer within --timeout %s)", err, f.timeout)
 	}
 	if err != nil {
