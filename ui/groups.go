@@ -231,20 +231,7 @@ func (g GroupsPane) header(l groupsLayout) string {
 		titles[gcBar] = "LAG BAR"
 	}
 	right := [numGroupCols]bool{gcMembers: true, gcTotal: true, gcMax: true}
-	var b strings.Builder
-	b.WriteByte(' ')
-	first := true
-	for c := range numGroupCols {
-		if !l.show[c] {
-			continue
-		}
-		if !first {
-			b.WriteByte(' ')
-		}
-		first = false
-		b.WriteString(cell(titles[c], l.w[c], right[c]))
-	}
-	return g.styles.ColHeader.Render(b.String())
+	return g.styles.ColHeader.Render(" " + joinCells(titles[:], l.w[:], l.show[:], right[:]))
 }
 
 // row writes one group row. The selected row is rendered plain and then

@@ -266,21 +266,7 @@ func (m Members) View() string {
 	}
 	titles := [numMCols]string{"CLIENT-ID", "HOST", "MEMBER-ID", "PARTS", "LAG", "CONSUME/s", "PARTITIONS"}
 	right := [numMCols]bool{mcolCount: true, mcolLag: true, mcolRate: true}
-	cells := func(vals [numMCols]string) string {
-		var line strings.Builder
-		first := true
-		for c := range numMCols {
-			if !show[c] {
-				continue
-			}
-			if !first {
-				line.WriteByte(' ')
-			}
-			first = false
-			line.WriteString(cell(vals[c], w[c], right[c]))
-		}
-		return line.String()
-	}
+	cells := func(vals [numMCols]string) string { return joinCells(vals[:], w[:], show[:], right[:]) }
 	b.WriteByte('\n')
 	b.WriteString(m.styles.ColHeader.Render(" " + cells(titles)))
 	if len(m.members) == 0 && m.height > membersChrome {

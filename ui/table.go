@@ -375,20 +375,7 @@ func (t Table) title(start, end int, fromStart bool, topic string) string {
 func (t Table) header(l tableLayout) string {
 	titles := [numCols]string{"TOPIC", l.partTitle, l.statusTitle, "OWNER", "COMMITTED", "LOG-END", "LAG", l.ageTitle, l.rateTitle, l.barTitle}
 	right := [numCols]bool{colPart: true, colCommitted: true, colLogEnd: true, colLag: true, colAge: true, colRate: true}
-	var b strings.Builder
-	b.WriteByte(' ')
-	first := true
-	for c := range numCols {
-		if !l.show[c] {
-			continue
-		}
-		if !first {
-			b.WriteByte(' ')
-		}
-		first = false
-		b.WriteString(cell(titles[c], l.w[c], right[c]))
-	}
-	return t.styles.ColHeader.Render(b.String())
+	return t.styles.ColHeader.Render(" " + joinCells(titles[:], l.w[:], l.show[:], right[:]))
 }
 
 // row writes one partition row. The selected row is rendered plain and then
