@@ -568,3 +568,22 @@ func TestBrokerList(t *testing.T) {
 		}
 	}
 }
+
+func TestOverviewPollDelay(t *testing.T) {
+	tests := []struct {
+		base             time.Duration
+		groups, failures int
+		want             time.Duration
+	}{
+		{time.Second, 3, 0, time.Second},              // a small cluster polls at --interval
+		{time.Second, 100, 0, time.Second},            // 100 OffsetFetch a second at most
+		{time.Second, 1000, 0, 10 * time.Second},      // 1,000 groups: every 10s, not 1,000 requests a second
+		{30 * time.Second, 1000, 0, 30 * time.Second}, // a slower --interval wins
+		{time.Second, 1000, 2, 2 * time.Second},       // failures back off as everywhere
+	}
+	for _, tt := range tests {
+		if got := OverviewPollDelay(tt.base, tt.groups, tt.failures); got != tt.want {
+			t.Errorf("OverviewPollDelay(%s, %d groups, %d failures) = %s, want %s", tt.base, tt.groups, tt.failures, got, tt.want)
+		}
+	}
+}

@@ -124,7 +124,7 @@ func (a *App) overviewUpdate(msg tea.Msg) tea.Cmd {
 		}
 		ov.pane.SetStale(ov.err != nil && ov.has)
 		if ov.group == nil && a.ctx.Err() == nil {
-			delay := NextPollDelay(model.Group{}, a.opts.Interval, ov.failures)
+			delay := OverviewPollDelay(a.opts.Interval, len(ov.groups), ov.failures)
 			ov.retryAt = now.Add(delay)
 			ov.seq++
 			cmd = overviewTick(delay, ov.seq)

@@ -38,6 +38,21 @@ func NextPollDelay(g model.Group, base time.Duration, failures int) time.Duratio
 	return base
 }
 
+// overviewFetchesPerSecond bounds the overview's polling: it reads each
+// group's commits with one OffsetFetch (kafka-go cannot batch them), so a
+// cluster of many groups is polled more slowly rather than harder.
+const overviewFetchesPerSecond = 100
+
+// OverviewPollDelay is NextPollDelay for the all-groups overview: never
+// faster than one OffsetFetch per group at overviewFetchesPerSecond.
+func OverviewPollDelay(base time.Duration, groups, failures int) time.Duration {
+	d := NextPollDelay(model.Group{}, base, failures)
+	if failures > 0 {
+		return d
+	}
+	return max(d, time.Duration(groups)*time.Second/overviewFetchesPerSecond)
+}
+
 // Backoff returns the retry delay after the given number of consecutive
 // failures: 1s, 2s, 4s, 8s, then MaxBackoff.
 func Backoff(failures int) time.Duration {
