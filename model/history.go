@@ -239,8 +239,8 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			lagStart, dc, de = h.update(p, st, now)
 			// Transaction markers alone are no work waiting: no verdict.
 			lag := p.Lag > 0 && !p.LagMarkersOnly
-			h.consumed += dc
-			h.produced += de
+			h.consumed = AddLag(h.consumed, dc)
+			h.produced = AddLag(h.produced, de)
 			if p.LogEnd >= 0 {
 				h.sinces = append(h.sinces, st.since)
 			}

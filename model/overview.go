@@ -43,8 +43,11 @@ func GroupLag(committed map[TopicPartition]int64, logEnd map[TopicPartition]int6
 			missing++
 			continue
 		}
+		if c < 0 {
+			continue // no commit: no lag here, as kafka-consumer-groups says
+		}
 		lag := max(end-c, 0)
-		total += lag
+		total = AddLag(total, lag)
 		maxLag = max(maxLag, lag)
 	}
 	return total, maxLag, missing

@@ -5,6 +5,7 @@ package model
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -270,7 +271,7 @@ func NewSnapshot(o Observation) Snapshot {
 	var topics topicRanks
 	for tp, c := range o.Committed {
 		index[tp] = len(entries)
-		entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: -1, committed: max(c, NoOffset)})
+		entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: -1, committed: c})
 	}
 	for i := range members {
 		members[i].Lag = 0
@@ -338,6 +339,12 @@ func NewSnapshot(o Observation) Snapshot {
 		} else if row.Err == "" {
 			row.Err = "no offsets: partition not found in metadata"
 		}
+		if bad := impossibleOffsets(row.Committed, row.LogStart, row.LogEnd); bad != "" {
+			// A broker's numbers that no log can have: shown as an
+			// error, never as lag.
+			row.Err = joinErr(row.Err, bad)
+			row.Committed, row.LogStart, row.LogEnd = max(row.Committed, NoOffset), NoOffset, NoOffset
+		}
 		row.Lag, row.LagFromStart = Lag(row.Committed, row.LogStart, row.LogEnd)
 		if row.LogEnd >= 0 && row.Committed > row.LogEnd {
 			// Lag 0 would say all is well; the consumer will get
@@ -349,13 +356,13 @@ func NewSnapshot(o Observation) Snapshot {
 		ts, hasTS := o.OldestTimestamp[tp]
 		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(*row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
 
-		s.TotalLag += row.Lag
+		s.TotalLag = AddLag(s.TotalLag, row.Lag)
 		s.MaxLag = max(s.MaxLag, row.Lag)
 		if row.LagAgeKnown && (!s.MaxLagAgeKnown || row.LagAge > s.MaxLagAge) {
 			s.MaxLagAge, s.MaxLagAgeKnown = row.LagAge, true
 		}
 		if i >= 0 {
-			members[i].Lag += row.Lag
+			members[i].Lag = AddLag(members[i].Lag, row.Lag)
 		}
 	}
 	s.Members = members
@@ -432,6 +439,31 @@ func LagAge(p PartitionLag, takenAt, ts time.Time, hasTS, gone bool) (age time.D
 		return 0, false, false
 	}
 	return max(takenAt.Sub(ts), 0), true, false
+}
+
+// AddLag adds two lags (never negative), saturating at math.MaxInt64: a
+// broker answering offsets near the int64 limit must not make a total
+// smaller than one of its parts.
+func AddLag(a, b int64) int64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxInt64
+}
+
+// impossibleOffsets says what is wrong with offsets no partition can have
+// (a negative offset other than NoOffset, a log end before the log start),
+// "" when they are possible.
+func impossibleOffsets(committed, logStart, logEnd int64) string {
+	switch {
+	case committed < NoOffset:
+		return "impossible committed offset " + strconv.FormatInt(committed, 10)
+	case logStart < NoOffset || logEnd < NoOffset:
+		return "impossible log offsets: log-start " + strconv.FormatInt(logStart, 10) + ", log-end " + strconv.FormatInt(logEnd, 10)
+	case logStart >= 0 && logEnd >= 0 && logEnd < logStart:
+		return "impossible log offsets: log-end " + strconv.FormatInt(logEnd, 10) + " is below log-start " + strconv.FormatInt(logStart, 10)
+	}
+	return ""
 }
 
 // Lag returns how many messages a partition is behind. With a commit it is

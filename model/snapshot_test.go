@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,47 @@ func TestFormatTableUnknownState(t *testing.T) {
 	out := FormatTable(s)
 	if !strings.Contains(out, "Consumer group 'g' is not a classic group") || !strings.Contains(out, "15") {
 		t.Errorf("table:\n%s\nwant a state line saying members are unknown, and lag 15", out)
+	}
+}
+
+// A broker answering offsets near the int64 limit must not make a total
+// smaller than one of its parts; offsets no log can have are errors, not lag.
+func TestSnapshotHostileOffsets(t *testing.T) {
+	const huge = math.MaxInt64 - 10
+	o := Observation{
+		TakenAt: t0,
+		Group:   Group{ID: "g", State: StateStable},
+		Members: []Member{{MemberID: "m", ClientID: "c", Partitions: []TopicPartition{tp("t", 0), tp("t", 1), tp("t", 2), tp("t", 3)}}},
+		Committed: map[TopicPartition]int64{
+			tp("t", 0): 0, tp("t", 1): 0, tp("t", 2): 5, tp("t", 3): -7,
+		},
+		Offsets: map[TopicPartition]PartitionOffsets{
+			tp("t", 0): {LogStart: 0, LogEnd: huge},
+			tp("t", 1): {LogStart: 0, LogEnd: huge},
+			tp("t", 2): {LogStart: 100, LogEnd: 50},
+			tp("t", 3): {LogStart: 0, LogEnd: 10},
+		},
+	}
+	s := NewSnapshot(o)
+	if s.TotalLag < s.MaxLag || s.TotalLag != math.MaxInt64 {
+		t.Errorf("total lag %d, max lag %d: the total must saturate at MaxInt64", s.TotalLag, s.MaxLag)
+	}
+	if s.Members[0].Lag != math.MaxInt64 {
+		t.Errorf("member lag %d, want saturated", s.Members[0].Lag)
+	}
+	for _, p := range s.Partitions[2:] {
+		if p.Err == "" || p.Lag != 0 || p.LogEnd != NoOffset {
+			t.Errorf("%v: err %q lag %d log-end %d; want an error and no lag", p.TopicPartition, p.Err, p.Lag, p.LogEnd)
+		}
+	}
+	if !strings.Contains(s.Partitions[2].Err, "log-end 50 is below log-start 100") {
+		t.Errorf("p2 error %q", s.Partitions[2].Err)
+	}
+	if !strings.Contains(s.Partitions[3].Err, "impossible committed offset -7") {
+		t.Errorf("p3 error %q", s.Partitions[3].Err)
+	}
+	total, maxLag, _ := GroupLag(map[TopicPartition]int64{tp("t", 0): 0, tp("t", 1): 0}, map[TopicPartition]int64{tp("t", 0): huge, tp("t", 1): huge})
+	if total != math.MaxInt64 || maxLag != huge {
+		t.Errorf("GroupLag = %d, %d; want saturated total", total, maxLag)
 	}
 }

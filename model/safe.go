@@ -1,0 +1,161 @@
+package model
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Names that come from brokers and clients (client ids, hosts, member and
+// instance ids, group names, topics, assignors, error texts) are chosen by
+// whoever can join a group or commit to one on a shared cluster. They are
+// kept as they are in the model and in JSON, and pass through Printable on
+// their way to a terminal, so no stranger can drive the operator's terminal
+// (set its title, clear it, write the clipboard, leave the alternate screen)
+// or break a table's columns.
+
+// Printable returns s as it may be shown on a terminal: every character
+// that could control the terminal or make its cell count differ from what
+// the layout measured is shown visibly instead of being emitted.
+//
+//   - C0 controls and DEL become their Unicode control pictures: ESC is ␛,
+//     a newline ␊, a carriage return ␍, a tab ␉, DEL ␡ (one cell each);
+//   - C1 controls, format characters (bidi overrides and isolates,
+//     zero-width spaces and joiners, the byte-order mark, soft hyphens),
+//     line and paragraph separators and variation selectors are written as
+//     Go escapes: \u202e, \u0085;
+//   - bytes that are not UTF-8 are written \xff.
+//
+// Everything else, wide and combining characters included, is kept. A string
+// with nothing to replace is returned as is, without allocating.
+func Printable(s string) string {
+	i := firstUnsafe(s)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			b.WriteString(`\x`)
+			b.WriteString(hex2(s[i]))
+		case r < 0x20:
+			b.WriteRune(0x2400 + r)
+		case r == 0x7f:
+			b.WriteRune('\u2421')
+		case unsafeRune(r):
+			b.WriteString(escapeRune(r))
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// IsPrintable reports whether Printable would return s unchanged.
+func IsPrintable(s string) bool { return firstUnsafe(s) < 0 }
+
+// firstUnsafe returns the index of the first byte Printable must replace,
+// -1 when there is none. ASCII is checked a byte at a time.
+func firstUnsafe(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		if c < 0x80 {
+			return i
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n <= 1) || unsafeRune(r) {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// unsafeRune reports whether a rune above ASCII must not reach a terminal
+// as itself: C1 controls, format characters (Cf: bidi controls, zero-width
+// characters, BOM, soft hyphen, tags), line and paragraph separators, and
+// variation selectors (which switch a character to emoji width).
+func unsafeRune(r rune) bool {
+	switch {
+	case r >= 0x80 && r < 0xa0:
+		return true
+	case r < 0xa0:
+		return false
+	case r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef:
+		return true
+	}
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Cs, unicode.Noncharacter_Code_Point)
+}
+
+func escapeRune(r rune) string {
+	if r <= 0xffff {
+		return `\u` + hex4(r)
+	}
+	return `\U` + strings.Repeat("0", 8-len(strconv.FormatInt(int64(r), 16))) + strconv.FormatInt(int64(r), 16)
+}
+
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&0xf]})
+}
+
+func hex4(r rune) string {
+	s := strconv.FormatInt(int64(r), 16)
+	return strings.Repeat("0", 4-len(s)) + s
+}
+
+// SafeJSON returns encoded JSON with the characters Printable replaces and
+// encoding/json leaves raw (DEL, C1 controls, format characters, variation
+// selectors) written as \u escapes instead, so `kgwatch --once -o json`
+// printed on a terminal cannot drive it either. The JSON value is unchanged:
+// a decoder reads the same strings. encoding/json already escapes C0
+// controls, U+2028 and U+2029, and replaces invalid UTF-8.
+func SafeJSON(b []byte) []byte {
+	i := 0
+	for i < len(b) && b[i] < 0x7f {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		c := b[i]
+		if c < 0x7f {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || unsafeRune(r) {
+			if r > 0xffff {
+				hi, lo := utf16.EncodeRune(r)
+				out = append(out, `\u`+hex4(hi)+`\u`+hex4(lo)...)
+			} else {
+				out = append(out, `\u`+hex4(r)...)
+			}
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
