@@ -138,10 +138,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "kgwatch: %s (see kgwatch --help)\n", ue.msg)
+		fmt.Fprintf(stderr, "kgwatch: %s (see kgwatch --help)\n", oneLine(ue.msg))
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "Error: %s\n", err)
+		fmt.Fprintf(stderr, "Error: %s\n", oneLine(err.Error()))
 		return exitRuntime
 	}
 }
@@ -197,6 +197,12 @@ func longFlags(fs *pflag.FlagSet, args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// oneLine is an error message for stderr: one line, and printable (it may
+// hold names and addresses that brokers chose).
+func oneLine(s string) string {
+	return model.Printable(strings.Join(strings.Fields(s), " "))
 }
 
 func defaultBrokers() string {

@@ -73,7 +73,8 @@ func startDetail(prefix string, causes []string) string {
 // moveDetail says "p2: consumer-a → consumer-b".
 func moveDetail(m ownerMove, multi bool) string {
 	from, to := m.From, m.To
-	same := from != "" && from == to
+	// Two owners that would read the same get their member ids.
+	same := from != "" && Printable(from) == Printable(to)
 	if from == "" {
 		from = "(unowned)"
 	}

@@ -75,5 +75,6 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 	if moves != nil {
 		j.Moves = &moves
 	}
-	return json.Marshal(j)
+	b, err := json.Marshal(j)
+	return SafeJSON(b), err
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // JSONSnapshot is the stable JSON shape of a snapshot (`--once -o json`).
@@ -150,7 +152,7 @@ func MarshalJSONSnapshot(s Snapshot) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return append(SafeJSON(b), '\n'), nil
 }
 
 // FormatTable renders the snapshot the way `kafka-consumer-groups
@@ -158,13 +160,14 @@ func MarshalJSONSnapshot(s Snapshot) ([]byte, error) {
 // then one padded row per partition with `-` for missing values.
 func FormatTable(s Snapshot) string {
 	var b strings.Builder
+	group := Printable(s.Group.ID)
 	switch {
 	case s.Group.State == StateEmpty:
-		fmt.Fprintf(&b, "\nConsumer group '%s' has no active members.\n\n", s.Group.ID)
+		fmt.Fprintf(&b, "\nConsumer group '%s' has no active members.\n\n", group)
 	case s.Group.Rebalancing():
-		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", s.Group.ID)
+		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", group)
 	case s.Group.State == StateUnknown:
-		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is not a classic group (a KIP-848 consumer group?): its members are unknown, its offsets are shown.\n\n", s.Group.ID)
+		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is not a classic group (a KIP-848 consumer group?): its members are unknown, its offsets are shown.\n\n", group)
 	default:
 		b.WriteString("\n")
 	}
@@ -181,22 +184,43 @@ func FormatTable(s Snapshot) string {
 			dash(p.MemberID), dash(p.Host), dash(p.ClientID),
 		})
 	}
-	widths := make([]int, len(header))
+	writeColumns(&b, rows, nil)
+	return b.String()
+}
+
+// writeColumns writes rows of cells as columns padded to their widest cell
+// (in terminal cells, not bytes), one space apart; right marks the columns
+// aligned right. Every cell is passed through Printable: the cells hold
+// names brokers and clients chose.
+func writeColumns(b *strings.Builder, rows [][]string, right []bool) {
+	if len(rows) == 0 {
+		return
+	}
+	widths := make([]int, len(rows[0]))
 	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
+		for i := range r {
+			r[i] = Printable(r[i])
+			widths[i] = max(widths[i], ansi.StringWidth(r[i]))
 		}
 	}
 	for _, r := range rows {
 		for i, c := range r {
-			b.WriteString(c)
+			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(c))
+			if i < len(right) && right[i] {
+				b.WriteString(pad)
+				b.WriteString(c)
+			} else {
+				b.WriteString(c)
+				if i < len(r)-1 {
+					b.WriteString(pad)
+				}
+			}
 			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-len(c)+1))
+				b.WriteByte(' ')
 			}
 		}
 		b.WriteString("\n")
 	}
-	return b.String()
 }
 
 func offsetText(o int64) string {

@@ -89,7 +89,7 @@ func MarshalJSONOverview(gs []GroupSummary) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode overview: %w", err)
 	}
-	return append(b, '\n'), nil
+	return append(SafeJSON(b), '\n'), nil
 }
 
 // FormatOverview prints groups as a table: GROUP STATE MEMBERS TOTAL-LAG,
@@ -99,30 +99,16 @@ func FormatOverview(gs []GroupSummary) string {
 	if len(gs) == 0 {
 		return "No consumer groups.\n"
 	}
-	head := [4]string{"GROUP", "STATE", "MEMBERS", "TOTAL-LAG"}
-	rows := make([][4]string, 0, len(gs))
-	w := [4]int{}
-	for i, h := range head {
-		w[i] = len(h)
-	}
+	rows := make([][]string, 0, len(gs)+1)
+	rows = append(rows, []string{"GROUP", "STATE", "MEMBERS", "TOTAL-LAG", ""})
 	for _, g := range gs {
-		r := [4]string{g.ID, g.State, strconv.Itoa(g.Members), strconv.FormatInt(g.TotalLag, 10)}
-		for i, c := range r {
-			w[i] = max(w[i], len(c))
+		errText := ""
+		if g.Err != "" {
+			errText = " (" + g.Err + ")"
 		}
-		rows = append(rows, r)
+		rows = append(rows, []string{g.ID, g.State, strconv.Itoa(g.Members), strconv.FormatInt(g.TotalLag, 10), errText})
 	}
 	var b strings.Builder
-	line := func(r [4]string, err string) {
-		fmt.Fprintf(&b, "%-*s %-*s %*s %*s", w[0], r[0], w[1], r[1], w[2], r[2], w[3], r[3])
-		if err != "" {
-			b.WriteString("  (" + err + ")")
-		}
-		b.WriteByte('\n')
-	}
-	line(head, "")
-	for i, r := range rows {
-		line(r, gs[i].Err)
-	}
-	return b.String()
+	writeColumns(&b, rows, []bool{false, false, true, true, false})
+	return strings.ReplaceAll(b.String(), " \n", "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Group states as DescribeGroups reports them for classic groups.
@@ -509,12 +510,20 @@ func (s Snapshot) Assignments() map[TopicPartition]string {
 }
 
 // ShortID shortens a member id for display: client id prefixes are dropped
-// and the tail of the generated UUID kept.
+// and the tail of the generated UUID kept, its last 8 characters. The id is
+// made Printable first, so the tail is what a terminal would show of the
+// whole id, and never cuts a character in two.
 func ShortID(memberID string) string {
-	if len(memberID) <= 8 {
-		return memberID
+	s := Printable(memberID)
+	n := 0
+	for i := len(s); i > 0; {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+		if n++; n == 8 {
+			return s[i:]
+		}
 	}
-	return memberID[len(memberID)-8:]
+	return s
 }
 
 func joinErr(a, b string) string {

@@ -221,7 +221,7 @@ func (a *App) View() tea.View {
 	}
 	v := tea.NewView(a.render())
 	v.AltScreen = true
-	v.WindowTitle = "kgwatch · " + a.opts.Group
+	v.WindowTitle = "kgwatch · " + model.Printable(a.opts.Group)
 	return v
 }
 

@@ -92,9 +92,9 @@ func (g GroupsPane) Update(msg tea.Msg) (GroupsPane, tea.Cmd) {
 // groupState is the STATE cell: a glyph and kafka-consumer-groups' words
 // (or, when short, the state's name), so colour is never the only signal.
 func groupState(s *model.GroupSummary, words bool) (string, int) {
-	text := s.State
+	text := model.Printable(s.State)
 	if words {
-		text = s.StateText()
+		text = model.Printable(s.StateText())
 	}
 	switch {
 	case s.State == model.StateStable:
@@ -129,7 +129,7 @@ func (g GroupsPane) layout(rows []model.GroupSummary) groupsLayout {
 	stateShort, stateLong := 5, 5
 	for i := range rows {
 		r := &rows[i]
-		nat[gcGroup] = max(nat[gcGroup], textWidth(r.ID))
+		nat[gcGroup] = max(nat[gcGroup], textWidth(model.Printable(r.ID)))
 		s, _ := groupState(r, false)
 		stateShort = max(stateShort, textWidth(s))
 		s, _ = groupState(r, true)
@@ -248,7 +248,7 @@ func (g GroupsPane) row(b *strings.Builder, l groupsLayout, r *model.GroupSummar
 	default:
 		line.WriteByte(' ')
 	}
-	line.WriteString(cell(r.ID, l.w[gcGroup], false))
+	line.WriteString(cell(model.Printable(r.ID), l.w[gcGroup], false))
 	line.WriteByte(' ')
 	text, level := groupState(r, l.stateWords)
 	s := cell(text, l.w[gcState], false)
@@ -286,7 +286,7 @@ func (g GroupsPane) row(b *strings.Builder, l groupsLayout, r *model.GroupSummar
 func (g GroupsPane) bar(r *model.GroupSummary, w int, maxTotal int64, styled bool) string {
 	st := g.styles
 	if r.Err != "" {
-		s := cell(glyphError+" "+r.Err, w, false)
+		s := cell(glyphError+" "+oneLine(r.Err), w, false)
 		if styled {
 			s = st.err.Render(s)
 		}

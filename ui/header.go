@@ -62,19 +62,20 @@ func (h Header) stateSegment() string {
 		return st.Muted.Render(glyphWaiting + " connecting")
 	}
 	g := s.Snap.Group
+	text := model.Printable(g.StateText())
 	switch {
 	case !g.Exists():
-		return st.StateBad.Render(glyphWaiting + " waiting: group " + g.StateText())
+		return st.StateBad.Render(glyphWaiting + " waiting: group " + text)
 	case g.State == model.StateStable:
-		return st.StateOK.Render(glyphStable + " " + g.StateText())
+		return st.StateOK.Render(glyphStable + " " + text)
 	case g.State == model.StateEmpty:
-		return st.StateWarn.Render(glyphEmpty + " " + g.StateText())
+		return st.StateWarn.Render(glyphEmpty + " " + text)
 	case g.Rebalancing() && h.width >= 80:
-		return st.StateWarn.Render(glyphRebalance + " " + g.StateText() + " (" + g.State + ")")
+		return st.StateWarn.Render(glyphRebalance + " " + text + " (" + g.State + ")")
 	case g.Rebalancing():
-		return st.StateWarn.Render(glyphRebalance + " " + g.StateText())
+		return st.StateWarn.Render(glyphRebalance + " " + text)
 	default:
-		return st.StateWarn.Render("? " + g.StateText())
+		return st.StateWarn.Render("? " + text)
 	}
 }
 
@@ -86,7 +87,7 @@ func (h Header) segments() []string {
 	if h.width >= 60 {
 		segs = append(segs, st.Title.Render("kgwatch"))
 	}
-	segs = append(segs, st.Group.Render(s.Group), h.stateSegment())
+	segs = append(segs, st.Group.Render(model.Printable(s.Group)), h.stateSegment())
 	if s.HasSnap && s.Snap.Group.Exists() {
 		segs = append(segs, h.lagSegments()...)
 	}
@@ -103,7 +104,7 @@ func (h Header) segments() []string {
 			segs = append(segs, st.Value.Render(plural(n, "member")))
 		}
 		if a := s.Snap.Group.Assignor; a != "" {
-			segs = append(segs, st.Label.Render("assignor ")+st.Value.Render(a))
+			segs = append(segs, st.Label.Render("assignor ")+st.Value.Render(model.Printable(a)))
 		}
 	}
 	if s.Waiting() {
@@ -111,7 +112,7 @@ func (h Header) segments() []string {
 	}
 	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(brokerList(s.Brokers, h.width-len("brokers "))))
 	if c := s.Snap.Group.Coordinator; c != "" {
-		segs = append(segs, st.Label.Render("coordinator ")+st.Value.Render(c))
+		segs = append(segs, st.Label.Render("coordinator ")+st.Value.Render(model.Printable(c)))
 	}
 	return segs
 }
@@ -204,6 +205,7 @@ func (h Header) banner() string {
 // brokerList joins as many brokers as fit in w cells and counts the rest:
 // "a:9092,b:9092 +3 more".
 func brokerList(brokers []string, w int) string {
+	brokers = printableAll(brokers)
 	all := strings.Join(brokers, ",")
 	if textWidth(all) <= w || len(brokers) < 2 {
 		return all
@@ -219,6 +221,23 @@ func brokerList(brokers []string, w int) string {
 	return out
 }
 
+// oneLine is a message (an error, a broker's text) on one line, its runs
+// of white space (newlines included) made one space, then printable.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return model.Printable(strings.Join(strings.Fields(s), " "))
+}
+
+// printableAll returns ss with every string made printable; ss itself when
+// nothing needed it.
+func printableAll(ss []string) []string {
+	for _, s := range ss {
+		if !model.IsPrintable(s) {
+			out := make([]string, len(ss))
+			for j := range ss {
+				out[j] = model.Printable(ss[j])
+			}
+			return out
+		}
+	}
+	return ss
 }

@@ -155,7 +155,7 @@ func letterFor(label string, used map[rune]bool) rune {
 func laneLabel(tp model.TopicPartition, multi bool) string {
 	p := "p" + strconv.Itoa(int(tp.Partition))
 	if multi {
-		return tp.Topic + "/" + p
+		return model.Printable(tp.Topic) + "/" + p
 	}
 	return p
 }
@@ -392,7 +392,7 @@ func (l Lanes) legend(seen []bool, gaps, dead bool) string {
 	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(l.letters[a], l.letters[b]) })
 	var parts []string
 	for _, i := range idx {
-		parts = append(parts, string(l.letters[i])+" "+owners[i])
+		parts = append(parts, string(l.letters[i])+" "+model.Printable(owners[i]))
 	}
 	if gaps {
 		parts = append(parts, glyphLaneGap+" rebalancing")

@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // relayout sizes the header, the panes and the help from the window and the
@@ -206,11 +208,11 @@ func (a *App) body() string {
 	s := a.watch
 	switch {
 	case !s.HasSnap && s.Err != nil:
-		return center("cannot reach "+strings.Join(s.Brokers, ",")+" yet; retrying", a.bodyW, a.bodyH)
+		return center("cannot reach "+strings.Join(printableAll(s.Brokers), ",")+" yet; retrying", a.bodyW, a.bodyH)
 	case !s.HasSnap:
-		return center("connecting to "+strings.Join(s.Brokers, ",")+"…", a.bodyW, a.bodyH)
+		return center("connecting to "+strings.Join(printableAll(s.Brokers), ",")+"…", a.bodyW, a.bodyH)
 	case s.Waiting():
-		return center("waiting for group "+a.opts.Group+" to appear · polling every "+a.opts.Interval.String(), a.bodyW, a.bodyH)
+		return center("waiting for group "+model.Printable(a.opts.Group)+" to appear · polling every "+a.opts.Interval.String(), a.bodyW, a.bodyH)
 	case !a.split && a.focus == paneMembers:
 		return a.members.View()
 	case !a.split && a.focus == paneTimeline:

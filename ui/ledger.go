@@ -165,9 +165,9 @@ func (p LedgerPane) flashLine() string {
 	case p.flash == "":
 		return st.Muted.Render("  pick a member (tab to Members, ↑/↓), then: x stops it (LeaveGroup) · X kills it (no LeaveGroup) · s slows it")
 	case p.flashErr:
-		return st.Err.Render(glyphError + " " + p.flash)
+		return st.Err.Render(glyphError + " " + oneLine(p.flash))
 	default:
-		return st.StateOK.Render("» ") + st.Value.Render(p.flash)
+		return st.StateOK.Render("» ") + st.Value.Render(oneLine(p.flash))
 	}
 }
 

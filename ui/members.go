@@ -140,7 +140,7 @@ func partitionList(tps []model.TopicPartition) string {
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(topic)
+			b.WriteString(model.Printable(topic))
 			b.WriteByte('[')
 		}
 		first := true
@@ -202,12 +202,14 @@ func memberHost(h string) string {
 	if h == "" {
 		return "-"
 	}
-	return strings.TrimPrefix(h, "/")
+	return model.Printable(strings.TrimPrefix(h, "/"))
 }
 
+// memberName names a member on screen: its client id, or its short member
+// id without one.
 func memberName(mb *model.Member) string {
 	if mb.ClientID != "" {
-		return mb.ClientID
+		return model.Printable(mb.ClientID)
 	}
 	return model.ShortID(mb.MemberID)
 }

@@ -323,7 +323,7 @@ func (a *App) overviewRender() string {
 		return ""
 	}
 	var body string
-	brokers := strings.Join(a.opts.Brokers, ",")
+	brokers := strings.Join(printableAll(a.opts.Brokers), ",")
 	switch {
 	case !ov.has && ov.err != nil:
 		body = center("cannot reach "+brokers+" yet; retrying", a.bodyW, a.bodyH)

@@ -173,7 +173,7 @@ func rateText(p *model.PartitionLag) string {
 
 // partName names a partition for the header: "orders/2".
 func partName(tp model.TopicPartition) string {
-	return tp.Topic + "/" + strconv.Itoa(int(tp.Partition))
+	return model.Printable(tp.Topic) + "/" + strconv.Itoa(int(tp.Partition))
 }
 
 // findWorst returns the snapshot's worst partition row.

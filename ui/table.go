@@ -147,10 +147,11 @@ func ownerText(p *model.PartitionLag, withHost bool) string {
 	if name == "" {
 		name = model.ShortID(p.MemberID)
 	}
+	name = model.Printable(name)
 	if p.Host == "" || !withHost {
 		return name
 	}
-	return name + " (" + strings.TrimPrefix(p.Host, "/") + ")"
+	return name + " (" + model.Printable(strings.TrimPrefix(p.Host, "/")) + ")"
 }
 
 func lagText(p *model.PartitionLag) string {
@@ -185,7 +186,7 @@ func (t Table) layout(rows []model.PartitionLag) tableLayout {
 	nat[colStatus], nat[colAge], nat[colRate] = 6, 3, 9
 	for i := range rows {
 		p := &rows[i]
-		nat[colTopic] = max(nat[colTopic], textWidth(p.Topic))
+		nat[colTopic] = max(nat[colTopic], textWidth(model.Printable(p.Topic)))
 		nat[colPart] = max(nat[colPart], digits(int64(p.Partition)))
 		nat[colOwner] = max(nat[colOwner], textWidth(ownerText(p, true)))
 		ownerShort = max(ownerShort, textWidth(ownerText(p, false)))
@@ -351,7 +352,7 @@ func (t Table) title(start, end int, fromStart bool, topic string) string {
 	}
 	s := st.Render(glyph + " Partitions " + n)
 	if topic != "" {
-		s += st.Render(" in " + topic)
+		s += st.Render(" in " + model.Printable(topic))
 	}
 	var extra []string
 	if t.viewDesc != "" {
@@ -396,7 +397,7 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 	line.WriteString(gutter)
 	sep := func() { line.WriteByte(' ') }
 	if l.show[colTopic] {
-		line.WriteString(cell(p.Topic, l.w[colTopic], false))
+		line.WriteString(cell(model.Printable(p.Topic), l.w[colTopic], false))
 		sep()
 	}
 	line.WriteString(cell(strconv.Itoa(int(p.Partition)), l.w[colPart], true))
@@ -467,7 +468,7 @@ func (t Table) isWorst(p *model.PartitionLag, maxLag int64) bool {
 func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) string {
 	st := t.styles
 	if p.Err != "" {
-		s := cell(glyphError+" "+p.Err, w, false)
+		s := cell(glyphError+" "+oneLine(p.Err), w, false)
 		if styled {
 			s = st.err.Render(s)
 		}

@@ -220,7 +220,9 @@ func eventText(e *model.Event) string {
 			text = label + " (" + short + ") " + rest
 		}
 	}
-	return oneLine(text)
+	// The model writes details on one line; names in them are shown as
+	// they are, made printable, not reflowed.
+	return model.Printable(text)
 }
 
 // timelineCols are the widths of the time columns for the pane width: the
