@@ -26,6 +26,7 @@ import (
 	"github.com/kgwatch/kgwatch/kafka/demo"
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/ui"
+	"github.com/kgwatch/kgwatch/ui/headless"
 )
 
 // Set by the release build with -ldflags -X.
@@ -287,7 +288,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return printOnce(ctx, w, f, stdout)
 	}
 	if f.events {
-		return ui.RunEvents(ctx, w, opts, stdout, stderr)
+		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}, stdout, stderr)
 	}
 	return runTUI(ctx, w, opts)
 }

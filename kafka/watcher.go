@@ -136,7 +136,9 @@ func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
 		return model.Snapshot{}, err
 	}
 	obs.TakenAt = takenAt
-	return model.NewSnapshot(obs), nil
+	snap := model.NewSnapshot(obs)
+	snap.CompletedAt = time.Now()
+	return snap, nil
 }
 
 func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {

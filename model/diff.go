@@ -37,7 +37,7 @@ type snapView struct {
 
 func newSnapView(s Snapshot) *snapView {
 	v := &snapView{
-		at:         s.TakenAt,
+		at:         s.ObservedAt(),
 		state:      normState(s.Group.State),
 		assignor:   s.Group.Assignor,
 		members:    s.Members,
@@ -86,6 +86,9 @@ type differ struct {
 	rb      *openRebalance
 	lost    bool
 	lostAt  time.Time
+	// goodAt is when the last good poll completed: an outage runs from it
+	// to the first good poll after it.
+	goodAt time.Time
 }
 
 func (d *differ) prime(v *snapView) {
@@ -97,7 +100,7 @@ func (d *differ) prime(v *snapView) {
 }
 
 func (d *differ) commit(v *snapView) {
-	d.last = v
+	d.last, d.goodAt = v, v.at
 	switch v.state {
 	case StateStable:
 		d.settled, d.stable = v, v
@@ -128,7 +131,11 @@ func (d *differ) observe(s Snapshot) []Event {
 	if d.lost {
 		d.lost = false
 		e := b.event(EventConnectionRestored, "")
-		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(d.lostAt)), true
+		from := d.goodAt
+		if from.IsZero() {
+			from = d.lostAt // no good poll before it: from the first failure
+		}
+		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(from)), true
 		e.Detail = "connection restored after " + humanDuration(e.Duration)
 		out = append(out, e)
 		if d.rb != nil {
@@ -558,10 +565,7 @@ func normState(s string) string {
 
 func groupExists(state string) bool { return Group{State: state}.Exists() }
 
-// rebalancing includes the KIP-848 states that mean the same thing.
-func rebalancing(state string) bool {
-	return Group{State: state}.Rebalancing() || state == "Assigning" || state == "Reconciling"
-}
+func rebalancing(state string) bool { return Group{State: state}.Rebalancing() }
 
 // settled states have no rebalance in progress; Stable is the only one
 // with owners.

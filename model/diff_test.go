@@ -445,8 +445,10 @@ func TestConnectionLostRestored(t *testing.T) {
 	if again := tr.ConnectionLost(at(3), err); again != nil {
 		t.Errorf("second failure of the same outage gave %v, want nothing", again)
 	}
+	// The outage runs from the last good poll (0s) to the first good one
+	// after it (14.4s), not from the first failure seen (2s).
 	got := tr.Observe(snap(14.4, stable, mem("consumer-a", 0, 1, 2)))
-	if len(got) != 1 || summary(got[0]) != "connection_restored dur=12.4s | connection restored after 12.4s" {
+	if len(got) != 1 || summary(got[0]) != "connection_restored dur=14.4s | connection restored after 14.4s" {
 		t.Fatalf("restore gave %v", got)
 	}
 	if next := tr.Observe(snap(15, stable, mem("consumer-a", 0, 1, 2))); len(next) != 0 {
@@ -684,5 +686,34 @@ func TestStaticMemberRestart(t *testing.T) {
 		if e.Type == EventRebalanceCompleted && (len(e.Moves) != 1 || e.Moves[0].Partition != 2) {
 			t.Errorf("rebalance_completed %s, want only p2 moved", summary(e))
 		}
+	}
+}
+
+// Events are dated when the poll that showed them completed: a poll that
+// began before a broker froze and was answered when it thawed shows the
+// recovery at its answer, and the outage lasts from the last good answer.
+func TestOutageDatedByPollCompletion(t *testing.T) {
+	tr := NewTracker("order-workers", 0)
+	first := snap(0, stable, mem("consumer-a", 0, 1, 2))
+	first.CompletedAt = at(0.05)
+	tr.Observe(first)
+	tr.ConnectionLost(at(10.05), errors.New("i/o timeout")) // the poll at 0.05s… timed out at 10s
+	thawed := snap(11, stable, mem("consumer-a", 0, 1, 2))  // began at 11s, answered at 12.5s
+	thawed.CompletedAt = at(12.5)
+	got := tr.Observe(thawed)
+	if len(got) != 1 || got[0].Type != EventConnectionRestored {
+		t.Fatalf("restore gave %v", got)
+	}
+	if !got[0].Time.Equal(at(12.5)) || got[0].Duration != 12450*time.Millisecond {
+		t.Errorf("connection_restored at %s after %s, want at the answer (12.5s) after 12.45s", got[0].Time.Sub(at(0)), got[0].Duration)
+	}
+
+	// Lost from the start: the outage runs from the first failure.
+	tr = NewTracker("order-workers", 0)
+	tr.ConnectionLost(at(1), errors.New("refused"))
+	s := snap(5, stable, mem("consumer-a", 0, 1, 2))
+	s.CompletedAt = at(5.5)
+	if got := tr.Observe(s); len(got) != 2 || got[0].Duration != 4500*time.Millisecond {
+		t.Errorf("restore after an outage from the start gave %v", got)
 	}
 }

@@ -21,6 +21,11 @@ const (
 	StatePreparingRebalance  = "PreparingRebalance"
 	StateCompletingRebalance = "CompletingRebalance"
 	StateDead                = "Dead"
+	// StateAssigning and StateReconciling are KIP-848 consumer groups
+	// between target assignments: the same as a classic rebalance to
+	// the reader.
+	StateAssigning   = "Assigning"
+	StateReconciling = "Reconciling"
 	// StateUnknown is a group that DescribeGroups reports as Dead although
 	// it has committed offsets: a group of another protocol, such as a
 	// KIP-848 consumer group, which the classic API cannot describe. Its
@@ -59,9 +64,16 @@ type Group struct {
 // never created, or was deleted, is reported as Dead.
 func (g Group) Exists() bool { return g.State != "" && g.State != StateDead }
 
-// Rebalancing reports whether the group is between generations.
+// Rebalancing reports whether the group is between generations (classic
+// PreparingRebalance and CompletingRebalance; KIP-848 Assigning and
+// Reconciling). It is the one rule: it drives fast polling, the timeline's
+// rebalances and the "is rebalancing" words alike.
 func (g Group) Rebalancing() bool {
-	return g.State == StatePreparingRebalance || g.State == StateCompletingRebalance
+	switch g.State {
+	case StatePreparingRebalance, StateCompletingRebalance, StateAssigning, StateReconciling:
+		return true
+	}
+	return false
 }
 
 // StateText says the group's state in kafka-consumer-groups' words.
@@ -69,7 +81,7 @@ func (g Group) StateText() string {
 	switch g.State {
 	case StateEmpty:
 		return "has no active members"
-	case StatePreparingRebalance, StateCompletingRebalance:
+	case StatePreparingRebalance, StateCompletingRebalance, StateAssigning, StateReconciling:
 		return "is rebalancing"
 	case StateDead, "":
 		return "does not exist"
@@ -196,13 +208,16 @@ type Observation struct {
 
 // Snapshot is the state of one group at one instant.
 type Snapshot struct {
-	TakenAt    time.Time
-	Brokers    []string
-	Group      Group
-	Members    []Member
-	Partitions []PartitionLag
-	TotalLag   int64
-	MaxLag     int64
+	// TakenAt is when the poll began reading (lag ages are measured from
+	// it); CompletedAt when its last answer came, zero when not known.
+	TakenAt     time.Time
+	CompletedAt time.Time
+	Brokers     []string
+	Group       Group
+	Members     []Member
+	Partitions  []PartitionLag
+	TotalLag    int64
+	MaxLag      int64
 	// MaxLagAge is the largest known LagAge; MaxLagAgeKnown is false when
 	// no partition's age is known.
 	MaxLagAge      time.Duration
@@ -234,6 +249,17 @@ type Snapshot struct {
 	// TotalLagHistory is total lag over the last minutes, oldest first, one
 	// point per HistoryOptions.SparkEvery (for a sparkline).
 	TotalLagHistory []int64
+}
+
+// ObservedAt is when the snapshot was seen: the completion of the poll
+// that read it, or its start when that is not known. Timeline events are
+// dated by it: a group's change, or its coming back after an outage, is
+// known only once the poll that shows it has answered.
+func (s Snapshot) ObservedAt() time.Time {
+	if s.CompletedAt.IsZero() {
+		return s.TakenAt
+	}
+	return s.CompletedAt
 }
 
 // NewSnapshot computes lag for every partition that is owned or committed,

@@ -60,7 +60,7 @@ func (h *History) events(s *Snapshot, changes []statusChange) []Event {
 		if len(group) == 0 {
 			continue
 		}
-		ev := Event{Time: s.TakenAt, Type: EventStatusChanged, Group: s.Group.ID, State: string(status)}
+		ev := Event{Time: s.ObservedAt(), Type: EventStatusChanged, Group: s.Group.ID, State: string(status)}
 		ev.Partitions = make([]TopicPartition, len(group))
 		for j, c := range group {
 			ev.Partitions[j] = s.Partitions[c.i].TopicPartition

@@ -154,8 +154,9 @@ func (t *Tracker) ConnectionLost(at time.Time, err error) []Event {
 
 // Add records an event from outside the diff, such as a demo consumer's
 // report. Its Group is filled in when empty, and a zero Time becomes that of
-// the newest event held, so it is not filed as the oldest.
-func (t *Tracker) Add(e Event) {
+// the newest event held, so it is not filed as the oldest. It returns the
+// event as filed.
+func (t *Tracker) Add(e Event) Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if e.Group == "" {
@@ -167,6 +168,7 @@ func (t *Tracker) Add(e Event) {
 		}
 	}
 	t.tl.Add(e)
+	return e
 }
 
 // Timeline returns the tracker's timeline.

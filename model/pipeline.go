@@ -1,0 +1,78 @@
+package model
+
+import "time"
+
+// Pipeline is the one path from the polls of a group to what every view of
+// it shows: each good poll is annotated (statuses, rates, ETA: History),
+// diffed into timeline events (Tracker), and recorded in the ownership
+// lanes (Lanes); a failed poll is an outage. The TUI, `--events` and replay
+// all feed their snapshots through one, so they tell the same story. Like
+// the rest of the package it does no I/O and reads no clock: callers pass
+// the times in. It is not safe for concurrent use, except for its
+// Timeline.
+type Pipeline struct {
+	history *History
+	tracker *Tracker
+	lanes   *Lanes
+}
+
+// PipelineOptions configure a Pipeline. Zero fields take their defaults.
+type PipelineOptions struct {
+	// Group names the group in the events.
+	Group string
+	// TimelineSize is the number of events the timeline keeps
+	// (DefaultTimelineCapacity).
+	TimelineSize int
+	// History tunes statuses and rates (`--stall-after`).
+	History HistoryOptions
+	// LaneHorizon is how much ownership history the lanes keep
+	// (DefaultLaneHorizon).
+	LaneHorizon time.Duration
+}
+
+// NewPipeline returns a pipeline that has seen nothing yet.
+func NewPipeline(o PipelineOptions) *Pipeline {
+	return &Pipeline{
+		history: NewHistory(o.History),
+		tracker: NewTracker(o.Group, o.TimelineSize),
+		lanes:   NewLanes(o.LaneHorizon),
+	}
+}
+
+// Observe takes a good poll: it fills s's derived fields (History.Annotate
+// writes into s.Partitions, so s must not be shared yet) and returns the
+// events it gives, in the order they are filed: the diff's (joins, leaves,
+// rebalances, a restored connection first), then the status changes. The
+// pipeline keeps a reference to s's members and partitions until the next
+// Observe; do not modify them.
+func (p *Pipeline) Observe(s *Snapshot) []Event {
+	status := p.history.Annotate(s)
+	p.lanes.Observe(*s)
+	events := p.tracker.Observe(*s)
+	for _, e := range status {
+		p.tracker.Add(e)
+	}
+	return append(events, status...)
+}
+
+// Failed records a poll that failed at at, when the failure was seen. The
+// first failure of an outage gives a connection_lost event; the next good
+// poll gives connection_restored, with the outage's length.
+func (p *Pipeline) Failed(at time.Time, err error) []Event {
+	events := p.tracker.ConnectionLost(at, err)
+	if len(events) > 0 {
+		p.lanes.Lost(at)
+	}
+	return events
+}
+
+// Add files an event from outside the polls (a demo consumer's report) and
+// returns it as filed: its group filled in, and a zero time made that of
+// the newest event.
+func (p *Pipeline) Add(e Event) Event { return p.tracker.Add(e) }
+
+// Timeline returns the events filed so far.
+func (p *Pipeline) Timeline() *Timeline { return p.tracker.Timeline() }
+
+// Lanes returns the ownership history.
+func (p *Pipeline) Lanes() *Lanes { return p.lanes }

@@ -1,0 +1,223 @@
+// Package headless is kgwatch without a terminal UI: `--events` writes the
+// timeline of a group as JSON lines. It feeds the same model.Pipeline as
+// the TUI, so both tell the same story, and it imports no Bubble Tea.
+package headless
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Source is what the events runner needs from a poller (kafka.Watcher
+// satisfies it).
+type Source interface {
+	Poll(ctx context.Context) (model.Snapshot, error)
+}
+
+// Options configure RunEvents.
+type Options struct {
+	Group    string
+	Interval time.Duration // poll interval; model.MinInterval at least
+	Timeout  time.Duration // per poll
+	// StallAfter is `--stall-after` (zero: the model's default).
+	StallAfter time.Duration
+	// TimelineSize bounds the events kept for diffing (zero: default).
+	TimelineSize int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Events, when set, carries events from outside the polls (demo
+	// consumers' reports); they are written too.
+	Events <-chan model.Event
+	// Queue bounds the lines waiting for a reader that does not read
+	// (zero: 1,024). The polls wait while it is full.
+	Queue int
+	// Grace is how long, once ctx is done, the lines already queued may
+	// take to be written (zero: 500ms).
+	Grace time.Duration
+}
+
+// RunEvents is `--events`: it polls src on the TUI's cadence
+// (model.NextPollDelay: opts.Interval, faster while the group rebalances,
+// backing off after failures), feeds each poll through a model.Pipeline and
+// writes every event as one JSON line to out, until ctx is done; then it
+// returns nil. Events from opts.Events are written too. A failed poll is
+// one line on errOut and a connection_lost event (once per outage);
+// polling goes on.
+//
+// Lines are written from a goroutine of their own, so a reader that stops
+// reading (a full pipe) never keeps RunEvents from ending when ctx is done:
+// it waits at most opts.Grace for the lines in hand, then says on errOut
+// how many it could not write, and returns.
+func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Writer) error {
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Queue <= 0 {
+		opts.Queue = 1024
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = 500 * time.Millisecond
+	}
+	pipe := model.NewPipeline(model.PipelineOptions{
+		Group: opts.Group, TimelineSize: opts.TimelineSize,
+		History: model.HistoryOptions{StallAfter: opts.StallAfter},
+	})
+	w := newLineWriter(out, opts.Queue)
+	defer func() {
+		if n := w.stop(opts.Grace); n > 0 {
+			fmt.Fprintf(errOut, "kgwatch: stopped with %s not written: stdout was not being read\n", plural(n, "event"))
+		}
+	}()
+	write := func(evs []model.Event) error {
+		for _, e := range evs {
+			b, err := model.MarshalEventJSON(e)
+			if err != nil {
+				return fmt.Errorf("encode %s event: %w", e.Type, err)
+			}
+			if err := w.write(ctx, append(b, '\n')); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	var (
+		group    model.Group
+		failures int
+	)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	events := opts.Events
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if e.Time.IsZero() {
+				e.Time = opts.Now()
+			}
+			if err := write([]model.Event{pipe.Add(e)}); err != nil {
+				return done(ctx, err)
+			}
+			continue
+		case <-timer.C:
+		}
+		started := opts.Now()
+		pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		snap, err := src.Poll(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil // interrupted mid-poll: not a failure
+		}
+		var evs []model.Event
+		if err != nil {
+			failures++
+			fmt.Fprintf(errOut, "kgwatch: poll %s (attempt %d, retrying in %s): %s\n",
+				model.Printable(opts.Group), failures, model.NextPollDelay(group, opts.Interval, failures, opts.Now().Sub(started)), oneLine(err.Error()))
+			evs = pipe.Failed(opts.Now(), err)
+		} else {
+			failures = 0
+			if snap.CompletedAt.IsZero() {
+				snap.CompletedAt = opts.Now()
+			}
+			group = snap.Group
+			evs = pipe.Observe(&snap)
+		}
+		if err := write(evs); err != nil {
+			return done(ctx, err)
+		}
+		timer.Reset(model.NextPollDelay(group, opts.Interval, failures, opts.Now().Sub(started)))
+	}
+}
+
+// done is a write's error, unless ctx ended meanwhile: then the watch was
+// interrupted, which is not a failure.
+func done(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func oneLine(s string) string {
+	return model.Printable(strings.Join(strings.Fields(s), " "))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// lineWriter writes lines to out from a goroutine of its own, in order, one
+// Write per line so a reader never sees half an event.
+type lineWriter struct {
+	q    chan []byte
+	errc chan error // the first write error
+	done chan struct{}
+}
+
+func newLineWriter(out io.Writer, queue int) *lineWriter {
+	w := &lineWriter{q: make(chan []byte, queue), errc: make(chan error, 1), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		for line := range w.q {
+			if _, err := out.Write(line); err != nil {
+				w.errc <- fmt.Errorf("write event: %w", err)
+				for range w.q { // drain: nothing more is written
+				}
+				return
+			}
+		}
+	}()
+	return w
+}
+
+// write queues line; it waits while the queue is full, until ctx is done.
+func (w *lineWriter) write(ctx context.Context, line []byte) error {
+	select {
+	case err := <-w.errc:
+		return err
+	default:
+	}
+	select {
+	case w.q <- line:
+		return nil
+	case err := <-w.errc:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// stop lets the queued lines be written for up to grace and returns how
+// many were not: when it times out the writer is stuck in a Write, so the
+// line in hand and those still queued. A writer blocked on a reader that
+// never reads is left behind: the process is ending.
+func (w *lineWriter) stop(grace time.Duration) int {
+	close(w.q)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-w.done:
+		return 0
+	case <-t.C:
+		return len(w.q) + 1
+	}
+}

@@ -1,0 +1,219 @@
+package headless
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+// fakeSource replays scripted polls; the last one repeats.
+type fakeSource struct {
+	mu      sync.Mutex
+	results []pollResult
+}
+
+type pollResult struct {
+	snap model.Snapshot
+	err  error
+}
+
+func (f *fakeSource) Poll(ctx context.Context) (model.Snapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r := f.results[0]
+	if len(f.results) > 1 {
+		f.results = f.results[1:]
+	}
+	return r.snap, r.err
+}
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func tp(topic string, p int32) model.TopicPartition {
+	return model.TopicPartition{Topic: topic, Partition: p}
+}
+
+func groupSnapshot(state string, members ...model.Member) model.Snapshot {
+	const topic = "order-rebalancing"
+	obs := model.Observation{
+		TakenAt:   t0,
+		Group:     model.Group{ID: "order-workers", State: state, ProtocolType: "consumer", Assignor: "range"},
+		Members:   members,
+		Committed: map[model.TopicPartition]int64{tp(topic, 0): 10, tp(topic, 1): 20, tp(topic, 2): 30},
+		Offsets: map[model.TopicPartition]model.PartitionOffsets{
+			tp(topic, 0): {LogStart: 0, LogEnd: 12}, tp(topic, 1): {LogStart: 0, LogEnd: 20}, tp(topic, 2): {LogStart: 0, LogEnd: 31},
+		},
+	}
+	return model.NewSnapshot(obs)
+}
+
+func stableSnapshot() model.Snapshot {
+	const topic = "order-rebalancing"
+	return groupSnapshot(model.StateStable,
+		model.Member{MemberID: "consumer-a-1", ClientID: "consumer-a", Partitions: []model.TopicPartition{tp(topic, 0), tp(topic, 1)}},
+		model.Member{MemberID: "consumer-b-2", ClientID: "consumer-b", Partitions: []model.TopicPartition{tp(topic, 2)}})
+}
+
+func rebalancingSnapshot() model.Snapshot {
+	return groupSnapshot(model.StatePreparingRebalance,
+		model.Member{MemberID: "consumer-a-1", ClientID: "consumer-a"},
+		model.Member{MemberID: "consumer-b-2", ClientID: "consumer-b"},
+		model.Member{MemberID: "consumer-c-3", ClientID: "consumer-c"})
+}
+
+func emptySnapshot() model.Snapshot { return groupSnapshot(model.StateEmpty) }
+
+// lockedBuffer is a bytes.Buffer safe to read while RunEvents writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestRunEventsWritesJSONLines(t *testing.T) {
+	refused := errors.New("dial tcp 127.0.0.1:29092: connect: connection refused")
+	at := func(d time.Duration, s model.Snapshot) model.Snapshot { s.TakenAt = t0.Add(d); return s }
+	src := &fakeSource{results: []pollResult{
+		{snap: at(0, stableSnapshot())},
+		{snap: at(time.Second, rebalancingSnapshot())},
+		{err: refused},
+		{err: refused},
+		{snap: at(4*time.Second, emptySnapshot())},
+	}}
+	clk := &clock{t: t0.Add(2 * time.Second)}
+	demo := make(chan model.Event, 1)
+	demo <- model.Event{Type: model.EventDemoKilled, ClientID: "consumer-b", Detail: "consumer-b killed"}
+	var out, errOut lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		// A short interval: backoff after the two failures is 1s + 2s.
+		done <- RunEvents(ctx, src, Options{Group: "order-workers", Interval: 10 * time.Millisecond, Now: clk.Now, Events: demo}, &out, &errOut)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), `"group_empty"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no group_empty after 10s; stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("RunEvents = %v after cancel, want nil", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("RunEvents did not return after cancel")
+	}
+
+	var types []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var e struct {
+			Time  string `json:"time"`
+			Type  string `json:"type"`
+			Group string `json:"group"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("line is not JSON: %q: %v", line, err)
+		}
+		if e.Group != "order-workers" || e.Time == "" {
+			t.Errorf("line lacks group or time: %q", line)
+		}
+		types = append(types, e.Type)
+	}
+	got := strings.Join(types, " ")
+	for _, want := range []string{
+		"watch_started",
+		"demo_killed",
+		"rebalance_started",
+		"connection_lost connection_restored",
+		"group_empty",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("events %q lack %q", got, want)
+		}
+	}
+	if !strings.HasPrefix(got, "watch_started") && !strings.HasPrefix(got, "demo_killed watch_started") {
+		t.Errorf("events start %q", got)
+	}
+	if n := strings.Count(got, "connection_lost"); n != 1 {
+		t.Errorf("%d connection_lost for one outage", n)
+	}
+	errLines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if len(errLines) != 2 || !strings.Contains(errLines[0], "connection refused") || !strings.Contains(errLines[1], "attempt 2") {
+		t.Errorf("stderr:\n%s", errOut.String())
+	}
+}
+
+// A reader that never reads (a full pipe) must not keep --events from
+// ending: cancelled, RunEvents returns within about its grace and says on
+// stderr how many events it could not write.
+func TestRunEventsEndsWithStalledReader(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}, {snap: rebalancingSnapshot()}, {snap: stableSnapshot()}}}
+	// Events far larger than the pipe's buffer: the writer blocks.
+	big := make(chan model.Event, 200)
+	for i := range 200 {
+		big <- model.Event{Type: model.EventDemoDuplicate, ClientID: "consumer-a", Detail: strings.Repeat("x", 4096) + fmt.Sprint(i)}
+	}
+	var errOut lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RunEvents(ctx, src, Options{Group: "order-workers", Interval: 100 * time.Millisecond, Events: big, Queue: 8, Grace: 200 * time.Millisecond}, w, &errOut)
+	}()
+	time.Sleep(300 * time.Millisecond) // the pipe fills and the writer blocks
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("RunEvents = %v, want nil", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("RunEvents did not end within 2s of the signal while its reader stalled")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("RunEvents took %s to end, want under a second", took)
+	}
+	if !strings.Contains(errOut.String(), "not written: stdout was not being read") {
+		t.Errorf("stderr does not say events were lost: %q", errOut.String())
+	}
+}
