@@ -199,7 +199,8 @@ func (w *Watcher) explain(ctx context.Context, addr string, rep connReport, err 
 	connected := rep.read > 0 || rep.readErr != nil || rep.notTLS
 	switch {
 	case tlsOn && rep.notTLS:
-		return fmt.Errorf("TLS handshake with %s failed: the broker may not use TLS (it answers Kafka requests without it): %w", addr, err)
+		// err is the handshake cut short; the probe's answer is the news.
+		return fmt.Errorf("TLS handshake with %s failed: the broker may not use TLS (it answered a plaintext ApiVersions request)", addr)
 	case tlsOn && errors.As(err, &recErr):
 		return fmt.Errorf("TLS handshake with %s failed: the broker may not use TLS: %w", addr, err)
 	case tlsOn && connected && rep.read == 0 && closedByPeer(rep.readErr):
