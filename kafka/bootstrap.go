@@ -218,16 +218,13 @@ func (w *Watcher) bootstrap(ctx context.Context) (*meta.Response, error) {
 	}
 	d := newBootDialer(w.dial, addrs, w.cfg)
 	boot := bootAddr(addrs)
-	cands := make([]*candidate, len(addrs))
-	var mu sync.Mutex // guards cands while attempts start
+	cands := make([]*candidate, len(addrs)) // each try sets its own
 	stagger := min(bootstrapStagger, w.cfg.Timeout/time.Duration(2*len(addrs)))
 
 	win, res, errs := firstAnswer(ctx, len(addrs), stagger, func(ctx context.Context, i int) (*meta.Response, error) {
 		c := &candidate{d: d, addr: addrs[i]}
 		c.tr = w.newTransport(c.dial)
-		mu.Lock()
 		cands[i] = c
-		mu.Unlock()
 		rctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 		defer cancel()
 		r, err := c.tr.RoundTrip(rctx, boot, &meta.Request{TopicNames: []string{}})
