@@ -164,8 +164,8 @@ func TestTransportRedialAvoidsHungBroker(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		start := time.Now()
 		var err error
-		// The first try may take the dead pooled connection.
-		for try := 0; try < 3; try++ {
+		// The first tries may take dead pooled connections.
+		for try := 0; try < 5; try++ {
 			if _, err = w.tr.RoundTrip(ctx, w.addr, &apiversions.Request{}); err == nil {
 				break
 			}
