@@ -108,6 +108,9 @@ func (s *securityFlags) apply(cfg *kafka.Config) error {
 			return usageError{fmt.Sprintf("read --sasl-password-file: %v", err)}
 		}
 		pass = strings.TrimRight(string(b), "\r\n")
+		if pass == "" {
+			return usageError{fmt.Sprintf("--sasl-password-file %s is empty", s.saslPassFile)}
+		}
 	}
 	m, err := kafka.SASLMechanism(s.saslMech, s.saslUser, pass)
 	if err != nil {
@@ -213,6 +216,28 @@ func defaultBrokers() string {
 	return "localhost:9092"
 }
 
+// parseBrokers reads a broker list (--brokers, or $KAFKA_BROKERS as
+// name): comma separated, each address made host:port by
+// kafka.ParseBroker, duplicates dropped.
+func parseBrokers(s, name string) ([]string, error) {
+	var out []string
+	seen := make(map[string]bool)
+	for _, p := range splitList(s) {
+		a, err := kafka.ParseBroker(p)
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("%s: %v", name, err)}
+		}
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usageError{name + " is empty"}
+	}
+	return out, nil
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
@@ -255,6 +280,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("--timeout must be positive, got %s", f.timeout)}
 	case f.stallAfter <= 0:
 		return usageError{fmt.Sprintf("--stall-after must be positive, got %s", f.stallAfter)}
+	case f.group == "" && fs.Changed("group"):
+		return usageError{"--group is empty"}
 	case f.group == "" && f.events:
 		return usageError{"--events needs --group: the timeline is one group's"}
 	case strings.HasPrefix(f.group, "-"):
@@ -264,9 +291,13 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case f.once && f.events:
 		return usageError{"--once and --events do not go together"}
 	}
-	brokers := splitList(f.brokers)
-	if len(brokers) == 0 {
-		return usageError{"--brokers is empty"}
+	brokersFrom := "--brokers"
+	if !fs.Changed("brokers") && os.Getenv("KAFKA_BROKERS") != "" {
+		brokersFrom = "$KAFKA_BROKERS"
+	}
+	brokers, err := parseBrokers(f.brokers, brokersFrom)
+	if err != nil {
+		return err
 	}
 
 	cfg := kafka.Config{Brokers: brokers, Group: f.group, Timeout: f.timeout}
@@ -502,10 +533,11 @@ func (f *demoFlags) config(fs *pflag.FlagSet) (demo.Config, error) {
 		c.Listen = ports
 	}
 	if fs.Changed("brokers") {
-		c.Brokers = splitList(f.brokers)
-		if len(c.Brokers) == 0 {
-			return c, usageError{"--brokers is empty"}
+		brokers, err := parseBrokers(f.brokers, "--brokers")
+		if err != nil {
+			return c, err
 		}
+		c.Brokers = brokers
 	}
 	return c, nil
 }

@@ -74,6 +74,16 @@ func TestUsageErrors(t *testing.T) {
 		{"demo --topic ", []string{"demo", "--topic", ""}, "--topic must not be empty"},
 		{"demo --interval 0s", []string{"demo", "--interval", "0s"}, "--interval must be positive"},
 		{"demo --session-timeout soon", []string{"demo", "--session-timeout", "soon"}, `invalid argument "soon"`},
+		{"empty group", []string{"-g", "", "--once"}, "--group is empty"},
+		{"empty group, long flag", []string{"--group=", "--once"}, "--group is empty"},
+		{"empty group, single dash", []string{"-group", ""}, "--group is empty"},
+		{"empty password file", []string{"-g", "g", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-file", os.DevNull}, "--sasl-password-file /dev/null is empty"},
+		{"broker ambiguous IPv6", []string{"-g", "g", "-b", "h:9092,fe80::1:9092"}, `--brokers: broker address "fe80::1:9092" is ambiguous`},
+		{"broker bad port", []string{"-g", "g", "-b", "kafka:http"}, `--brokers: broker address "kafka:http": port "http" is not a number from 1 to 65535`},
+		{"broker brackets twice", []string{"-g", "g", "-b", "[[::1]]"}, `--brokers: broker address "[[::1]]"`},
+		{"broker no host", []string{"-g", "g", "-b", ":9092"}, `--brokers: broker address ":9092": no host`},
+		{"broker control character", []string{"-g", "g", "-b", "kafka\x1b[2J"}, `--brokers: broker address "kafka\x1b[2J": want host:port`},
+		{"demo broker bad port", []string{"demo", "--brokers", "kafka:0"}, `--brokers: broker address "kafka:0": port "0"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -629,4 +639,77 @@ func TestOverviewEndToEnd(t *testing.T) {
 	drv.waitScreen(10*time.Second, "the overview again", func(s string) bool {
 		return strings.Contains(s, "all groups") && row.MatchString(s)
 	})
+}
+
+// SASL with a user and no password is a usage error naming where the
+// password comes from, not an attempt with an empty one.
+func TestSASLWithoutPassword(t *testing.T) {
+	t.Setenv("KGWATCH_SASL_PASSWORD", "")
+	for _, mech := range []string{"PLAIN", "SCRAM-SHA-512"} {
+		code, _, stderr := runArgs("-g", "g", "-b", "127.0.0.1:1", "--once", "--sasl-mechanism", mech, "--sasl-user", "u")
+		want := "kgwatch: SASL " + mech + " needs a password: set $KGWATCH_SASL_PASSWORD or --sasl-password-file (see kgwatch --help)\n"
+		if code != exitUsage || stderr != want {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", mech, code, stderr, exitUsage, want)
+		}
+	}
+}
+
+// A bad $KAFKA_BROKERS is named as such, not as --brokers.
+func TestBadKafkaBrokersEnv(t *testing.T) {
+	t.Setenv("KAFKA_BROKERS", "kafka:99999")
+	code, _, stderr := runArgs("-g", "g", "--once")
+	if code != exitUsage || !strings.HasPrefix(stderr, `kgwatch: $KAFKA_BROKERS: broker address "kafka:99999": port`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestParseBrokers(t *testing.T) {
+	got, err := parseBrokers(" [::1], ::1 ,kafka,kafka:9092,[2001:db8::1]:19092,", "--brokers")
+	want := []string{"[::1]:9092", "kafka:9092", "[2001:db8::1]:19092"}
+	if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("parseBrokers = %q, %v; want %q", got, err, want)
+	}
+}
+
+// -b '[::1]' is printed as [::1]:9092 wherever the address is shown (here
+// the error of a --once that cannot connect), never [[::1]]:9092.
+func TestIPv6BrokerPrintedOnce(t *testing.T) {
+	for _, b := range []string{"[::1]", "::1"} {
+		code, _, stderr := runArgs("-g", "g", "-b", b, "--once", "--timeout", "1s")
+		if code != exitRuntime || !strings.Contains(stderr, "connect to broker [::1]:9092: ") || strings.Contains(stderr, "[[") {
+			t.Errorf("-b %s: exit %d, stderr %q; want an error naming [::1]:9092", b, code, stderr)
+		}
+	}
+}
+
+// --once with a first bootstrap broker that accepts and never answers:
+// every run connects, in about the time of the good broker, far within
+// --timeout (kafka-go alone bet on one address: half the runs timed out).
+func TestOnceHungFirstBroker(t *testing.T) {
+	d := startDemo(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close() // accepts connections (the kernel's backlog) and never answers
+	brokers := l.Addr().String() + "," + d.Brokers()[0]
+	const timeout = 10 * time.Second
+	var longest time.Duration
+	for i := 0; i < 10; i++ {
+		args := []string{"-b", brokers, "--once", "--timeout", timeout.String()}
+		if i%2 == 1 {
+			args = append(args, "-g", "order-workers")
+		}
+		start := time.Now()
+		code, _, stderr := runArgs(args...)
+		took := time.Since(start)
+		longest = max(longest, took)
+		if code != exitOK && !strings.Contains(stderr, "does not exist") {
+			t.Fatalf("run %d %q: exit %d after %s: %s", i, args, code, took, stderr)
+		}
+	}
+	t.Logf("longest of 10 runs: %s", longest)
+	if longest > timeout/4 {
+		t.Errorf("longest run %s: want well within --timeout %s", longest, timeout)
+	}
 }

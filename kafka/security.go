@@ -53,29 +53,32 @@ func TLSConfig(o TLSOptions) (*tls.Config, error) {
 }
 
 // SASLMechanism builds a SASL mechanism by name (PLAIN, SCRAM-SHA-256,
-// SCRAM-SHA-512), or nil when name is empty. The password never appears in
-// the errors.
+// SCRAM-SHA-512), or nil when name is empty. An empty user or password is
+// an error, not an attempt. The password never appears in the errors.
 func SASLMechanism(name, user, password string) (sasl.Mechanism, error) {
 	if name == "" {
 		return nil, nil
 	}
+	mech := strings.ToUpper(name)
+	if mech != "PLAIN" && mech != "SCRAM-SHA-256" && mech != "SCRAM-SHA-512" {
+		return nil, fmt.Errorf("unknown SASL mechanism %q: use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", name)
+	}
 	if user == "" {
 		return nil, fmt.Errorf("SASL %s needs --sasl-user", name)
 	}
-	switch strings.ToUpper(name) {
-	case "PLAIN":
-		return plain.Mechanism{Username: user, Password: password}, nil
-	case "SCRAM-SHA-256", "SCRAM-SHA-512":
-		algo := scram.SHA256
-		if strings.ToUpper(name) == "SCRAM-SHA-512" {
-			algo = scram.SHA512
-		}
-		m, err := scram.Mechanism(algo, user, password)
-		if err != nil {
-			return nil, fmt.Errorf("SASL %s: %w", name, err)
-		}
-		return m, nil
-	default:
-		return nil, fmt.Errorf("unknown SASL mechanism %q: use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", name)
+	if password == "" {
+		return nil, fmt.Errorf("SASL %s needs a password: set $KGWATCH_SASL_PASSWORD or --sasl-password-file", name)
 	}
+	if mech == "PLAIN" {
+		return plain.Mechanism{Username: user, Password: password}, nil
+	}
+	algo := scram.SHA256
+	if mech == "SCRAM-SHA-512" {
+		algo = scram.SHA512
+	}
+	m, err := scram.Mechanism(algo, user, password)
+	if err != nil {
+		return nil, fmt.Errorf("SASL %s: %w", name, err)
+	}
+	return m, nil
 }

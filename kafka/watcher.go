@@ -21,7 +21,6 @@ import (
 	"github.com/segmentio/kafka-go/protocol"
 	"github.com/segmentio/kafka-go/protocol/describegroups"
 	"github.com/segmentio/kafka-go/protocol/findcoordinator"
-	meta "github.com/segmentio/kafka-go/protocol/metadata"
 	"github.com/segmentio/kafka-go/protocol/offsetfetch"
 	"github.com/segmentio/kafka-go/sasl"
 
@@ -233,8 +232,17 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 	return obs, nil
 }
 
-// roundTrip sends one request with the configured timeout.
+// roundTrip sends one request with the configured timeout. A Metadata
+// request that its broker does not answer goes to another (anybroker.go).
 func (w *Watcher) roundTrip(ctx context.Context, req protocol.Message) (protocol.Message, error) {
+	if m, ok := req.(*metadataRequest); ok {
+		return w.metadataFromAny(ctx, m)
+	}
+	return w.send(ctx, req)
+}
+
+// send sends one request to the broker it is routed to.
+func (w *Watcher) send(ctx context.Context, req protocol.Message) (protocol.Message, error) {
 	rctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
 	res, err := w.transport().RoundTrip(rctx, w.addr, req)
@@ -251,22 +259,29 @@ func (w *Watcher) roundTrip(ctx context.Context, req protocol.Message) (protocol
 	return res, err
 }
 
+// transport returns the watcher's transport; brokers makes it, by racing
+// the bootstrap brokers (bootstrap.go).
 func (w *Watcher) transport() *kafka.Transport {
 	if w.tr == nil {
-		w.tr = &kafka.Transport{
-			Dial:        w.dial,
-			DialTimeout: w.cfg.Timeout,
-			// The transport's own metadata only tracks the broker list,
-			// for routing; topic metadata is the watcher's (see
-			// refreshMetadata), so no topic is asked for here.
-			MetadataTopics: []string{},
-			MetadataTTL:    metadataMaxAge,
-			ClientID:       clientID,
-			TLS:            w.cfg.TLS,
-			SASL:           w.cfg.SASL,
-		}
+		w.tr = w.newTransport(w.plainDial)
 	}
 	return w.tr
+}
+
+// newTransport is the one kafka-go transport configuration.
+func (w *Watcher) newTransport(dial func(ctx context.Context, network, address string) (net.Conn, error)) *kafka.Transport {
+	return &kafka.Transport{
+		Dial:        dial,
+		DialTimeout: w.cfg.Timeout,
+		// The transport's own metadata only tracks the broker list, for
+		// routing; topic metadata is the watcher's (see refreshMetadata),
+		// so no topic is asked for here.
+		MetadataTopics: []string{},
+		MetadataTTL:    metadataMaxAge,
+		ClientID:       clientID,
+		TLS:            w.cfg.TLS,
+		SASL:           w.cfg.SASL,
+	}
 }
 
 // resetTransport drops every connection, so the next request reconnects
@@ -281,28 +296,16 @@ func (w *Watcher) resetTransport() {
 }
 
 // brokers returns the cluster's brokers as the transport last saw them. It
-// is answered from the transport's cache; the first call connects.
+// is answered from the transport's cache; the first call connects, to
+// whichever bootstrap broker answers first (bootstrap.go).
 func (w *Watcher) brokers(ctx context.Context) (map[int32]broker, error) {
-	res, err := w.roundTrip(ctx, &meta.Request{TopicNames: []string{}})
-	if err == nil && len(res.(*meta.Response).Brokers) == 0 {
-		err = errors.New("no brokers in metadata")
-	}
+	res, err := w.clusterMetadata(ctx)
 	if err != nil {
 		w.resetTransport()
-		which := "broker"
-		if len(w.cfg.Brokers) > 1 {
-			which = "brokers"
-		}
-		switch {
-		case errors.Is(err, io.ErrUnexpectedEOF) && w.cfg.SASL != nil:
-			err = fmt.Errorf("broker closed the connection while authenticating (check the SASL mechanism, user and password): %w", err)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			err = fmt.Errorf("broker closed the connection (does it require SASL or TLS?): %w", err)
-		}
-		return nil, fmt.Errorf("connect to %s %s: %w", which, strings.Join(w.cfg.Brokers, ","), err)
+		return nil, err
 	}
 	out := make(map[int32]broker)
-	for _, b := range res.(*meta.Response).Brokers {
+	for _, b := range res.Brokers {
 		out[b.NodeID] = broker{id: b.NodeID, addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))}
 	}
 	return out, nil

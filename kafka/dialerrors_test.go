@@ -1,0 +1,199 @@
+package kafka
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"io"
+	"math/big"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go/sasl/plain"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// testCert returns a server TLS configuration for 127.0.0.1 and a client
+// one trusting it.
+func testCert(t *testing.T) (server, client *tls.Config) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kgwatch test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}},
+		&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+}
+
+// listen serves every connection with serve, until the test ends.
+func listen(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// pollErr polls once with cfg and returns the error and how long it took.
+func pollErr(t *testing.T, cfg Config) (string, time.Duration) {
+	t.Helper()
+	cfg.Group = "g"
+	w := NewWatcher(cfg)
+	defer w.Close()
+	start := time.Now()
+	_, err := w.Poll(context.Background())
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("poll succeeded")
+	}
+	t.Logf("after %s: %v", took.Round(time.Millisecond), err)
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error is several lines: %q", err)
+	}
+	return err.Error(), took
+}
+
+// A plaintext client against a TLS listener (kfake's: Go's TLS server
+// closes a connection whose first bytes are not a handshake) is told the
+// broker may require TLS, at once, and not blamed on SASL credentials.
+func TestPlaintextAgainstTLSBroker(t *testing.T) {
+	server, _ := testCert(t)
+	tc := newTestCluster(t, false, kfake.TLS(server))
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"no SASL", Config{}},
+		{"SASL PLAIN", Config{SASL: plain.Mechanism{Username: "u", Password: "p"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := c.cfg
+			cfg.Brokers, cfg.Timeout = tc.addrs[:1], 5*time.Second
+			msg, took := pollErr(t, cfg)
+			if !strings.Contains(msg, "connect to broker "+tc.addrs[0]) || !strings.Contains(msg, "the broker may require TLS (--tls)") || strings.Contains(msg, "SASL") {
+				t.Errorf("error %q: want one naming %s, saying it may require TLS, not blaming SASL", msg, tc.addrs[0])
+			}
+			if took > time.Second {
+				t.Errorf("took %s: want at once", took)
+			}
+		})
+	}
+}
+
+// A broker whose TLS stack answers plaintext with an alert record (a JDK
+// broker's SSLEngine does) reads the same.
+func TestPlaintextAgainstTLSAlert(t *testing.T) {
+	addr := listen(t, func(c net.Conn) {
+		buf := make([]byte, 512)
+		if _, err := c.Read(buf); err != nil {
+			return
+		}
+		c.Write([]byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x0a}) // fatal alert: unexpected_message
+	})
+	msg, took := pollErr(t, Config{Brokers: []string{addr}, Timeout: 5 * time.Second, SASL: plain.Mechanism{Username: "u", Password: "p"}})
+	if !strings.Contains(msg, "the broker answered with TLS: the broker may require TLS (--tls)") || strings.Contains(msg, "password") {
+		t.Errorf("error %q: want one saying the broker answered with TLS", msg)
+	}
+	if took > time.Second {
+		t.Errorf("took %s: want at once", took)
+	}
+}
+
+// --tls against a plaintext kfake broker, which reads the ClientHello as
+// the start of a 352 MB request and waits for the rest: the plaintext probe
+// finds a Kafka broker there, and the poll fails in about tlsProbeAfter.
+func TestTLSAgainstPlaintextBroker(t *testing.T) {
+	tc := newTestCluster(t, false)
+	_, client := testCert(t)
+	const timeout = 10 * time.Second
+	msg, took := pollErr(t, Config{Brokers: tc.addrs[:1], Timeout: timeout, TLS: client})
+	want := "TLS handshake with " + tc.addrs[0] + " failed: the broker may not use TLS"
+	if !strings.Contains(msg, want) {
+		t.Errorf("error %q: want %q", msg, want)
+	}
+	if took > tlsProbeAfter+timeout/10 {
+		t.Errorf("took %s: want about %s, not the %s timeout", took, tlsProbeAfter, timeout)
+	}
+}
+
+// --tls against a plaintext broker that closes the connection on the
+// ClientHello, as Kafka does (the size field reads 0x16030100: past
+// socket.request.max.bytes).
+func TestTLSAgainstClosingBroker(t *testing.T) {
+	addr := listen(t, func(c net.Conn) {
+		io.ReadFull(c, make([]byte, 4))
+	})
+	_, client := testCert(t)
+	msg, took := pollErr(t, Config{Brokers: []string{addr}, Timeout: 5 * time.Second, TLS: client})
+	want := "TLS handshake with " + addr + " failed: the broker closed the connection; the broker may not use TLS"
+	if !strings.Contains(msg, want) {
+		t.Errorf("error %q: want %q", msg, want)
+	}
+	if took > time.Second {
+		t.Errorf("took %s: want at once", took)
+	}
+}
+
+// --tls against a broker that answers nothing at all: neither TLS nor
+// plaintext is heard, so the error says it did not answer, not that it
+// does not use TLS.
+func TestTLSAgainstHungBroker(t *testing.T) {
+	hung, accepted := hungBroker(t)
+	_, client := testCert(t)
+	msg, took := pollErr(t, Config{Brokers: []string{hung}, Timeout: time.Second, TLS: client})
+	if !strings.Contains(msg, "no answer within 1s") || strings.Contains(msg, "TLS") {
+		t.Errorf("error %q: want one saying the broker did not answer within 1s", msg)
+	}
+	if took > 2*time.Second {
+		t.Errorf("took %s with a 1s timeout", took)
+	}
+	if n := accepted.Load(); n != 2 {
+		t.Errorf("%d connections, want 2 (the handshake, the plaintext probe)", n)
+	}
+}
+
+// A plaintext broker requiring SASL, and a client without: the broker
+// answered ApiVersions, then closed: SASL is named, TLS is not.
+func TestPlaintextWithoutSASL(t *testing.T) {
+	tc := newTestCluster(t, false, kfake.EnableSASL(), kfake.Superuser("PLAIN", "u", "p"))
+	msg, _ := pollErr(t, Config{Brokers: tc.addrs[:1], Timeout: 2 * time.Second})
+	if !strings.Contains(msg, "SASL") || strings.Contains(msg, "TLS") {
+		t.Errorf("error %q: want SASL named, not TLS", msg)
+	}
+}
