@@ -121,7 +121,9 @@ func (s *securityFlags) apply(cfg *kafka.Config) error {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed, tmux kill-pane) ends the watch like q
+	// does, so the terminal is left as it was found.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return runContext(ctx, args, stdout, stderr)
 }
@@ -203,6 +205,15 @@ func longFlags(fs *pflag.FlagSet, args []string) []string {
 	return out
 }
 
+// durationRange is a usage error naming the flag and the accepted range
+// when d is outside [least, most].
+func durationRange(name string, d, least, most time.Duration) error {
+	if d < least || d > most {
+		return usageError{fmt.Sprintf("--%s must be from %s to %s, got %s", name, model.Setting(least), model.Setting(most), d)}
+	}
+	return nil
+}
+
 // oneLine is an error message for stderr: one line, and printable (it may
 // hold names and addresses that brokers chose).
 func oneLine(s string) string {
@@ -274,12 +285,22 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case f.output != "table" && f.output != "json":
 		return usageError{fmt.Sprintf("unknown output format %q: use table or json", f.output)}
-	case f.interval <= 0:
-		return usageError{fmt.Sprintf("--interval must be positive, got %s", f.interval)}
-	case f.timeout <= 0:
-		return usageError{fmt.Sprintf("--timeout must be positive, got %s", f.timeout)}
-	case f.stallAfter <= 0:
-		return usageError{fmt.Sprintf("--stall-after must be positive, got %s", f.stallAfter)}
+	}
+	for _, d := range []struct {
+		name           string
+		v, least, most time.Duration
+	}{
+		// A poll is a few requests per broker: faster than 100ms would
+		// load a production cluster for nothing a person can read.
+		{"interval", f.interval, model.MinInterval, time.Hour},
+		{"timeout", f.timeout, 100 * time.Millisecond, 10 * time.Minute},
+		{"stall-after", f.stallAfter, time.Second, 7 * 24 * time.Hour},
+	} {
+		if err := durationRange(d.name, d.v, d.least, d.most); err != nil {
+			return err
+		}
+	}
+	switch {
 	case f.group == "" && fs.Changed("group"):
 		return usageError{"--group is empty"}
 	case f.group == "" && f.events:

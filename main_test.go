@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,7 +42,10 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"unknown flag", []string{"-group", "g", "--bogus"}, "unknown flag: --bogus"},
 		{"bad duration", []string{"-group", "g", "--interval", "soon"}, `invalid argument "soon"`},
-		{"bad timeout", []string{"-group", "g", "--timeout", "-1s"}, "--timeout must be positive"},
+		{"bad timeout", []string{"-group", "g", "--timeout", "-1s"}, "--timeout must be from 100ms to 10m, got -1s"},
+		{"interval below the floor", []string{"-group", "g", "--events", "-i", "1ns"}, "--interval must be from 100ms to 1h, got 1ns"},
+		{"interval of a day", []string{"-group", "g", "-i", "24h"}, "--interval must be from 100ms to 1h, got 24h0m0s"},
+		{"stall-after too short", []string{"-group", "g", "--stall-after", "10ms"}, "--stall-after must be from 1s to 168h, got 10ms"},
 		{"unknown output", []string{"-group", "g", "--once", "-o", "yaml"}, `unknown output format "yaml"`},
 		{"no group, events", []string{"--events"}, "--events needs --group"},
 		{"once and events", []string{"-g", "g", "--once", "--events"}, "do not go together"},
@@ -711,5 +715,32 @@ func TestOnceHungFirstBroker(t *testing.T) {
 	t.Logf("longest of 10 runs: %s", longest)
 	if longest > timeout/4 {
 		t.Errorf("longest run %s: want well within --timeout %s", longest, timeout)
+	}
+}
+
+// SIGHUP (the terminal went away, tmux kill-pane) and SIGTERM end a watch
+// as q does: exit 0, promptly, so the TUI restores the terminal on the way
+// out. Shown with --events, which runs until a signal.
+func TestSignalsEndTheWatch(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			done := make(chan int, 1)
+			var out, errb bytes.Buffer
+			go func() {
+				done <- run([]string{"-b", "127.0.0.1:1", "-g", "g", "--events", "--timeout", "200ms"}, &out, &errb)
+			}()
+			time.Sleep(300 * time.Millisecond) // run has installed its handlers
+			if err := syscall.Kill(os.Getpid(), sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case code := <-done:
+				if code != exitOK {
+					t.Errorf("exit %d after %s, want 0; stderr %q", code, sig, errb.String())
+				}
+			case <-time.After(3 * time.Second):
+				t.Fatalf("still running 3s after %s", sig)
+			}
+		})
 	}
 }

@@ -136,7 +136,7 @@ func (d *differ) observe(s Snapshot) []Event {
 			from = d.lostAt // no good poll before it: from the first failure
 		}
 		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(from)), true
-		e.Detail = "connection restored after " + humanDuration(e.Duration)
+		e.Detail = "connection restored after " + Elapsed(e.Duration)
 		out = append(out, e)
 		if d.rb != nil {
 			d.rb.timed, d.rb.outage = false, true
@@ -272,7 +272,7 @@ func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred bool
 		prefix = "rebalance between polls, duration unknown"
 	case rb.timed:
 		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(rb.at)), true
-		prefix = "rebalance took " + humanDuration(e.Duration)
+		prefix = "rebalance took " + Elapsed(e.Duration)
 	case rb.outage:
 		prefix = "rebalance completed, duration unknown (the connection was lost meanwhile)"
 	default:
@@ -304,13 +304,13 @@ func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred bool
 			}
 		}
 		if moved > 0 {
-			summary = append(summary, nounCount(moved, "partition")+" moved")
+			summary = append(summary, Count(moved, "partition")+" moved")
 		}
 		if gained > 0 {
-			summary = append(summary, nounCount(gained, "partition")+" newly assigned")
+			summary = append(summary, Count(gained, "partition")+" newly assigned")
 		}
 		if lost > 0 {
-			summary = append(summary, nounCount(lost, "partition")+" left unowned")
+			summary = append(summary, Count(lost, "partition")+" left unowned")
 		}
 		if len(moves) == 0 {
 			summary = append(summary, "no partitions moved")

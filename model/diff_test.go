@@ -558,11 +558,11 @@ func TestPartList(t *testing.T) {
 		{tps(0, 2, 4, 6, 8, 10, 12, 14), "p0, p2, p4, p6, p8, p10, … (8 in all)"},
 	}
 	for _, tt := range tests {
-		if got := partList(tt.in, false); got != tt.want {
-			t.Errorf("partList(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := PartitionList(tt.in, false); got != tt.want {
+			t.Errorf("PartitionList(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := partList(tps(0, 1), true); got != "t/p0–p1" {
+	if got := PartitionList(tps(0, 1), true); got != "t/p0–p1" {
 		t.Errorf("multi-topic partList = %q", got)
 	}
 }
@@ -573,8 +573,8 @@ func TestHumanDuration(t *testing.T) {
 		12400 * time.Millisecond: "12.4s",
 		192 * time.Second:        "3m12s",
 	} {
-		if got := humanDuration(d); got != want {
-			t.Errorf("humanDuration(%v) = %q, want %q", d, got, want)
+		if got := Elapsed(d); got != want {
+			t.Errorf("Elapsed(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

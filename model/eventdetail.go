@@ -2,9 +2,7 @@ package model
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // The human sentences of timeline events (Event.Detail).
@@ -32,13 +30,13 @@ func watchDetail(group string, v *snapView) string {
 	for i, m := range v.members {
 		names[i] = memberLabel(m)
 	}
-	fmt.Fprintf(&b, "%s, %s (%s)", v.state, nounCount(len(v.members), "member"), listNames(names))
+	fmt.Fprintf(&b, "%s, %s (%s)", v.state, Count(len(v.members), "member"), listNames(names))
 	if v.assigned() {
 		n := 0
 		for _, m := range v.members {
 			n += len(m.Partitions)
 		}
-		fmt.Fprintf(&b, ", %s owned", nounCount(n, "partition"))
+		fmt.Fprintf(&b, ", %s owned", Count(n, "partition"))
 	} else if rebalancing(v.state) {
 		b.WriteString(", rebalance in progress")
 	}
@@ -58,7 +56,7 @@ func memberDetail(m Member, verb, owns string, parts []TopicPartition, multi boo
 	case len(parts) == 0:
 		s += "; it owns no partitions"
 	default:
-		s += "; " + owns + " " + partList(parts, multi)
+		s += "; " + owns + " " + PartitionList(parts, multi)
 	}
 	return s
 }
@@ -96,69 +94,10 @@ func moveDetail(m ownerMove, multi bool) string {
 	return string(b)
 }
 
-func appendPartName(b []byte, tp TopicPartition, multi bool) []byte {
-	if multi {
-		b = append(b, tp.Topic...)
-		b = append(b, '/')
-	}
-	b = append(b, 'p')
-	return strconv.AppendInt(b, int64(tp.Partition), 10)
-}
-
-func partName(tp TopicPartition, multi bool) string {
-	return string(appendPartName(nil, tp, multi))
-}
-
-// partList writes sorted partitions compactly: "p0–p2, p5".
-func partList(tps []TopicPartition, multi bool) string {
-	const maxRuns = 6
-	var b strings.Builder
-	runs := 0
-	for i := 0; i < len(tps); {
-		j := i + 1
-		for j < len(tps) && tps[j].Topic == tps[i].Topic && tps[j].Partition == tps[j-1].Partition+1 {
-			j++
-		}
-		if runs == maxRuns {
-			fmt.Fprintf(&b, ", … (%d in all)", len(tps))
-			break
-		}
-		if runs > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(partName(tps[i], multi))
-		if j-i > 1 {
-			b.WriteString("–p" + strconv.Itoa(int(tps[j-1].Partition)))
-		}
-		runs++
-		i = j
-	}
-	return b.String()
-}
-
 func listNames(names []string) string {
 	const maxNames = 5
 	if len(names) > maxNames {
 		return strings.Join(names[:maxNames], ", ") + fmt.Sprintf(" and %d more", len(names)-maxNames)
 	}
 	return strings.Join(names, ", ")
-}
-
-func nounCount(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-// humanDuration writes a duration the way a person reads it: 0.41s, 12.4s, 3m12s.
-func humanDuration(d time.Duration) string {
-	switch {
-	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
-	case d < time.Minute:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	default:
-		return d.Round(time.Second).String()
-	}
 }

@@ -180,7 +180,7 @@ func FormatTable(s Snapshot) string {
 		}
 		rows = append(rows, []string{
 			s.Group.ID, p.Topic, strconv.Itoa(int(p.Partition)),
-			offsetText(p.Committed), offsetText(p.LogEnd), lag,
+			Offset(p.Committed), Offset(p.LogEnd), lag,
 			dash(p.MemberID), dash(p.Host), dash(p.ClientID),
 		})
 	}
@@ -221,13 +221,6 @@ func writeColumns(b *strings.Builder, rows [][]string, right []bool) {
 		}
 		b.WriteString("\n")
 	}
-}
-
-func offsetText(o int64) string {
-	if o < 0 {
-		return "-"
-	}
-	return strconv.FormatInt(o, 10)
 }
 
 func dash(s string) string {

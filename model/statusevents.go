@@ -21,10 +21,10 @@ func (h *History) note(p *PartitionLag, st *partState, lagStart int, now int64) 
 	case StatusStopped:
 		return fmt.Sprintf("group has no active members, lag %d", p.Lag)
 	case StatusRewound:
-		return fmt.Sprintf("committed offset went back %d → %s", st.rewoundFrom, offsetText(p.Committed))
+		return fmt.Sprintf("committed offset went back %d → %s", st.rewoundFrom, Offset(p.Committed))
 	case StatusStalled:
 		return fmt.Sprintf("committed offset %s unchanged for %s, lag %d",
-			offsetText(p.Committed), time.Duration(now-st.movedAt).Round(time.Second), p.Lag)
+			Offset(p.Committed), time.Duration(now-st.movedAt).Round(time.Second), p.Lag)
 	case StatusUnowned:
 		return fmt.Sprintf("no member owns it, lag %d", p.Lag)
 	case StatusLagging:

@@ -289,7 +289,7 @@ func (a *App) demoKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			if err := d.Kill(id); err != nil {
 				return "", err
 			}
-			return id + " killed: no LeaveGroup, the group waits " + settingDur(a.opts.DemoSettings.SessionTimeout) + " (session timeout)", nil
+			return id + " killed: no LeaveGroup, the group waits " + model.Setting(a.opts.DemoSettings.SessionTimeout) + " (session timeout)", nil
 		}), true
 	case key.Matches(msg, k.Slow):
 		set := a.opts.DemoSettings
@@ -299,12 +299,12 @@ func (a *App) demoKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			case err != nil:
 				return "", err
 			case !slow:
-				return id + " back to normal: " + settingDur(set.ProcessTime) + " per order", nil
+				return id + " back to normal: " + model.Setting(set.ProcessTime) + " per order", nil
 			case set.MaxPollInterval > 0 && set.SlowProcessTime > set.MaxPollInterval:
-				return id + " slow: " + settingDur(set.SlowProcessTime) + " per order, past max.poll.interval " +
-					settingDur(set.MaxPollInterval) + ": it will be pushed out of the group", nil
+				return id + " slow: " + model.Setting(set.SlowProcessTime) + " per order, past max.poll.interval " +
+					model.Setting(set.MaxPollInterval) + ": it will be pushed out of the group", nil
 			default:
-				return id + " slow: " + settingDur(set.SlowProcessTime) + " per order: its partitions' lag climbs", nil
+				return id + " slow: " + model.Setting(set.SlowProcessTime) + " per order: its partitions' lag climbs", nil
 			}
 		}), true
 	case key.Matches(msg, k.Pause):
@@ -372,19 +372,6 @@ func (a *App) memberAction(verb string, act func(clientID string) (string, error
 		return nil
 	}
 	return demoAction(a.opts.Demo, func() (string, error) { return act(c.ClientID) })
-}
-
-// settingDur is a setting's duration without trailing zero units: "10s",
-// "1m30s", "250ms".
-func settingDur(d time.Duration) string {
-	s := d.String()
-	if len(s) > 4 && s[len(s)-4:] == "m0s" {
-		s = s[:len(s)-2]
-	}
-	if len(s) > 4 && s[len(s)-4:] == "h0m" {
-		s = s[:len(s)-2]
-	}
-	return s
 }
 
 // producerRate is a producer rate: "5/s", "0.5/s".

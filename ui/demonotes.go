@@ -1,9 +1,6 @@
 package ui
 
 import (
-	"strconv"
-	"time"
-
 	"github.com/kgwatch/kgwatch/model"
 )
 
@@ -113,7 +110,7 @@ func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
 		if left <= 0 {
 			return glyphKilled + " killed · session timeout passed, eviction due"
 		}
-		return glyphKilled + " killed · evicted in " + secondsText(left)
+		return glyphKilled + " killed · evicted in " + model.Countdown(left)
 	case model.DemoEvicted:
 		if !a.demo.seen[c.ClientID] && !inGroup {
 			return glyphKilled + " killed before it joined"
@@ -121,7 +118,7 @@ func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
 		if c.EvictedAt.IsZero() || c.KilledAt.IsZero() {
 			return glyphKilled + " killed · evicted"
 		}
-		return glyphKilled + " evicted after " + secondsText(c.EvictedAt.Sub(c.KilledAt))
+		return glyphKilled + " evicted after " + model.Countdown(c.EvictedAt.Sub(c.KilledAt))
 	case model.DemoStopping:
 		return glyphLeaving + " stopping · finishing its order, then LeaveGroup"
 	case model.DemoStopped:
@@ -141,11 +138,6 @@ func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
 		return s
 	}
 	return slow
-}
-
-// secondsText is a countdown's seconds with one decimal: "7.3s".
-func secondsText(d time.Duration) string {
-	return strconv.FormatFloat(max(d, 0).Seconds(), 'f', 1, 64) + "s"
 }
 
 // SetNotes sets what the demo knows about each member, in the order of

@@ -134,8 +134,8 @@ func (g GroupsPane) layout(rows []model.GroupSummary) groupsLayout {
 		stateShort = max(stateShort, textWidth(s))
 		s, _ = groupState(r, true)
 		stateLong = max(stateLong, min(textWidth(s), 24))
-		nat[gcTotal] = max(nat[gcTotal], len(groupDigits(r.TotalLag)))
-		nat[gcMax] = max(nat[gcMax], len(groupDigits(r.MaxLag)))
+		nat[gcTotal] = max(nat[gcTotal], len(model.Thousands(r.TotalLag)))
+		nat[gcMax] = max(nat[gcMax], len(model.Thousands(r.MaxLag)))
 		l.maxTotal = max(l.maxTotal, r.TotalLag)
 	}
 	nat[gcState] = stateLong
@@ -261,14 +261,14 @@ func (g GroupsPane) row(b *strings.Builder, l groupsLayout, r *model.GroupSummar
 		line.WriteString(cell(strconv.Itoa(r.Members), l.w[gcMembers], true))
 	}
 	line.WriteByte(' ')
-	lag := cell(groupDigits(r.TotalLag), l.w[gcTotal], true)
+	lag := cell(model.Thousands(r.TotalLag), l.w[gcTotal], true)
 	if styled {
 		lag = st.lagStyle(r.TotalLag, l.maxTotal).Render(lag)
 	}
 	line.WriteString(lag)
 	if l.show[gcMax] {
 		line.WriteByte(' ')
-		line.WriteString(cell(groupDigits(r.MaxLag), l.w[gcMax], true))
+		line.WriteString(cell(model.Thousands(r.MaxLag), l.w[gcMax], true))
 	}
 	if l.show[gcBar] {
 		line.WriteByte(' ')

@@ -101,7 +101,7 @@ func (h Header) segments() []string {
 	}
 	if s.HasSnap && s.Snap.Group.Exists() {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
-			segs = append(segs, st.Value.Render(plural(n, "member")))
+			segs = append(segs, st.Value.Render(model.Count(n, "member")))
 		}
 		if a := s.Snap.Group.Assignor; a != "" {
 			segs = append(segs, st.Label.Render("assignor ")+st.Value.Render(model.Printable(a)))

@@ -1,6 +1,10 @@
 package ui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kgwatch/kgwatch/model"
+)
 
 // LedgerPane shows demo mode's exact ledger (produced, processed,
 // duplicates, lost, commit failures, in flight), the producer's state, the
@@ -96,7 +100,7 @@ func (p LedgerPane) countsLine() string {
 		parts := make([]string, len(items))
 		for i, it := range items {
 			word := [...]string{it.long, it.medium, it.short}[size]
-			n := groupDigits(it.n)
+			n := model.Thousands(it.n)
 			switch {
 			case it.bad && it.n > 0 && it.warn:
 				parts[i] = st.StateWarn.Render(it.glyph + " " + word + " " + n)
@@ -146,14 +150,14 @@ func (p LedgerPane) producerLine() string {
 		commit = "commit before processing (at-most-once)"
 	}
 	if set.CommitDelay > 0 {
-		commit += " · commit delay " + settingDur(set.CommitDelay)
+		commit += " · commit delay " + model.Setting(set.CommitDelay)
 	}
 	segs = append(segs, st.Value.Render(commit))
 	if set.SessionTimeout > 0 {
-		segs = append(segs, st.Label.Render("session timeout ")+st.Value.Render(settingDur(set.SessionTimeout)))
+		segs = append(segs, st.Label.Render("session timeout ")+st.Value.Render(model.Setting(set.SessionTimeout)))
 	}
 	if set.MaxPollInterval > 0 {
-		segs = append(segs, st.Label.Render("max.poll.interval ")+st.Value.Render(settingDur(set.MaxPollInterval)))
+		segs = append(segs, st.Label.Render("max.poll.interval ")+st.Value.Render(model.Setting(set.MaxPollInterval)))
 	}
 	return joinFitting(segs, st.Separator.Render(" · "), p.width)
 }

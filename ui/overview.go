@@ -274,8 +274,8 @@ func (a *App) overviewHeader(w int, now time.Time) string {
 		for _, g := range ov.groups {
 			total += g.TotalLag
 		}
-		segs = append(segs, st.Value.Render(plural(len(ov.groups), "group")),
-			st.Label.Render("total lag ")+st.Value.Render(groupDigits(total)))
+		segs = append(segs, st.Value.Render(model.Count(len(ov.groups), "group")),
+			st.Label.Render("total lag ")+st.Value.Render(model.Thousands(total)))
 		age := ageText(now.Sub(ov.lastGood))
 		if ov.err != nil {
 			segs = append(segs, st.Banner.Render(glyphStale+" stale "+age))

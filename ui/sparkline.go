@@ -204,13 +204,13 @@ func worstText(p *model.PartitionLag, short, oneTopic bool) string {
 		if oneTopic {
 			name = "p" + strconv.Itoa(int(p.Partition))
 		}
-		s := "worst " + name + " " + groupDigits(p.Lag)
+		s := "worst " + name + " " + model.Thousands(p.Lag)
 		if age != "-" {
 			s += " " + age
 		}
 		return s + " " + p.Status.Glyph()
 	}
-	s := "worst: " + partName(p.TopicPartition) + " " + owner + " " + groupDigits(p.Lag) + " behind"
+	s := "worst: " + partName(p.TopicPartition) + " " + owner + " " + model.Thousands(p.Lag) + " behind"
 	switch {
 	case p.LagAgeGone:
 		s += ", oldest gone (retention)"
@@ -230,7 +230,7 @@ func (h Header) lagSegments() []string {
 	if s.Status != "" {
 		segs = append(segs, st.statusPaint(s.Status).Render(s.Status.Label()))
 	}
-	lag := st.Label.Render("lag ") + st.Value.Render(groupDigits(s.TotalLag))
+	lag := st.Label.Render("lag ") + st.Value.Render(model.Thousands(s.TotalLag))
 	if sw := min(len(s.TotalLagHistory), h.width/8); sw >= 2 {
 		lag += " " + st.statusPaint(s.Status).Render(sparkline(s.TotalLagHistory, sw))
 	}

@@ -419,11 +419,11 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 	}
 	if l.show[colCommitted] {
 		sep()
-		line.WriteString(cell(offsetText(p.Committed), l.w[colCommitted], true))
+		line.WriteString(cell(model.Offset(p.Committed), l.w[colCommitted], true))
 	}
 	if l.show[colLogEnd] {
 		sep()
-		line.WriteString(cell(offsetText(p.LogEnd), l.w[colLogEnd], true))
+		line.WriteString(cell(model.Offset(p.LogEnd), l.w[colLogEnd], true))
 	}
 	sep()
 	lag := cell(lagText(p), l.w[colLag], true)

@@ -108,32 +108,6 @@ func center(s string, w, h int) string {
 	return b.String()
 }
 
-// offsetText writes an offset, "-" when unknown.
-func offsetText(o int64) string {
-	if o < 0 {
-		return "-"
-	}
-	return strconv.FormatInt(o, 10)
-}
-
-// groupDigits writes n with thousands separators: 1234567 → 1,234,567.
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	if n < 0 || len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	pre := len(s) % 3
-	b.WriteString(s[:pre])
-	for i := pre; i < len(s); i += 3 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
-}
-
 // ageText writes a duration the way the header shows ages: 0.4s, 12s,
 // 3m05s, 2h10m.
 func ageText(d time.Duration) string {
@@ -159,14 +133,6 @@ func pad2(n int) string {
 		return "0" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
-}
-
-// plural writes "1 member", "2 members".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // narrowGlyphs are the non-ASCII characters the UI draws itself, each one
