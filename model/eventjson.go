@@ -47,26 +47,24 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 		Inferred: e.Inferred,
 		Detail:   e.Detail,
 	}
+	spec, _ := e.Type.Spec()
 	if e.MemberID != "" || e.ClientID != "" {
 		j.MemberID, j.ClientID, j.Host = &e.MemberID, &e.ClientID, &e.Host
 	}
-	if e.Type == EventPartitionMoved || e.From != "" || e.To != "" {
+	if spec.Fields&FieldFromTo != 0 || e.From != "" || e.To != "" {
 		j.From, j.To = &e.From, &e.To
 	}
 	if e.HasDuration {
 		ms := e.Duration.Round(time.Millisecond).Milliseconds()
 		j.DurationMS = &ms
 	}
-	// A list that applies is written even when empty; omitempty drops only
-	// the nil pointers.
+	// A list the type always carries is written even when empty;
+	// omitempty drops only the nil pointers.
 	parts, moves := e.Partitions, e.Moves
-	switch e.Type {
-	case EventRebalanceCompleted, EventPartitionMoved, EventPartitionsChanged:
-		if parts == nil {
-			parts = []TopicPartition{}
-		}
+	if parts == nil && spec.Fields&FieldPartitions != 0 {
+		parts = []TopicPartition{}
 	}
-	if e.Type == EventRebalanceCompleted && moves == nil {
+	if moves == nil && spec.Fields&FieldMoves != 0 {
 		moves = []Move{}
 	}
 	if parts != nil {

@@ -54,53 +54,16 @@ func newKindPaints(st Styles) kindPaints {
 }
 
 // eventGlyph returns the one-cell glyph and the colour kind of an event
-// type.
+// type, from the model's registry (model.EventTypes).
 func eventGlyph(t model.EventType) (string, int) {
-	switch t {
-	case model.EventWatchStarted:
-		return "◉", kindInfo
-	case model.EventMemberJoined:
-		return "+", kindGood
-	case model.EventMemberLeft:
-		return "×", kindBad
-	case model.EventStateChanged:
-		return "~", kindInfo
-	case model.EventRebalanceStarted:
-		return glyphRebalance, kindChange
-	case model.EventRebalanceCompleted:
-		return "✓", kindGood
-	case model.EventPartitionMoved:
-		return "→", kindMove
-	case model.EventGroupEmpty:
-		return glyphEmpty, kindChange
-	case model.EventGroupGone:
-		return "∅", kindBad
-	case model.EventPartitionsChanged:
-		return "#", kindChange
-	case model.EventStatusChanged:
-		return "△", kindChange
-	case model.EventConnectionLost:
-		return glyphStale, kindBad
-	case model.EventConnectionRestored:
-		return "↺", kindGood
-	case model.EventDemoSpawned:
-		return "»", kindGood
-	case model.EventDemoAssigned:
-		return "⇢", kindMove
-	case model.EventDemoRevoked:
-		return "⇠", kindMove
-	case model.EventDemoStopped:
-		return "-", kindChange
-	case model.EventDemoKilled:
-		return "✗", kindBad
-	case model.EventDemoEvicted:
-		return "⊘", kindBad
-	case model.EventDemoCommitFailed:
-		return glyphError, kindBad
-	case model.EventDemoDuplicate:
-		return "≡", kindChange
-	}
-	return "•", kindInfo
+	spec, _ := t.Spec()
+	return spec.Glyph, classKinds[spec.Class]
+}
+
+// classKinds maps the model's event classes to the pane's colours.
+var classKinds = map[model.EventClass]int{
+	model.ClassInfo: kindInfo, model.ClassGood: kindGood, model.ClassBad: kindBad,
+	model.ClassChange: kindChange, model.ClassMove: kindMove,
 }
 
 // NewTimeline returns an empty timeline pane.

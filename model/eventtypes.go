@@ -1,0 +1,84 @@
+package model
+
+// EventClass is what kind of news an event is; the UI colours it by its
+// class, and its glyph says the same without colour.
+type EventClass int
+
+// Event classes.
+const (
+	ClassInfo   EventClass = iota // the watch itself, state changes
+	ClassGood                     // a member joined, a rebalance completed, a recovery
+	ClassBad                      // a member left, a connection lost, a commit failed
+	ClassChange                   // a rebalance started, a status changed
+	ClassMove                     // partitions moved or were assigned
+)
+
+// EventFields are the optional JSON fields (`--events`) that every event
+// of a type carries, even empty. Member fields (member_id, client_id, host)
+// appear on any event that names a member, duration_ms on any whose
+// duration is known, partitions on any that lists some.
+type EventFields uint8
+
+// Optional JSON fields an event type always carries.
+const (
+	// FieldPartitions: partitions, [] when none.
+	FieldPartitions EventFields = 1 << iota
+	// FieldFromTo: from and to (client ids of one move; "" is unowned).
+	FieldFromTo
+	// FieldMoves: moves, [] when none.
+	FieldMoves
+)
+
+// EventSpec is what every event of one type has in common: its glyph and
+// class on screen, a sentence saying what it means, and its JSON fields.
+type EventSpec struct {
+	Type EventType
+	// Glyph is one terminal cell, outside Unicode's East Asian Ambiguous
+	// class, with no emoji presentation.
+	Glyph  string
+	Class  EventClass
+	Fields EventFields
+	// Means says what the event means, for help and documentation.
+	Means string
+}
+
+// eventSpecs is the registry of event types: adding a type is one entry
+// here, plus the code that emits it.
+var eventSpecs = []EventSpec{
+	{EventWatchStarted, "◉", ClassInfo, 0, "the watch began; the group as found (its members are not 'joined')"},
+	{EventMemberJoined, "+", ClassGood, 0, "a member joined the group"},
+	{EventMemberLeft, "×", ClassBad, 0, "a member left the group or was evicted; partitions: what it owned"},
+	{EventStateChanged, "~", ClassInfo, 0, "the group's state changed (state: the new one)"},
+	{EventRebalanceStarted, "◐", ClassChange, 0, "a rebalance began"},
+	{EventRebalanceCompleted, "✓", ClassGood, FieldPartitions | FieldMoves,
+		"a rebalance ended; moves: every partition that changed owner; partitions: those revoked and given back to the same owner"},
+	{EventPartitionMoved, "→", ClassMove, FieldPartitions | FieldFromTo, "one partition changed owner (from, to)"},
+	{EventGroupEmpty, "○", ClassChange, 0, "the group has no active members"},
+	{EventGroupGone, "∅", ClassBad, 0, "the group no longer exists"},
+	{EventPartitionsChanged, "#", ClassChange, FieldPartitions, "a topic the group reads gained or lost partitions (partitions: those added or gone)"},
+	{EventStatusChanged, "△", ClassChange, FieldPartitions, "partitions got a new status (state: the status)"},
+	{EventConnectionLost, "⚠", ClassBad, 0, "polls began to fail (time: when the failure was seen)"},
+	{EventConnectionRestored, "↺", ClassGood, 0, "a poll succeeded again; duration: from the last good poll to this one"},
+
+	{EventDemoSpawned, "»", ClassGood, 0, "demo: a consumer was started"},
+	{EventDemoAssigned, "⇢", ClassMove, 0, "demo: a consumer was given partitions"},
+	{EventDemoRevoked, "⇠", ClassMove, 0, "demo: partitions were taken from a consumer"},
+	{EventDemoStopped, "-", ClassChange, 0, "demo: a consumer stopped gracefully (LeaveGroup sent)"},
+	{EventDemoKilled, "✗", ClassBad, 0, "demo: a consumer was killed (connections cut, no LeaveGroup)"},
+	{EventDemoEvicted, "⊘", ClassBad, 0, "demo: the coordinator evicted a killed consumer; duration: since the kill"},
+	{EventDemoCommitFailed, "!", ClassBad, 0, "demo: a commit was refused (a rebalance took the partition)"},
+	{EventDemoDuplicate, "≡", ClassChange, 0, "demo: an order was processed more than once"},
+}
+
+// EventTypes returns every event type's spec, in the order of DESIGN.md.
+func EventTypes() []EventSpec { return append([]EventSpec(nil), eventSpecs...) }
+
+// Spec returns the type's spec; ok is false for a type not registered.
+func (t EventType) Spec() (spec EventSpec, ok bool) {
+	for _, s := range eventSpecs {
+		if s.Type == t {
+			return s, true
+		}
+	}
+	return EventSpec{Type: t, Glyph: "?", Class: ClassInfo}, false
+}
