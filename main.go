@@ -325,14 +325,14 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := f.security.apply(&cfg); err != nil {
 		return err
 	}
-	opts := ui.Options{Brokers: brokers, Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}
+	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}
 	if f.group == "" {
 		o := kafka.NewOverviewWatcher(cfg)
 		defer o.Close()
 		if f.once {
 			return printOverview(ctx, o, f, stdout)
 		}
-		return runOverviewTUI(ctx, o, cfg, opts)
+		return runApp(ctx, opts, func(opts ui.Options) *ui.App { return newOverviewApp(o, cfg, opts) })
 	}
 	w := kafka.NewWatcher(cfg)
 	defer w.Close()
@@ -342,7 +342,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.events {
 		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}, stdout, stderr)
 	}
-	return runTUI(ctx, w, opts)
+	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(ui.Watch{Group: f.group, Source: w}, opts) })
 }
 
 func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Writer) error {
@@ -403,31 +403,21 @@ func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, 
 	return err
 }
 
-func runTUI(ctx context.Context, src ui.Source, opts ui.Options) error {
-	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(src, opts) })
-}
-
-// runOverviewTUI runs the all-groups overview.
-func runOverviewTUI(ctx context.Context, o *kafka.OverviewWatcher, cfg kafka.Config, opts ui.Options) error {
-	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return newOverviewApp(o, cfg, opts) })
-}
-
 // newOverviewApp is the overview of o's cluster; enter watches a group
 // with a Watcher of cfg's cluster, closed when the view goes back.
 func newOverviewApp(o *kafka.OverviewWatcher, cfg kafka.Config, opts ui.Options) *ui.App {
-	opts.WatchGroup = func(group string) (ui.Source, func()) {
+	open := func(group string) (ui.Watch, func()) {
 		gc := cfg
 		gc.Group = group
 		w := kafka.NewWatcher(gc)
-		return w, func() { w.Close() }
+		return ui.Watch{Group: group, Source: w}, func() { w.Close() }
 	}
-	return ui.NewOverview(o, opts)
+	return ui.NewOverview(o, open, opts)
 }
 
 // runApp runs the app newApp builds until it quits or ctx ends.
 func runApp(ctx context.Context, opts ui.Options, newApp func(ui.Options) *ui.App) error {
 	opts.NoColor = os.Getenv("NO_COLOR") != ""
-	opts.Context = ctx
 	app := newApp(opts)
 	defer app.Close()
 	p := tea.NewProgram(app, append(ui.ProgramOptions(opts), tea.WithContext(ctx))...)
@@ -609,10 +599,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	set := d.Config()
 	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: set.Group, Timeout: 5 * time.Second})
 	defer w.Close()
-	return runTUI(ctx, w, ui.Options{
-		Brokers: d.Brokers(), Group: set.Group, Interval: f.interval, Timeout: 5 * time.Second,
-		Events: events.ch,
-		Demo:   d,
+	watch := ui.Watch{
+		Group: set.Group, Source: w, Events: events.ch, Demo: d,
 		DemoSettings: ui.DemoSettings{
 			SessionTimeout:  set.SessionTimeout,
 			MaxPollInterval: set.MaxPollInterval,
@@ -621,7 +609,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			ProcessTime:     set.ProcessTime,
 			SlowProcessTime: set.SlowProcessTime,
 		},
-	})
+	}
+	opts := ui.Options{Brokers: d.Brokers(), Interval: f.interval, Timeout: 5 * time.Second}
+	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(watch, opts) })
 }
 
 // eventPipe carries demo events to the UI. emit never blocks: when the

@@ -400,12 +400,11 @@ func TestDemoEndToEnd(t *testing.T) {
 	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: d.Group(), Timeout: 5 * time.Second})
 	defer w.Close()
 	set := d.Config()
-	app := ui.New(w, ui.Options{
-		Brokers: d.Brokers(), Group: d.Group(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second,
-		Context: ctx, Events: events.ch, Demo: d,
+	app := ui.New(ui.Watch{
+		Group: d.Group(), Source: w, Events: events.ch, Demo: d,
 		DemoSettings: ui.DemoSettings{SessionTimeout: set.SessionTimeout, MaxPollInterval: set.MaxPollInterval,
 			Commit: set.Commit, ProcessTime: set.ProcessTime, SlowProcessTime: set.SlowProcessTime},
-	})
+	}, ui.Options{Brokers: d.Brokers(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second})
 	drv := newAppDriver(t, app)
 	memberRow := func(name string) *regexp.Regexp {
 		return regexp.MustCompile(`(?m)^[ ▸]` + name + ` +127\.0\.0\.1:\d+ +[0-9a-f]{8} +[1-9]\d* `)
@@ -629,9 +628,7 @@ func TestOverviewEndToEnd(t *testing.T) {
 	cfg := kafka.Config{Brokers: d.Brokers(), Timeout: 5 * time.Second}
 	o := kafka.NewOverviewWatcher(cfg)
 	defer o.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	app := newOverviewApp(o, cfg, ui.Options{Brokers: d.Brokers(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second, Context: ctx})
+	app := newOverviewApp(o, cfg, ui.Options{Brokers: d.Brokers(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second})
 	drv := newAppDriver(t, app)
 	row := regexp.MustCompile(`(?m)^▸order-workers +● Stable +2 +\d`)
 	drv.waitScreen(15*time.Second, "order-workers listed Stable with 2 members", row.MatchString)

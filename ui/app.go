@@ -1,12 +1,12 @@
-// Package ui is kgwatch's terminal interface: a Bubble Tea root model that
-// polls a Source and renders the group, its partitions and its members.
+// Package ui is kgwatch's terminal interface: a thin Bubble Tea root model
+// showing one page at a time, the overview of every group or the view of
+// one group, each polling a source it is given.
 package ui
 
 import (
 	"context"
 	"time"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -14,46 +14,46 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// Source is what the UI needs from a poller (kafka.Watcher satisfies it).
-// A group that does not exist is a Snapshot whose Group is not Exists(),
-// not an error.
+// Source is what the group page needs from a poller (kafka.Watcher
+// satisfies it). A group that does not exist is a Snapshot whose Group is
+// not Exists(), not an error.
 type Source interface {
 	Poll(ctx context.Context) (model.Snapshot, error)
 }
 
-// Options configures the UI.
+// OverviewSource is what the overview needs from a poller
+// (kafka.OverviewWatcher satisfies it).
+type OverviewSource interface {
+	Overview(ctx context.Context) ([]model.GroupSummary, error)
+}
+
+// Options configure what every page shares.
 type Options struct {
 	Brokers  []string
-	Group    string
 	Interval time.Duration // poll interval
-	Timeout  time.Duration // per poll context timeout
+	Timeout  time.Duration // per poll
+	// StallAfter is `--stall-after`; zero means the model's default.
+	StallAfter time.Duration
+	// TimelineSize is the number of events the timeline keeps; zero means
+	// model.DefaultTimelineCapacity.
+	TimelineSize int
 	// NoColor forces monochrome styles; main sets it from NO_COLOR != "".
 	NoColor bool
 	// Now is the clock; nil means time.Now. Tests pass a fixed clock.
 	Now func() time.Time
-	// Context, when set, bounds every poll: cancelling it stops the loop.
-	// Nil means context.Background(); quitting cancels polls either way.
-	Context context.Context
-	// Events, when set, carries events from outside the polls (demo
-	// consumers' reports) into the timeline. The app reads it until it
-	// closes or the app quits.
-	Events <-chan model.Event
-	// TimelineSize is the number of events the timeline keeps; zero means
-	// model.DefaultTimelineCapacity (1,000).
-	TimelineSize int
-	// StallAfter is how long a partition with lag may go without a commit
-	// before it is STALLED (`--stall-after`); zero means the model's
-	// default, 30s.
-	StallAfter time.Duration
-	// Demo, in demo mode, is the running demo: it enables the demo keys and
-	// the ledger pane (ui/demo.go). Nil when watching any other group.
-	Demo Demo
-	// DemoSettings are the demo's settings the screen explains.
-	DemoSettings DemoSettings
-	// WatchGroup, in the overview (NewOverview), makes the source for one
-	// group when enter opens it, and the func that releases it when the
-	// view goes back to the overview or the app closes.
-	WatchGroup func(group string) (src Source, release func())
+}
+
+func (o Options) withDefaults() Options {
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
 }
 
 // ProgramOptions returns the tea.Program options the UI needs: with NoColor
@@ -65,247 +65,217 @@ func ProgramOptions(opts Options) []tea.ProgramOption {
 	return nil
 }
 
-// pane identifies a focusable pane. Tab cycles through them in order.
-type pane int
-
-const (
-	paneTable pane = iota
-	paneMembers
-	paneTimeline
-	numPanes
-)
-
-// App is the root model; it is the only tea.Model of the UI. Children are
-// concrete panes the root sizes and routes keys to.
+// App is the root model, the only tea.Model of the UI. It holds the window
+// size, the keys that work everywhere (quit, help) and which page shows:
+// the overview (when started without a group) or a group page. Pages are
+// siblings; the root opens a group page when the overview asks (enter) and
+// closes it when the group page asks (esc).
 type App struct {
-	src    Source
 	opts   Options
-	keys   KeyMap
 	styles Styles
-	help   help.Model
+	keys   KeyMap
 	ctx    context.Context
 	cancel context.CancelFunc
 
 	width, height int
 	ready         bool // a WindowSizeMsg arrived
+	fullHelp      bool
 
-	seq     uint64 // poll loop step; messages with another Seq are stale
-	polling bool   // a poll is in flight
+	// overview is nil when the app watches one group from the start;
+	// group is nil while the overview shows. open makes the group page's
+	// watch, release frees it.
+	overview *OverviewPage
+	group    *GroupPage
+	open     func(group string) (Watch, func())
+	release  func()
 
-	watch WatchState
-	focus pane
-
-	header  Header
-	table   Table
-	members Members
-
-	// Timeline events (from the snapshots and Options.Events), ownership
-	// history, and the panes showing them: ui/timeline_app.go.
-	tracker   *model.Tracker
-	lanesHist *model.Lanes
-	timeline  Timeline
-	lanes     Lanes
-	showLanes bool // the lanes view replaces the table and the members
-
-	// history derives statuses, rates and ETA from the snapshots; rows is
-	// the table's sort, filter and only-lag view (ui/filter.go).
-	history *model.History
-	rows    rowView
-	// statusEvents are the status_changed events of the last snapshot,
-	// for the timeline.
-	statusEvents []model.Event
-
-	// layout, computed in relayout after every Update
-	headerText string
-	helpText   string
-	bodyW      int
-	bodyH      int
-	split      bool // table and members both on screen
-	gap        int  // blank lines between the panes when split
-
-	demo demoState // demo mode: ui/demo.go
-
-	// ov is the all-groups overview (ui/overview.go); nil when the app
-	// watches one group from the start.
-	ov *overview
+	// quitAsked is when q or ctrl+c was pressed once in demo mode, which
+	// asks again before quitting (zero: not asked).
+	quitAsked time.Time
 }
 
-// New returns the root model polling src.
-func New(src Source, opts Options) *App {
-	if opts.Interval <= 0 {
-		opts.Interval = time.Second
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 10 * time.Second
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	st := NewStyles(opts.NoColor)
-	km := DefaultKeyMap()
-	km.Demo.SetEnabled(opts.Demo != nil)
-	h := help.New()
-	h.Styles = st.Help
-	parent := opts.Context
-	if parent == nil {
-		parent = context.Background()
-	}
-	ctx, cancel := context.WithCancel(parent)
-	a := &App{
-		src: src, opts: opts, keys: km, styles: st, help: h,
-		ctx: ctx, cancel: cancel,
-		header:  NewHeader(st),
-		table:   NewTable(st, km),
-		members: NewMembers(st, km),
-		demo:    demoState{pane: NewLedgerPane(st)},
-		history: model.NewHistory(model.HistoryOptions{StallAfter: opts.StallAfter}),
-	}
-	a.initTimeline()
-	a.watch = WatchState{Brokers: opts.Brokers, Group: opts.Group, Interval: opts.Interval, Now: opts.Now()}
-	a.setFocus(paneTable)
+// quitConfirmFor is how long a first q or ctrl+c in demo mode waits for
+// the second.
+const quitConfirmFor = 3 * time.Second
+
+// New returns the root model watching one group.
+func New(w Watch, opts Options) *App {
+	a := newApp(opts)
+	a.group = newGroupPage(a.ctx, w, a.opts, a.styles, false)
 	return a
 }
 
-// Close cancels any poll in flight. Quitting with q or ctrl+c does it too.
+// NewOverview returns the root model showing every group of the cluster,
+// polled from src; enter opens one, with the watch open makes for it.
+func NewOverview(src OverviewSource, open func(group string) (Watch, func()), opts Options) *App {
+	a := newApp(opts)
+	a.open = open
+	a.keys.Open.SetEnabled(open != nil)
+	a.keys.Back.SetEnabled(open != nil)
+	a.overview = newOverviewPage(a.ctx, src, a.opts, a.styles, open != nil)
+	return a
+}
+
+func newApp(opts Options) *App {
+	opts = opts.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &App{opts: opts, styles: NewStyles(opts.NoColor), keys: DefaultKeyMap(), ctx: ctx, cancel: cancel}
+}
+
+// Close stops every poll in flight and frees the open group's source.
+// Quitting with q or ctrl+c does it too.
 func (a *App) Close() {
 	a.closeGroup()
 	a.cancel()
 }
 
-// Init starts the poll loop.
+// Init starts the page showing.
 func (a *App) Init() tea.Cmd {
-	if a.ov != nil {
-		return a.overviewInit()
+	if a.group != nil {
+		return a.group.Init()
 	}
-	a.seq++
-	a.polling = true
-	poll := tea.Batch(pollCmd(a.ctx, a.src, a.opts.Timeout, a.seq), a.demoInit())
-	if a.opts.Events != nil {
-		return tea.Batch(poll, waitEvent(a.ctx, a.opts.Events))
-	}
-	return poll
+	return a.overview.Init()
 }
 
-// Update handles one message.
+// Update handles one message: window size and the global keys here, the
+// rest in the pages (each ignores what is not its own).
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if a.ov != nil {
-		return a, a.overviewUpdate(msg)
-	}
-	a.watch.Now = a.opts.Now()
-	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height, a.ready = max(msg.Width, 0), max(msg.Height, 0), true
+		a.resize()
+		return a, nil
 	case tea.KeyPressMsg:
-		cmd = a.handleKey(msg)
-	case pollMsg:
-		cmd = a.handlePoll(msg)
-	case tickMsg:
-		cmd = a.handleTick(msg)
-	case demoStatusMsg:
-		cmd = a.handleDemoStatus(msg)
-	case demoActionMsg:
-		cmd = a.handleDemoAction(msg)
-	case eventMsg:
-		cmd = a.handleEvent(msg)
+		return a, a.handleKey(msg)
 	}
-	a.relayout()
-	return a, cmd
-}
-
-// View renders the frame. Until the first WindowSizeMsg it is a
-// placeholder.
-func (a *App) View() tea.View {
-	if a.ov != nil {
-		return a.overviewView()
+	var cmds []tea.Cmd
+	if a.group != nil {
+		cmds = append(cmds, a.group.Update(msg))
 	}
-	v := tea.NewView(a.render())
-	v.AltScreen = true
-	v.WindowTitle = "kgwatch · " + model.Printable(a.opts.Group)
-	return v
+	if a.overview != nil {
+		cmds = append(cmds, a.overview.Update(msg))
+	}
+	return a, tea.Batch(cmds...)
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	if a.viewKey(msg) {
+	capturing := a.group != nil && a.group.Capturing()
+	switch {
+	case key.Matches(msg, a.keys.Quit) && (!capturing || msg.String() == "ctrl+c"):
+		return a.quit()
+	case key.Matches(msg, a.keys.Help) && !capturing:
+		a.fullHelp = !a.fullHelp
+		if a.group != nil {
+			a.group.SetFullHelp(a.fullHelp)
+		}
+		if a.overview != nil {
+			a.overview.SetFullHelp(a.fullHelp)
+		}
 		return nil
 	}
-	if cmd, ok := a.demoKey(msg); ok {
-		return cmd
-	}
+	a.quitAsked = time.Time{}
+	// Which page shows is the root's: enter on the overview opens the
+	// selected group, esc or backspace on a group opened from it goes
+	// back (unless the group page takes the key: a filter to clear).
 	switch {
-	case key.Matches(msg, a.keys.Quit):
-		a.cancel()
-		return tea.Quit
-	case key.Matches(msg, a.keys.Help):
-		a.help.ShowAll = !a.help.ShowAll
-	case key.Matches(msg, a.keys.NextPane):
-		a.setFocus(a.nextPane())
-	case key.Matches(msg, a.keys.PrevPane):
-		a.setFocus(a.prevPane())
-	case key.Matches(msg, a.keys.Lanes):
-		a.toggleLanes()
-	default:
-		var cmd tea.Cmd
-		switch {
-		case a.focus == paneTable && a.showLanes:
-			a.lanes, cmd = a.lanes.Update(msg)
-		case a.focus == paneTimeline:
-			a.timeline, cmd = a.timeline.Update(msg)
-		case a.focus == paneTable:
-			a.table, cmd = a.table.Update(msg)
-		case a.focus == paneMembers:
-			a.members, cmd = a.members.Update(msg)
+	case a.group == nil && a.open != nil && key.Matches(msg, a.keys.Open):
+		if id, ok := a.overview.Selected(); ok {
+			return a.openGroup(id)
 		}
-		return cmd
+		return nil
+	case a.group != nil && a.overview != nil && key.Matches(msg, a.keys.Back) && !a.group.TakesKey(msg):
+		a.closeGroup()
+		a.overview.SetSize(a.pageSize())
+		return a.overview.pollNow()
+	case a.group != nil:
+		return a.group.Update(msg)
 	}
-	return nil
+	return a.overview.Update(msg)
 }
 
-func (a *App) setFocus(p pane) {
-	a.focus = p
-	a.table.SetFocused(p == paneTable)
-	a.members.SetFocused(p == paneMembers)
-	a.timeline.SetFocused(p == paneTimeline)
-}
-
-// applySnapshot takes a good poll. This is where anything derived from the
-// sequence of snapshots (timeline events, lanes, rates) is fed.
-func (a *App) applySnapshot(snap model.Snapshot) {
-	s := &a.watch
-	s.Err, s.Failures = nil, 0
-	a.statusEvents = a.history.Annotate(&snap)
-	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
-	a.refreshRows()
-	a.members.SetMembers(a.demoMembers(snap.Members))
-	a.members.SetPartitionCount(len(snap.Partitions))
-	a.members.SetPending(snap.Group.Rebalancing())
-	a.table.SetStale(false)
-	a.members.SetStale(false)
-	a.observe(snap)
-	a.fileStatusEvents()
-}
-
-// applyError takes a failed poll: the last data stays, marked stale.
-func (a *App) applyError(err error) {
-	s := &a.watch
-	s.Err = err
-	s.Failures++
-	a.table.SetStale(true)
-	a.members.SetStale(true)
-	a.observeError(err)
-}
-
-// refreshRows hands the partition table its rows. Sorting and filtering
-// of the rows belong here, so every key that changes them calls it.
-func (a *App) refreshRows() {
-	// A cursor on the first row stays there, so the worst of a sorted
-	// table stays in view while the order changes; elsewhere the cursor
-	// follows its partition.
-	top := a.table.sc.Cursor() <= 0
-	a.table.SetRows(a.rows.apply(a.watch.Snap.Partitions))
-	if top {
-		a.table.sc.Top()
+// quit quits; in demo mode it asks once first, so a speaker's ctrl+c meant
+// for a consumer (the field note's "Ctrl+C on consumer B") does not end
+// the show.
+func (a *App) quit() tea.Cmd {
+	now := a.opts.Now()
+	if a.group != nil && a.group.watch.Demo != nil {
+		if a.quitAsked.IsZero() || now.Sub(a.quitAsked) > quitConfirmFor {
+			a.quitAsked = now
+			a.group.notice("press q or ctrl+c again to quit the demo (x stops a consumer gracefully)")
+			return nil
+		}
 	}
-	snap := &a.watch.Snap
-	a.table.SetView(a.rows.describe(), len(snap.Partitions), snap.WorstPartition, snap.HasWorst)
+	a.cancel()
+	return tea.Quit
+}
+
+// openGroup shows the group page of id, watching what a.open makes for
+// it. The overview stops polling meanwhile.
+func (a *App) openGroup(id string) tea.Cmd {
+	if a.open == nil {
+		return nil
+	}
+	w, release := a.open(id)
+	a.overview.Pause()
+	a.group = newGroupPage(a.ctx, w, a.opts, a.styles, true)
+	a.release = release
+	a.group.SetFullHelp(a.fullHelp)
+	a.group.SetSize(a.pageSize())
+	return a.group.Init()
+}
+
+// closeGroup closes the group page opened from the overview, if any, and
+// releases its source.
+func (a *App) closeGroup() {
+	if a.group == nil || a.overview == nil {
+		return
+	}
+	a.group.Close()
+	if a.release != nil {
+		a.release()
+	}
+	a.group, a.release = nil, nil
+}
+
+// pageSize is the page's share of the window: inside the frame style.
+func (a *App) pageSize() (w, h int) {
+	fw, fh := a.styles.App.GetFrameSize()
+	return max(a.width-fw, 0), max(a.height-fh, 0)
+}
+
+func (a *App) resize() {
+	w, h := a.pageSize()
+	if a.group != nil {
+		a.group.SetSize(w, h)
+	}
+	if a.overview != nil {
+		a.overview.SetSize(w, h)
+	}
+}
+
+// View renders the page showing. Until the first WindowSizeMsg it is a
+// placeholder.
+func (a *App) View() tea.View {
+	var content, title string
+	switch {
+	case !a.ready:
+		content = "kgwatch: starting…"
+	case a.group != nil:
+		content, title = a.frame(a.group.View()), a.group.Title()
+	default:
+		content, title = a.frame(a.overview.View()), a.overview.Title()
+	}
+	v := tea.NewView(content)
+	v.AltScreen = true
+	v.WindowTitle = title
+	return v
+}
+
+// frame clips the page to the window and wraps it in the frame style.
+func (a *App) frame(page string) string {
+	w, h := a.pageSize()
+	if w == 0 || h == 0 {
+		return ""
+	}
+	return a.styles.App.Render(fitBlock(page, w, h))
 }

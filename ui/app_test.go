@@ -48,7 +48,7 @@ func buildState(t testing.TB, polls []pollResult, w, h int) (*App, *fakeSource) 
 // pollNow delivers the current loop's due tick and the poll it starts.
 func pollNow(t testing.TB, a *App) tea.Cmd {
 	t.Helper()
-	_, cmd := a.Update(tickMsg{Seq: a.seq})
+	_, cmd := a.Update(tickOf(a, a.group.poll.seq, 0))
 	return feed(t, a, cmd)
 }
 
@@ -84,7 +84,7 @@ func checkFits(t *testing.T, out string, w, h int) {
 
 func TestPlaceholderBeforeWindowSize(t *testing.T) {
 	clk := &clock{t: t0}
-	a := New(&fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, Options{Group: "g", Now: clk.Now})
+	a := New(Watch{Group: "g", Source: &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}}, Options{Now: clk.Now})
 	if got := a.View().Content; !strings.Contains(got, "starting") {
 		t.Fatalf("view before WindowSizeMsg = %q, want a placeholder", got)
 	}
@@ -108,7 +108,7 @@ func TestNoColorKeepsMeaning(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			clk := &clock{t: t0}
 			src := &fakeSource{results: st.polls}
-			a := New(src, Options{Brokers: testBrokers, Group: "order-workers", Interval: time.Second, NoColor: true, Now: clk.Now})
+			a := New(Watch{Group: "order-workers", Source: src}, Options{Brokers: testBrokers, Interval: time.Second, NoColor: true, Now: clk.Now})
 			a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			feed(t, a, a.Init())
 			for range len(st.polls) - 1 {
@@ -126,7 +126,7 @@ func TestNoColorKeepsMeaning(t *testing.T) {
 
 			// The same screen in colour does carry colour, so the check
 			// above can fail.
-			c := New(&fakeSource{results: st.polls}, Options{Brokers: testBrokers, Group: "order-workers", Now: clk.Now})
+			c := New(Watch{Group: "order-workers", Source: &fakeSource{results: st.polls}}, Options{Brokers: testBrokers, Now: clk.Now})
 			c.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			feed(t, c, c.Init())
 			if !colourSGR.MatchString(c.View().Content) {
@@ -234,11 +234,11 @@ func TestFailedPollKeepsLastDataMarkedStale(t *testing.T) {
 	if next == nil {
 		t.Fatal("no retry scheduled after a failed poll")
 	}
-	if got := a.watch.RetryAt.Sub(clk.Now()); got != time.Second {
+	if got := a.group.st.RetryAt.Sub(clk.Now()); got != time.Second {
 		t.Errorf("first retry in %v, want 1s", got)
 	}
 	clk.Set(t0.Add(3 * time.Second))
-	a.Update(tickMsg{Seq: a.seq, Remaining: time.Second}) // a clock step, not yet the poll
+	a.Update(tickOf(a, a.group.poll.seq, time.Second)) // a clock step, not yet the poll
 	out := plain(a)
 	for _, want := range []string{
 		"⚠ poll failed, retrying: describe group \"order-workers\": dial tcp 127.0.0.1:29092: connect: connection refused",
@@ -253,7 +253,7 @@ func TestFailedPollKeepsLastDataMarkedStale(t *testing.T) {
 	}
 
 	pollNow(t, a) // second failure backs off further
-	if got := a.watch.RetryAt.Sub(clk.Now()); got != 2*time.Second {
+	if got := a.group.st.RetryAt.Sub(clk.Now()); got != 2*time.Second {
 		t.Errorf("second retry in %v, want 2s", got)
 	}
 	if out := plain(a); !strings.Contains(out, "⚠ poll failed, retry in 2.0s (attempt 3): describe group") {
@@ -279,44 +279,44 @@ func TestStaleTicksAndResultsAreDropped(t *testing.T) {
 	stable, empty := stableSnapshot(), emptySnapshot()
 	src := &fakeSource{results: []pollResult{{snap: stable}, {snap: empty}}}
 	a := testApp(t, src, clk, 120, 40)
-	first := a.seq
+	first := a.group.poll.seq
 
 	// The first poll's loop has moved on: its tick and its result are stale.
-	if _, cmd := a.Update(tickMsg{Seq: first - 1}); cmd != nil {
+	if _, cmd := a.Update(tickOf(a, first-1, 0)); cmd != nil {
 		t.Fatal("stale tick started a poll")
 	}
-	if _, cmd := a.Update(pollMsg{Seq: first - 1, Snap: empty}); cmd != nil {
+	if _, cmd := a.Update(answerOf(a, first-1, empty)); cmd != nil {
 		t.Fatal("stale poll result scheduled a tick")
 	}
-	if a.watch.Snap.Group.State != model.StateStable {
-		t.Fatalf("stale result replaced the data: state %q", a.watch.Snap.Group.State)
+	if a.group.st.Snap.Group.State != model.StateStable {
+		t.Fatalf("stale result replaced the data: state %q", a.group.st.Snap.Group.State)
 	}
 
 	// The current tick starts exactly one poll; a duplicate tick while it is
 	// in flight starts none.
-	_, cmd := a.Update(tickMsg{Seq: a.seq})
+	_, cmd := a.Update(tickOf(a, a.group.poll.seq, 0))
 	if cmd == nil {
 		t.Fatal("current tick started no poll")
 	}
-	if _, dup := a.Update(tickMsg{Seq: a.seq}); dup != nil {
+	if _, dup := a.Update(tickOf(a, a.group.poll.seq, 0)); dup != nil {
 		t.Fatal("second tick while polling started another poll")
 	}
 	next := feed(t, a, cmd)
 	if src.Calls() != 2 {
 		t.Fatalf("source polled %d times, want 2", src.Calls())
 	}
-	if a.watch.Snap.Group.State != model.StateEmpty {
-		t.Fatalf("current result not taken: state %q", a.watch.Snap.Group.State)
+	if a.group.st.Snap.Group.State != model.StateEmpty {
+		t.Fatalf("current result not taken: state %q", a.group.st.Snap.Group.State)
 	}
 	if next == nil {
 		t.Fatal("no tick scheduled after the poll")
 	}
 	// A tick with time remaining steps the clock without polling.
-	_, step := a.Update(tickMsg{Seq: a.seq, Remaining: time.Millisecond})
+	_, step := a.Update(tickOf(a, a.group.poll.seq, time.Millisecond))
 	if step == nil {
 		t.Fatal("a clock step ended the loop")
 	}
-	if msg := step(); msg != (tickMsg{Seq: a.seq}) {
+	if msg := step(); msg != (tickOf(a, a.group.poll.seq, 0)) {
 		t.Fatalf("clock step produced %#v, want the due tick", msg)
 	}
 	if src.Calls() != 2 {
@@ -339,37 +339,6 @@ func TestWaitingForGroupKeepsPolling(t *testing.T) {
 	out := plain(a)
 	if strings.Contains(out, "waiting") || !strings.Contains(out, "consumer-a") {
 		t.Fatalf("group appeared but the view did not follow:\n%s", out)
-	}
-}
-
-func TestNextPollDelay(t *testing.T) {
-	stable := model.Group{State: model.StateStable}
-	tests := []struct {
-		name     string
-		g        model.Group
-		base     time.Duration
-		failures int
-		want     time.Duration
-	}{
-		{"stable", stable, time.Second, 0, time.Second},
-		{"stable slow", stable, 5 * time.Second, 0, 5 * time.Second},
-		{"preparing", model.Group{State: model.StatePreparingRebalance}, time.Second, 0, FastInterval},
-		{"completing", model.Group{State: model.StateCompletingRebalance}, time.Second, 0, FastInterval},
-		{"rebalancing never slower than base", model.Group{State: model.StatePreparingRebalance}, 100 * time.Millisecond, 0, 100 * time.Millisecond},
-		{"empty", model.Group{State: model.StateEmpty}, time.Second, 0, time.Second},
-		{"waiting for group", model.Group{State: model.StateDead}, time.Second, 0, time.Second},
-		{"no base", stable, 0, 0, time.Second},
-		{"1 failure", stable, time.Second, 1, time.Second},
-		{"2 failures", stable, time.Second, 2, 2 * time.Second},
-		{"3 failures", stable, time.Second, 3, 4 * time.Second},
-		{"4 failures", model.Group{State: model.StatePreparingRebalance}, time.Second, 4, 8 * time.Second},
-		{"5 failures capped", stable, time.Second, 5, MaxBackoff},
-		{"many failures capped", stable, time.Second, 1000, MaxBackoff},
-	}
-	for _, tt := range tests {
-		if got := NextPollDelay(tt.g, tt.base, tt.failures); got != tt.want {
-			t.Errorf("%s: NextPollDelay = %v, want %v", tt.name, got, tt.want)
-		}
 	}
 }
 
@@ -413,7 +382,7 @@ func TestKeys(t *testing.T) {
 	if r := cursorRow(); !strings.HasPrefix(r, glyphCursor+"consumer-b") {
 		t.Fatalf("members cursor on %q", r)
 	}
-	if m, ok := a.members.Selected(); !ok || m.ClientID != "consumer-b" {
+	if m, ok := a.group.members.Selected(); !ok || m.ClientID != "consumer-b" {
 		t.Fatalf("selected member %+v", m)
 	}
 	a.Update(keyPress("tab"))
@@ -446,7 +415,7 @@ func TestKeys(t *testing.T) {
 		if b.ctx.Err() == nil {
 			t.Fatalf("%s: polls not cancelled on quit", k)
 		}
-		if _, cmd := b.Update(tickMsg{Seq: b.seq}); cmd != nil {
+		if _, cmd := b.Update(pollTickMsg[model.Snapshot]{p: b.group.poll, seq: b.group.poll.seq}); cmd != nil {
 			t.Fatalf("%s: a tick after quit started a poll", k)
 		}
 	}
@@ -467,7 +436,7 @@ func TestTenThousandPartitionsScroll(t *testing.T) {
 		t.Fatalf("end did not reach the last partition:\n%s", out)
 	}
 	a.Update(keyPress("pgup"))
-	if p, ok := a.table.Selected(); !ok || p.Partition >= 3333 {
+	if p, ok := a.group.table.Selected(); !ok || p.Partition >= 3333 {
 		t.Fatalf("pgup left the cursor on %+v", p)
 	}
 }
@@ -525,8 +494,8 @@ func BenchmarkPoll10k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		a.polling = true
-		a.Update(pollMsg{Seq: a.seq, Snap: snap})
+		a.group.poll.polling = true
+		a.Update(answerOf(a, a.group.poll.seq, snap))
 	}
 }
 
@@ -534,20 +503,20 @@ func TestPollNowKeepsOneLoop(t *testing.T) {
 	clk := &clock{t: t0}
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}, {snap: emptySnapshot()}}}
 	a := testApp(t, src, clk, 80, 24)
-	pending := a.seq // the tick chain scheduled after the first poll
-	cmd := a.pollNow()
+	pending := a.group.poll.seq // the tick chain scheduled after the first poll
+	cmd := a.group.pollNow()
 	if cmd == nil {
 		t.Fatal("pollNow started no poll")
 	}
-	if again := a.pollNow(); again != nil {
+	if again := a.group.pollNow(); again != nil {
 		t.Fatal("pollNow while polling started a second poll")
 	}
-	if _, c := a.Update(tickMsg{Seq: pending}); c != nil {
+	if _, c := a.Update(tickOf(a, pending, 0)); c != nil {
 		t.Fatal("the superseded tick chain still polls")
 	}
 	feed(t, a, cmd)
-	if src.Calls() != 2 || a.watch.Snap.Group.State != model.StateEmpty {
-		t.Fatalf("calls %d, state %q", src.Calls(), a.watch.Snap.Group.State)
+	if src.Calls() != 2 || a.group.st.Snap.Group.State != model.StateEmpty {
+		t.Fatalf("calls %d, state %q", src.Calls(), a.group.st.Snap.Group.State)
 	}
 }
 
@@ -582,7 +551,7 @@ func TestOverviewPollDelay(t *testing.T) {
 		{time.Second, 1000, 2, 2 * time.Second},       // failures back off as everywhere
 	}
 	for _, tt := range tests {
-		if got := OverviewPollDelay(tt.base, tt.groups, tt.failures); got != tt.want {
+		if got := OverviewPollDelay(tt.base, tt.groups, tt.failures, 0); got != tt.want {
 			t.Errorf("OverviewPollDelay(%s, %d groups, %d failures) = %s, want %s", tt.base, tt.groups, tt.failures, got, tt.want)
 		}
 	}

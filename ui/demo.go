@@ -163,57 +163,57 @@ func readDemo(d Demo, withLedger bool) demoStatus {
 }
 
 // demoInit starts the demo refresh loop; nil outside demo mode.
-func (a *App) demoInit() tea.Cmd {
-	d := a.opts.Demo
+func (g *GroupPage) demoInit() tea.Cmd {
+	d := g.watch.Demo
 	if d == nil {
 		return nil
 	}
-	a.demo.seq++
-	seq := a.demo.seq
+	g.demo.seq++
+	seq := g.demo.seq
 	return func() tea.Msg { return demoStatusMsg{Seq: seq, Status: readDemo(d, true)} }
 }
 
 // handleDemoStatus takes a refresh of the current loop and schedules the
 // next: fast while a countdown runs, so it ticks smoothly on a projector.
-func (a *App) handleDemoStatus(msg demoStatusMsg) tea.Cmd {
-	if msg.Seq != a.demo.seq || a.opts.Demo == nil {
+func (g *GroupPage) handleDemoStatus(msg demoStatusMsg) tea.Cmd {
+	if msg.Seq != g.demo.seq || g.watch.Demo == nil {
 		return nil
 	}
-	a.setDemoStatus(msg.Status)
-	return a.nextDemoRefresh()
+	g.setDemoStatus(msg.Status)
+	return g.nextDemoRefresh()
 }
 
-func (a *App) nextDemoRefresh() tea.Cmd {
-	if a.ctx.Err() != nil {
+func (g *GroupPage) nextDemoRefresh() tea.Cmd {
+	if g.ctx.Err() != nil {
 		return nil
 	}
 	delay := demoRefresh
-	if a.countingDown() {
+	if g.countingDown() {
 		delay = demoFastRefresh
 	}
 	// Judged at the moment the read will happen, not now: a ledger read
 	// just now is a second old when the next refresh comes.
-	withLedger := a.watch.Now.Add(delay).Sub(a.demo.ledgerAt) >= demoRefresh-demoFastRefresh
-	a.demo.seq++
-	seq, d := a.demo.seq, a.opts.Demo
+	withLedger := g.st.Now.Add(delay).Sub(g.demo.ledgerAt) >= demoRefresh-demoFastRefresh
+	g.demo.seq++
+	seq, d := g.demo.seq, g.watch.Demo
 	return tea.Tick(delay, func(time.Time) tea.Msg {
 		return demoStatusMsg{Seq: seq, Status: readDemo(d, withLedger)}
 	})
 }
 
-func (a *App) setDemoStatus(s demoStatus) {
-	if !s.HasLedger && a.demo.has {
-		s.Ledger, s.HasLedger = a.demo.status.Ledger, a.demo.status.HasLedger
+func (g *GroupPage) setDemoStatus(s demoStatus) {
+	if !s.HasLedger && g.demo.has {
+		s.Ledger, s.HasLedger = g.demo.status.Ledger, g.demo.status.HasLedger
 	} else if s.HasLedger {
-		a.demo.ledgerAt = a.watch.Now
+		g.demo.ledgerAt = g.st.Now
 	}
-	a.demo.status, a.demo.has = s, true
-	a.members.SetMembers(a.demoMembers(a.watch.Snap.Members))
+	g.demo.status, g.demo.has = s, true
+	g.members.SetMembers(g.demoMembers(g.st.Snap.Members))
 }
 
 // countingDown reports whether a killed member waits for its eviction.
-func (a *App) countingDown() bool {
-	for _, c := range a.demo.status.Consumers {
+func (g *GroupPage) countingDown() bool {
+	for _, c := range g.demo.status.Consumers {
 		if c.State == model.DemoKilled {
 			return true
 		}
@@ -223,16 +223,16 @@ func (a *App) countingDown() bool {
 
 // handleDemoAction shows an action's result, refreshes the demo state at
 // once (restarting the refresh loop) and polls the group at once.
-func (a *App) handleDemoAction(msg demoActionMsg) tea.Cmd {
-	if a.opts.Demo == nil {
+func (g *GroupPage) handleDemoAction(msg demoActionMsg) tea.Cmd {
+	if g.watch.Demo == nil {
 		return nil
 	}
-	a.flash(msg.Flash, msg.Err)
-	a.setDemoStatus(msg.Status)
+	g.flash(msg.Flash, msg.Err)
+	g.setDemoStatus(msg.Status)
 	if !msg.Err {
-		a.demo.fastUntil = a.watch.Now.Add(demoFastPollFor)
+		g.demo.fastUntil = g.st.Now.Add(demoFastPollFor)
 	}
-	return tea.Batch(a.pollNow(), a.nextDemoRefresh())
+	return tea.Batch(g.pollNow(), g.nextDemoRefresh())
 }
 
 // demoFastPoll reports whether the group should be polled every
@@ -240,31 +240,31 @@ func (a *App) handleDemoAction(msg demoActionMsg) tea.Cmd {
 // rebalances the group within a second or so, often quicker than the
 // poll interval, which then only infers it, duration unknown) and while a
 // killed member waits for its eviction, so the takeover is timed too.
-func (a *App) demoFastPoll() bool {
-	if a.opts.Demo == nil {
+func (g *GroupPage) demoFastPoll() bool {
+	if g.watch.Demo == nil {
 		return false
 	}
-	if a.watch.Now.Before(a.demo.fastUntil) {
+	if g.st.Now.Before(g.demo.fastUntil) {
 		return true
 	}
 	// A killed member: until a little past its session timeout (a
 	// coordinator that never evicts it must not keep the poll fast).
-	for _, c := range a.demo.status.Consumers {
-		if c.State == model.DemoKilled && a.watch.Now.Before(c.KilledAt.Add(a.opts.DemoSettings.SessionTimeout+demoFastPollFor)) {
+	for _, c := range g.demo.status.Consumers {
+		if c.State == model.DemoKilled && g.st.Now.Before(c.KilledAt.Add(g.watch.DemoSettings.SessionTimeout+demoFastPollFor)) {
 			return true
 		}
 	}
 	return false
 }
 
-func (a *App) flash(s string, isErr bool) {
-	a.demo.flash, a.demo.flashErr, a.demo.flashAt = s, isErr, a.watch.Now
+func (g *GroupPage) flash(s string, isErr bool) {
+	g.demo.flash, g.demo.flashErr, g.demo.flashAt = s, isErr, g.st.Now
 }
 
 // demoKey handles a demo key; it reports false for any other key. The
 // bindings are disabled outside demo mode, so they never match there.
-func (a *App) demoKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	d, k := a.opts.Demo, a.keys.Demo
+func (g *GroupPage) demoKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	d, k := g.watch.Demo, g.keys.Demo
 	if d == nil {
 		return nil, false
 	}
@@ -275,25 +275,25 @@ func (a *App) demoKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			if err != nil {
 				return "", err
 			}
-			return id + " started: it joins " + a.opts.Group + " and the group rebalances", nil
+			return id + " started: it joins " + g.watch.Group + " and the group rebalances", nil
 		}), true
 	case key.Matches(msg, k.Stop):
-		return a.memberAction("stops", func(id string) (string, error) {
+		return g.memberAction("stops", func(id string) (string, error) {
 			if err := d.Stop(id); err != nil {
 				return "", err
 			}
 			return id + " stopping gracefully: it leaves the group (LeaveGroup), the group rebalances at once", nil
 		}), true
 	case key.Matches(msg, k.Kill):
-		return a.memberAction("kills", func(id string) (string, error) {
+		return g.memberAction("kills", func(id string) (string, error) {
 			if err := d.Kill(id); err != nil {
 				return "", err
 			}
-			return id + " killed: no LeaveGroup, the group waits " + model.Setting(a.opts.DemoSettings.SessionTimeout) + " (session timeout)", nil
+			return id + " killed: no LeaveGroup, the group waits " + model.Setting(g.watch.DemoSettings.SessionTimeout) + " (session timeout)", nil
 		}), true
 	case key.Matches(msg, k.Slow):
-		set := a.opts.DemoSettings
-		return a.memberAction("slows down", func(id string) (string, error) {
+		set := g.watch.DemoSettings
+		return g.memberAction("slows down", func(id string) (string, error) {
 			slow, err := d.ToggleSlow(id)
 			switch {
 			case err != nil:
@@ -351,27 +351,27 @@ func demoAction(d Demo, act func() (string, error)) tea.Cmd {
 // memberAction runs act on the selected member of the members pane when it
 // is one of the demo's consumers; anything else is refused with a message
 // saying why. verb completes "kgwatch only … the consumers it started".
-func (a *App) memberAction(verb string, act func(clientID string) (string, error)) tea.Cmd {
-	if a.showLanes {
+func (g *GroupPage) memberAction(verb string, act func(clientID string) (string, error)) tea.Cmd {
+	if g.showLanes {
 		// Tab does not reach the members from the lanes: say how.
-		a.flash("the lanes hide the members: v back to them, tab to the Members pane, then ↑/↓ (j/k)", true)
+		g.flash("the lanes hide the members: v back to them, tab to the Members pane, then ↑/↓ (j/k)", true)
 		return nil
 	}
-	if a.focus != paneMembers {
-		a.flash("select a member first: tab to the Members pane, then ↑/↓ (j/k)", true)
+	if g.focus != paneMembers {
+		g.flash("select a member first: tab to the Members pane, then ↑/↓ (j/k)", true)
 		return nil
 	}
-	mb, ok := a.members.Selected()
+	mb, ok := g.members.Selected()
 	if !ok {
-		a.flash("no member selected: the group has no members", true)
+		g.flash("no member selected: the group has no members", true)
 		return nil
 	}
-	c, ours := a.demoConsumer(mb)
+	c, ours := g.demoConsumer(mb)
 	if !ours {
-		a.flash(memberName(&mb)+" is not a demo consumer: kgwatch only "+verb+" the consumers it started", true)
+		g.flash(memberName(&mb)+" is not a demo consumer: kgwatch only "+verb+" the consumers it started", true)
 		return nil
 	}
-	return demoAction(a.opts.Demo, func() (string, error) { return act(c.ClientID) })
+	return demoAction(g.watch.Demo, func() (string, error) { return act(c.ClientID) })
 }
 
 // producerRate is a producer rate: "5/s", "0.5/s".
@@ -400,20 +400,20 @@ func stepRate(r float64, up bool) float64 {
 // demoFrame prepares the demo's part of a frame: the members pane's notes
 // (whose countdowns move with the clock) and the ledger pane, at most maxH
 // lines of width w. It returns the ledger's height.
-func (a *App) demoFrame(w, maxH int) int {
-	a.demo.text = ""
-	if a.opts.Demo == nil {
+func (g *GroupPage) demoFrame(w, maxH int) int {
+	g.demo.text = ""
+	if g.watch.Demo == nil {
 		return 0
 	}
-	a.members.SetNotes(a.demoNotes())
-	if a.demo.flash != "" && a.watch.Now.Sub(a.demo.flashAt) >= flashFor {
-		a.demo.flash = ""
+	g.members.SetNotes(g.demoNotes())
+	if g.demo.flash != "" && g.st.Now.Sub(g.demo.flashAt) >= flashFor {
+		g.demo.flash = ""
 	}
-	p := &a.demo.pane
+	p := &g.demo.pane
 	p.SetSize(w, ledgerLines(maxH))
-	p.SetState(a.demo.status, a.demo.has, a.opts.DemoSettings, a.demo.flash, a.demo.flashErr)
-	a.demo.text = p.View()
-	if a.demo.text == "" {
+	p.SetState(g.demo.status, g.demo.has, g.watch.DemoSettings, g.demo.flash, g.demo.flashErr)
+	g.demo.text = p.View()
+	if g.demo.text == "" {
 		return 0
 	}
 	return p.Height()
@@ -431,3 +431,7 @@ func ledgerLines(h int) int {
 	}
 	return 0
 }
+
+// notice shows a message of the root's (the quit confirmation) where the
+// demo's actions answer.
+func (g *GroupPage) notice(s string) { g.flash(s, false) }

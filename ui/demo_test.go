@@ -153,15 +153,13 @@ func newFakeDemo() *fakeDemo {
 // ticks that follow are left to the test).
 func demoApp(t testing.TB, src Source, fd *fakeDemo, clk *clock, w, h int) *App {
 	t.Helper()
-	a := New(src, Options{
-		Brokers: testBrokers, Group: "order-workers",
-		Interval: time.Second, Timeout: time.Second, Now: clk.Now,
-		Demo: fd, DemoSettings: testDemoSettings,
+	a := New(Watch{Group: "order-workers", Source: src, Demo: fd, DemoSettings: testDemoSettings}, Options{
+		Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now,
 	})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	runImmediate(t, a, a.Init())
-	if !a.demo.has || !a.watch.HasSnap {
-		t.Fatalf("after Init: demo status %v, snapshot %v; want both", a.demo.has, a.watch.HasSnap)
+	if !a.group.demo.has || !a.group.st.HasSnap {
+		t.Fatalf("after Init: demo status %v, snapshot %v; want both", a.group.demo.has, a.group.st.HasSnap)
 	}
 	return a
 }
@@ -206,7 +204,7 @@ func press(t testing.TB, a *App, k string) tea.Cmd {
 func focusMembers(t testing.TB, a *App) {
 	t.Helper()
 	for range numPanes {
-		if a.focus == paneMembers {
+		if a.group.focus == paneMembers {
 			return
 		}
 		a.Update(keyPress("tab"))
@@ -319,7 +317,7 @@ func TestDemoRefusesOutsideMembers(t *testing.T) {
 	}
 	focusMembers(t, a)
 	for {
-		if mb, _ := a.members.Selected(); mb.ClientID == "rdkafka" {
+		if mb, _ := a.group.members.Selected(); mb.ClientID == "rdkafka" {
 			break
 		}
 		a.Update(keyPress("j"))
@@ -351,7 +349,7 @@ func TestDemoMemberNotes(t *testing.T) {
 	fd.consumers = append(fd.consumers, model.DemoConsumer{ClientID: "consumer-c", State: model.DemoRunning})
 	fd.mu.Unlock()
 	refresh := func() {
-		a.Update(demoStatusMsg{Seq: a.demo.seq, Status: readDemo(fd, true)})
+		a.Update(demoStatusMsg{Seq: a.group.demo.seq, Status: readDemo(fd, true)})
 	}
 	clk.Set(t0.Add(3700 * time.Millisecond))
 	refresh()
@@ -365,11 +363,11 @@ func TestDemoMemberNotes(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", w, out)
 		}
 	}
-	if !a.countingDown() {
+	if !a.group.countingDown() {
 		t.Error("a killed member does not speed up the demo refresh")
 	}
 	clk.Set(t0.Add(5 * time.Second))
-	a.Update(tickMsg{Seq: a.seq + 100}) // a stale tick: only the clock moves
+	a.Update(staleTick(a)) // a stale tick: only the clock moves
 	if out := plain(a); !strings.Contains(out, "evicted in 6.0s") {
 		t.Errorf("countdown did not follow the clock:\n%s", out)
 	}
@@ -408,7 +406,7 @@ func TestDemoMemberSelectionFollowsJoiningConsumer(t *testing.T) {
 	press(t, a, "n")
 	a.Update(keyPress("j"))
 	a.Update(keyPress("j"))
-	if mb, _ := a.members.Selected(); mb.ClientID != "consumer-c" {
+	if mb, _ := a.group.members.Selected(); mb.ClientID != "consumer-c" {
 		t.Fatalf("selected %q, want the joining consumer-c", mb.ClientID)
 	}
 	// consumer-c joins: the group lists it with a member id.
@@ -417,12 +415,12 @@ func TestDemoMemberSelectionFollowsJoiningConsumer(t *testing.T) {
 	src.mu.Lock()
 	src.results = []pollResult{{snap: joined}}
 	src.mu.Unlock()
-	if a.polling {
-		a.Update(pollMsg{Seq: a.seq, Snap: joined})
+	if a.group.poll.polling {
+		a.Update(answerOf(a, a.group.poll.seq, joined))
 	} else {
 		pollNow(t, a)
 	}
-	if mb, _ := a.members.Selected(); mb.ClientID != "consumer-c" || mb.MemberID == "" {
+	if mb, _ := a.group.members.Selected(); mb.ClientID != "consumer-c" || mb.MemberID == "" {
 		t.Fatalf("after joining, selected %+v, want consumer-c with its member id", mb)
 	}
 	press(t, a, "X")
@@ -444,7 +442,7 @@ func TestDemoActionErrorIsShown(t *testing.T) {
 	}
 	// The message goes after flashFor.
 	clk.Set(t0.Add(flashFor + time.Second))
-	a.Update(tickMsg{Seq: a.seq + 100})
+	a.Update(staleTick(a))
 	if out := plain(a); strings.Contains(out, "it is killed") {
 		t.Errorf("flash still shown after %s:\n%s", flashFor, out)
 	}
@@ -540,10 +538,8 @@ func TestDemoNoColorKeepsMeaning(t *testing.T) {
 	fd.consumers[1].State, fd.consumers[1].KilledAt = model.DemoKilled, t0
 	fd.paused = true
 	build := func(noColor bool) string {
-		a := New(&fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, Options{
-			Brokers: testBrokers, Group: "order-workers", Interval: time.Second, Now: clk.Now,
-			NoColor: noColor, Demo: fd, DemoSettings: testDemoSettings,
-		})
+		a := New(Watch{Group: "order-workers", Source: &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, Demo: fd, DemoSettings: testDemoSettings},
+			Options{Brokers: testBrokers, Interval: time.Second, Now: clk.Now, NoColor: noColor})
 		a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		runImmediate(t, a, a.Init())
 		return a.View().Content

@@ -11,8 +11,8 @@ import (
 // demoConsumer finds the demo consumer behind a group member: by member
 // id, else by client id (a consumer between generations, or listed before
 // the coordinator answered).
-func (a *App) demoConsumer(mb model.Member) (model.DemoConsumer, bool) {
-	cs := a.demo.status.Consumers
+func (g *GroupPage) demoConsumer(mb model.Member) (model.DemoConsumer, bool) {
+	cs := g.demo.status.Consumers
 	if mb.MemberID != "" {
 		for _, c := range cs {
 			if c.MemberID == mb.MemberID {
@@ -31,23 +31,23 @@ func (a *App) demoConsumer(mb model.Member) (model.DemoConsumer, bool) {
 // demoMembers returns the group's members followed by the demo consumers
 // the group does not list: joining ones, and for a minute those that were
 // stopped or evicted. Outside demo mode it returns ms unchanged.
-func (a *App) demoMembers(ms []model.Member) []model.Member {
-	if a.opts.Demo == nil || !a.demo.has {
+func (g *GroupPage) demoMembers(ms []model.Member) []model.Member {
+	if g.watch.Demo == nil || !g.demo.has {
 		return ms
 	}
-	if a.demo.seen == nil {
-		a.demo.seen = make(map[string]bool)
+	if g.demo.seen == nil {
+		g.demo.seen = make(map[string]bool)
 	}
 	listed := make(map[string]bool, len(ms))
 	for _, mb := range ms {
-		if c, ok := a.demoConsumer(mb); ok {
+		if c, ok := g.demoConsumer(mb); ok {
 			listed[c.ClientID] = true
-			a.demo.seen[c.ClientID] = true
+			g.demo.seen[c.ClientID] = true
 		}
 	}
 	out := ms
-	for _, c := range a.demo.status.Consumers {
-		if listed[c.ClientID] || !a.ghostShown(c) {
+	for _, c := range g.demo.status.Consumers {
+		if listed[c.ClientID] || !g.ghostShown(c) {
 			continue
 		}
 		if len(out) == len(ms) {
@@ -60,8 +60,8 @@ func (a *App) demoMembers(ms []model.Member) []model.Member {
 
 // ghostShown reports whether a demo consumer missing from the group is
 // listed anyway.
-func (a *App) ghostShown(c model.DemoConsumer) bool {
-	now := a.watch.Now
+func (g *GroupPage) ghostShown(c model.DemoConsumer) bool {
+	now := g.st.Now
 	switch c.State {
 	case model.DemoStopped:
 		return !c.StoppedAt.IsZero() && now.Sub(c.StoppedAt) < ghostFor
@@ -73,16 +73,16 @@ func (a *App) ghostShown(c model.DemoConsumer) bool {
 
 // demoNotes returns what only the demo knows about each listed member, for
 // the members pane: killed with its countdown, slow, joining, outside.
-func (a *App) demoNotes() []string {
-	ms := a.members.members
+func (g *GroupPage) demoNotes() []string {
+	ms := g.members.members
 	notes := make([]string, len(ms))
 	for i, mb := range ms {
-		c, ours := a.demoConsumer(mb)
+		c, ours := g.demoConsumer(mb)
 		if !ours {
 			notes[i] = glyphOutside + " outside · watch only"
 			continue
 		}
-		notes[i] = a.demoNote(c, mb.MemberID != "")
+		notes[i] = g.demoNote(c, mb.MemberID != "")
 	}
 	return notes
 }
@@ -97,9 +97,9 @@ const (
 
 // demoNote describes consumer c; inGroup says whether the coordinator
 // lists it.
-func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
-	now := a.watch.Now
-	set := a.opts.DemoSettings
+func (g *GroupPage) demoNote(c model.DemoConsumer, inGroup bool) string {
+	now := g.st.Now
+	set := g.watch.DemoSettings
 	slow := ""
 	if c.Slow {
 		slow = glyphSlow + " slow"
@@ -112,7 +112,7 @@ func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
 		}
 		return glyphKilled + " killed · evicted in " + model.Countdown(left)
 	case model.DemoEvicted:
-		if !a.demo.seen[c.ClientID] && !inGroup {
+		if !g.demo.seen[c.ClientID] && !inGroup {
 			return glyphKilled + " killed before it joined"
 		}
 		if c.EvictedAt.IsZero() || c.KilledAt.IsZero() {
@@ -126,7 +126,7 @@ func (a *App) demoNote(c model.DemoConsumer, inGroup bool) string {
 	}
 	if !inGroup {
 		s := glyphWaiting + " joining"
-		if a.demo.seen[c.ClientID] {
+		if g.demo.seen[c.ClientID] {
 			s = glyphWaiting + " rejoining"
 		}
 		if slow != "" {

@@ -71,8 +71,8 @@ func (v *rowView) describe() string {
 // viewKey handles the keys that change the row view: `o`, `/`, `l`, and,
 // while the filter input is open, every key but ctrl+c. It reports whether
 // it took the key.
-func (a *App) viewKey(msg tea.KeyPressMsg) bool {
-	v := &a.rows
+func (g *GroupPage) viewKey(msg tea.KeyPressMsg) bool {
+	v := &g.rows
 	if v.editing {
 		switch msg.String() {
 		case "ctrl+c":
@@ -80,10 +80,10 @@ func (a *App) viewKey(msg tea.KeyPressMsg) bool {
 		case "enter":
 			v.editing = false
 			v.query = strings.TrimSpace(v.draft)
-			a.refreshRows()
+			g.refreshRows()
 		case "esc":
 			v.editing, v.draft, v.query = false, "", ""
-			a.refreshRows()
+			g.refreshRows()
 		case "backspace", "ctrl+h":
 			if v.draft != "" {
 				_, n := utf8.DecodeLastRuneInString(v.draft)
@@ -104,18 +104,18 @@ func (a *App) viewKey(msg tea.KeyPressMsg) bool {
 		return true
 	}
 	switch {
-	case key.Matches(msg, a.keys.Sort):
+	case key.Matches(msg, g.keys.Sort):
 		v.sort = v.sort.Next()
-	case key.Matches(msg, a.keys.Filter):
+	case key.Matches(msg, g.keys.Filter):
 		v.editing, v.draft = true, v.query
-	case key.Matches(msg, a.keys.OnlyLag):
+	case key.Matches(msg, g.keys.OnlyLag):
 		v.onlyLag = !v.onlyLag
-	case key.Matches(msg, a.keys.ClearFilter) && v.query != "":
+	case key.Matches(msg, g.keys.ClearFilter) && v.query != "":
 		v.query = ""
 	default:
 		return false
 	}
-	a.refreshRows()
+	g.refreshRows()
 	return true
 }
 
@@ -124,12 +124,12 @@ const maxFilterLen = 64
 
 // filterLine is the filter input, shown in place of the help line while it
 // is open: "/ pay█  enter apply · esc clear".
-func (a *App) filterLine(w int) string {
-	v := &a.rows
+func (g *GroupPage) filterLine(w int) string {
+	v := &g.rows
 	if !v.editing || w <= 0 {
 		return ""
 	}
-	st := a.styles
+	st := g.styles
 	hint := "  enter apply · esc clear · topic, owner or status"
 	prompt := st.Help.ShortKey.Render("filter /") + " "
 	text := v.draft + glyphInputCursor

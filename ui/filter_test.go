@@ -81,8 +81,8 @@ func statusApp(t testing.TB, w, h int, noColor bool) *App {
 		polls = append(polls, pollResult{snap: statusSnapshot(i)})
 	}
 	src := &fakeSource{results: polls}
-	a := New(src, Options{
-		Brokers: testBrokers, Group: "order-workers", Interval: 5 * time.Second, Timeout: time.Second,
+	a := New(Watch{Group: "order-workers", Source: src}, Options{
+		Brokers: testBrokers, Interval: 5 * time.Second, Timeout: time.Second,
 		Now: clk.Now, NoColor: noColor, StallAfter: 10 * time.Second,
 	})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
@@ -92,7 +92,7 @@ func statusApp(t testing.TB, w, h int, noColor bool) *App {
 		pollNow(t, a)
 	}
 	clk.Set(clk.Now().Add(1500 * time.Millisecond))
-	a.Update(tickMsg{Seq: 0}) // a stale tick: refreshes the clock only
+	a.Update(staleTick(a)) // a stale tick: refreshes the clock only
 	return a
 }
 
@@ -146,8 +146,8 @@ func TestGoldenViews(t *testing.T) {
 // rowOrder lists the partitions of the table rows on screen, in order.
 func rowOrder(a *App) []string {
 	var out []string
-	for i := range a.table.rows {
-		out = append(out, partName(a.table.rows[i].TopicPartition))
+	for i := range a.group.table.rows {
+		out = append(out, partName(a.group.table.rows[i].TopicPartition))
 	}
 	return out
 }
@@ -159,12 +159,12 @@ func TestStatusesSortFilterOnlyLag(t *testing.T) {
 		"orders/3": model.StatusRewound, "orders/4": model.StatusOK, "payments/0": model.StatusUnowned,
 		"payments/1": model.StatusOK,
 	}
-	for _, p := range a.watch.Snap.Partitions {
+	for _, p := range a.group.st.Snap.Partitions {
 		if got := p.Status; got != want[partName(p.TopicPartition)] {
 			t.Errorf("%s: status %s, want %s", partName(p.TopicPartition), got, want[partName(p.TopicPartition)])
 		}
 	}
-	if w := a.watch.Snap.WorstPartition; !a.watch.Snap.HasWorst || partName(w) != "orders/3" {
+	if w := a.group.st.Snap.WorstPartition; !a.group.st.Snap.HasWorst || partName(w) != "orders/3" {
 		t.Errorf("worst partition %v, want orders/3 (REWOUND)", w)
 	}
 	out := plain(a)
@@ -188,15 +188,15 @@ func TestStatusesSortFilterOnlyLag(t *testing.T) {
 	for _, o := range orders {
 		typeKeys(a, o.key)
 		if got := strings.Join(rowOrder(a), " "); got != o.want {
-			t.Errorf("after %q sort %s: rows %s, want %s", o.key, a.rows.sort, got, o.want)
+			t.Errorf("after %q sort %s: rows %s, want %s", o.key, a.group.rows.sort, got, o.want)
 		}
 	}
 
 	// The cursor follows its partition across re-sorts.
 	a.Update(keyPress("j"))
-	sel, _ := a.table.Selected()
+	sel, _ := a.group.table.Selected()
 	typeKeys(a, "o")
-	if now, _ := a.table.Selected(); now.TopicPartition != sel.TopicPartition {
+	if now, _ := a.group.table.Selected(); now.TopicPartition != sel.TopicPartition {
 		t.Errorf("selection moved from %v to %v on re-sort", sel.TopicPartition, now.TopicPartition)
 	}
 	typeKeys(a, "o", "o", "o") // back to lag
@@ -212,12 +212,12 @@ func TestStatusesSortFilterOnlyLag(t *testing.T) {
 			}
 		}
 	}
-	if a.rows.sort != model.SortByLag || a.rows.onlyLag || a.rows.draft != "qojl" {
-		t.Errorf("keys leaked out of the filter input: sort %s only-lag %v draft %q", a.rows.sort, a.rows.onlyLag, a.rows.draft)
+	if a.group.rows.sort != model.SortByLag || a.group.rows.onlyLag || a.group.rows.draft != "qojl" {
+		t.Errorf("keys leaked out of the filter input: sort %s only-lag %v draft %q", a.group.rows.sort, a.group.rows.onlyLag, a.group.rows.draft)
 	}
 	typeKeys(a, "esc")
-	if a.rows.editing || a.rows.query != "" || a.table.Len() != 7 {
-		t.Errorf("esc: editing %v query %q rows %d", a.rows.editing, a.rows.query, a.table.Len())
+	if a.group.rows.editing || a.group.rows.query != "" || a.group.table.Len() != 7 {
+		t.Errorf("esc: editing %v query %q rows %d", a.group.rows.editing, a.group.rows.query, a.group.table.Len())
 	}
 	typeKeys(a, "/", "stall", "enter")
 	if got := strings.Join(rowOrder(a), " "); got != "orders/2" {
@@ -228,7 +228,7 @@ func TestStatusesSortFilterOnlyLag(t *testing.T) {
 	}
 	typeKeys(a, "/", "backspace", "backspace", "backspace", "backspace", "backspace", "consumer-c payments", "enter")
 	if got := strings.Join(rowOrder(a), " "); got != "payments/1" {
-		t.Errorf("filter %q: rows %s", a.rows.query, got)
+		t.Errorf("filter %q: rows %s", a.group.rows.query, got)
 	}
 	typeKeys(a, "esc") // esc outside the input clears the filter too
 	typeKeys(a, "l")
@@ -242,10 +242,10 @@ func TestStatusesSortFilterOnlyLag(t *testing.T) {
 
 	// The next poll keeps the view.
 	typeKeys(a, "l", "o")
-	a.watch.Now = a.watch.Now.Add(5 * time.Second)
-	a.applySnapshot(statusSnapshot(statusPolls))
-	if a.rows.sort != model.SortByLagAge || !a.rows.onlyLag || a.table.Len() != 6 {
-		t.Errorf("after a poll: sort %s only-lag %v rows %d", a.rows.sort, a.rows.onlyLag, a.table.Len())
+	a.group.st.Now = a.group.st.Now.Add(5 * time.Second)
+	a.group.applySnapshot(statusSnapshot(statusPolls))
+	if a.group.rows.sort != model.SortByLagAge || !a.group.rows.onlyLag || a.group.table.Len() != 6 {
+		t.Errorf("after a poll: sort %s only-lag %v rows %d", a.group.rows.sort, a.group.rows.onlyLag, a.group.table.Len())
 	}
 }
 
@@ -317,7 +317,7 @@ func TestDurAndRateText(t *testing.T) {
 func BenchmarkView10kSortFilter(b *testing.B) {
 	a, _ := buildState(b, []pollResult{{snap: bigSnapshot(10000)}}, 120, 40)
 	typeKeys(a, "o", "l", "/", "events-1", "enter")
-	if n := a.table.Len(); n < 3000 || n > 3400 {
+	if n := a.group.table.Len(); n < 3000 || n > 3400 {
 		b.Fatalf("%d rows after the filter, want a third", n)
 	}
 	b.ReportAllocs()
@@ -335,8 +335,8 @@ func BenchmarkApply10kSortFilter(b *testing.B) {
 	snap := bigSnapshot(10000)
 	b.ReportAllocs()
 	for b.Loop() {
-		a.applySnapshot(snap)
-		a.relayout()
+		a.group.applySnapshot(snap)
+		a.group.relayout()
 	}
 }
 

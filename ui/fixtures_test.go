@@ -183,9 +183,8 @@ func bigSnapshot(n int) model.Snapshot {
 // first poll.
 func testApp(t testing.TB, src Source, clk *clock, w, h int) *App {
 	t.Helper()
-	a := New(src, Options{
-		Brokers: testBrokers, Group: "order-workers",
-		Interval: time.Second, Timeout: time.Second, Now: clk.Now,
+	a := New(Watch{Group: "order-workers", Source: src}, Options{
+		Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now,
 	})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	feed(t, a, a.Init())
@@ -200,11 +199,25 @@ func feed(t testing.TB, a *App, cmd tea.Cmd) tea.Cmd {
 		t.Fatal("expected a command, got nil")
 	}
 	msg := cmd()
-	if _, ok := msg.(pollMsg); !ok {
-		t.Fatalf("command produced %T, want pollMsg", msg)
+	if _, ok := msg.(pollResultMsg[model.Snapshot]); !ok {
+		t.Fatalf("command produced %T, want a poll's answer", msg)
 	}
 	_, next := a.Update(msg)
 	return next
 }
 
 func plain(a *App) string { return ansi.Strip(a.View().Content) }
+
+// tickOf is the group page's tick of step seq, remaining still to wait.
+func tickOf(a *App, seq uint64, remaining time.Duration) pollTickMsg[model.Snapshot] {
+	return pollTickMsg[model.Snapshot]{p: a.group.poll, seq: seq, remaining: remaining}
+}
+
+// answerOf is an answer to the group page's poll of step seq.
+func answerOf(a *App, seq uint64, snap model.Snapshot) pollResultMsg[model.Snapshot] {
+	return pollResultMsg[model.Snapshot]{p: a.group.poll, seq: seq, val: snap, started: snap.TakenAt}
+}
+
+// staleTick is a tick of no current loop: the page takes it only to move
+// its clock.
+func staleTick(a *App) pollTickMsg[model.Snapshot] { return tickOf(a, a.group.poll.seq+100, 0) }

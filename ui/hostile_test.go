@@ -129,7 +129,7 @@ func renderScenario(t *testing.T, n names, scenario int) []frame {
 	results = append(results, pollResult{err: errors.New(n.errText)})
 	src := &fakeSource{results: results}
 	clk := &clock{t: t0}
-	a := New(src, Options{Brokers: []string{n.coordinator}, Group: n.group, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
+	a := New(Watch{Group: n.group, Source: src}, Options{Brokers: []string{n.coordinator}, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	var out []frame
 	shoot := func() {
 		for _, sz := range [][2]int{{120, 40}, {80, 24}, {40, 10}} {
@@ -141,14 +141,14 @@ func renderScenario(t *testing.T, n names, scenario int) []frame {
 	shoot()
 	for i := 1; i < len(snaps); i++ {
 		clk.Set(snaps[i].TakenAt)
-		feed(t, a, a.pollNow())
+		feed(t, a, a.group.pollNow())
 	}
 	for _, k := range []string{"tab", "tab", "down", "v", "?", "?", "v", "tab"} {
 		a.Update(keyPress(k))
 		shoot()
 	}
 	clk.Set(clk.Now().Add(time.Second))
-	feed(t, a, a.pollNow()) // the outage: a banner with the broker's error text
+	feed(t, a, a.group.pollNow()) // the outage: a banner with the broker's error text
 	shoot()
 	return out
 }
@@ -162,7 +162,7 @@ func renderHostileOverview(t *testing.T, n names) []frame {
 	src := &fakeOverview{results: []overviewResult{{groups: gs}, {err: errors.New(n.errText)}}}
 	clk := &clock{t: t0}
 	wg := &watched{}
-	a := NewOverview(src, Options{Brokers: []string{n.coordinator}, Interval: time.Second, Timeout: time.Second, Now: clk.Now, WatchGroup: wg.watchGroup})
+	a := NewOverview(src, wg.watchGroup, Options{Brokers: []string{n.coordinator}, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	var out []frame
 	shoot := func() {
 		for _, sz := range [][2]int{{120, 40}, {80, 24}, {40, 10}} {

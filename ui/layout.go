@@ -9,11 +9,11 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// relayout sizes the header, the panes and the help from the window and the
-// current data. Frame sizes come from the styles themselves.
-func (a *App) relayout() {
-	fw, fh := a.styles.App.GetFrameSize()
-	w, h := max(a.width-fw, 0), max(a.height-fh, 0)
+// relayout sizes the header, the panes and the help from the page's size
+// and the current data.
+func (g *GroupPage) relayout() {
+	g.st.Now = g.opts.Now()
+	w, h := g.width, g.height
 
 	headerLines := 2
 	if h < 6 {
@@ -22,56 +22,56 @@ func (a *App) relayout() {
 	if h >= 16 {
 		headerLines = 3 // the worst partition gets its own line
 	}
-	a.header.SetSize(w, headerLines)
-	a.header.SetState(a.watch)
-	a.headerText = a.header.View()
+	g.header.SetSize(w, headerLines)
+	g.header.SetState(g.st)
+	g.headerText = g.header.View()
 	headH := 0
-	if a.headerText != "" {
-		headH = lipgloss.Height(a.headerText)
+	if g.headerText != "" {
+		headH = lipgloss.Height(g.headerText)
 	}
 
-	a.helpText = ""
+	g.helpText = ""
 	if h-headH >= 6 {
-		if a.help.ShowAll {
-			a.helpText = a.fullHelp(w, h-headH-2)
-			if a.helpText == "" {
+		if g.help.ShowAll {
+			g.helpText = g.fullHelp(w, h-headH-2)
+			if g.helpText == "" {
 				// Too tall beside the panes (a tiny terminal): the help
 				// takes their place until ? closes it, rather than ?
 				// seeming to do nothing.
-				a.helpText = a.fullHelp(w, h-headH)
+				g.helpText = g.fullHelp(w, h-headH)
 			}
 		}
-		if a.helpText == "" {
-			a.helpText = a.shortHelp(w)
+		if g.helpText == "" {
+			g.helpText = g.shortHelp(w)
 		}
 	}
-	if f := a.filterLine(w); f != "" && h-headH >= 2 {
-		a.helpText = f // typing goes there: it replaces the help
+	if f := g.filterLine(w); f != "" && h-headH >= 2 {
+		g.helpText = f // typing goes there: it replaces the help
 	}
 	helpH := 0
-	if a.helpText != "" {
-		helpH = lipgloss.Height(a.helpText)
+	if g.helpText != "" {
+		helpH = lipgloss.Height(g.helpText)
 	}
 
-	demoH := a.demoFrame(w, h-headH-helpH) // the ledger, in demo mode
-	a.bodyW, a.bodyH = w, max(h-headH-helpH-demoH, 0)
-	a.layoutPanes()
+	demoH := g.demoFrame(w, h-headH-helpH) // the ledger, in demo mode
+	g.bodyW, g.bodyH = w, max(h-headH-helpH-demoH, 0)
+	g.layoutPanes()
 }
 
 // fullHelp is the help `?` opens, at most maxH lines of width w: the key
 // columns when they all fit; else every key packed into lines, so none is
 // cut off (bubbles' help drops the columns past the width); "" when even
 // that is too tall.
-func (a *App) fullHelp(w, maxH int) string {
-	groups := a.keys.FullHelp()
-	a.help.SetWidth(0)
-	cols := a.help.FullHelpView(groups)
-	a.help.SetWidth(w)
+func (g *GroupPage) fullHelp(w, maxH int) string {
+	groups := g.keys.FullHelp()
+	g.help.SetWidth(0)
+	cols := g.help.FullHelpView(groups)
+	g.help.SetWidth(w)
 	if lipgloss.Width(cols) <= w && lipgloss.Height(cols) <= maxH {
 		return cols
 	}
-	st := a.help.Styles
-	sep := st.ShortSeparator.Render(a.help.ShortSeparator)
+	st := g.help.Styles
+	sep := st.ShortSeparator.Render(g.help.ShortSeparator)
 	sepW := lipgloss.Width(sep)
 	var lines []string
 	var cur strings.Builder
@@ -109,18 +109,18 @@ func (a *App) fullHelp(w, maxH int) string {
 // shortHelp is the one-line help. The help and quit keys come last, as
 // is usual, but are never the ones cut: the other keys give way (ending
 // in "…") so "? help • q quit" stays on screen at every width.
-func (a *App) shortHelp(w int) string {
-	keep := []key.Binding{a.keys.Help, a.keys.Quit}
-	tail := a.help.ShortHelpView(keep)
-	sep := a.help.Styles.ShortSeparator.Render(a.help.ShortSeparator)
+func (g *GroupPage) shortHelp(w int) string {
+	keep := []key.Binding{g.keys.Help, g.keys.Quit}
+	tail := g.help.ShortHelpView(keep)
+	sep := g.help.Styles.ShortSeparator.Render(g.help.ShortSeparator)
 	rest := w - lipgloss.Width(tail) - lipgloss.Width(sep)
-	if rest < lipgloss.Width(a.help.Ellipsis) {
-		a.help.SetWidth(w)
-		return a.help.ShortHelpView(keep)
+	if rest < lipgloss.Width(g.help.Ellipsis) {
+		g.help.SetWidth(w)
+		return g.help.ShortHelpView(keep)
 	}
-	a.help.SetWidth(rest)
-	head := a.help.ShortHelpView(a.keys.ShortHelp())
-	a.help.SetWidth(w)
+	g.help.SetWidth(rest)
+	head := g.help.ShortHelpView(g.keys.ShortHelp())
+	g.help.SetWidth(w)
 	if head == "" || lipgloss.Width(head) > rest {
 		return tail
 	}
@@ -133,101 +133,97 @@ func (a *App) shortHelp(w int) string {
 // the others leave; the table and the members get what they need when that
 // fits, otherwise the members pane takes at most a third of the rest.
 // Below 10 lines only the focused pane is shown.
-func (a *App) layoutPanes() {
-	w, full := a.bodyW, a.bodyH
-	a.split = full >= 10
-	a.syncTimeline()
-	if !a.split {
-		a.table.SetSize(w, full)
-		a.members.SetSize(w, full)
-		a.lanes.SetSize(w, full)
-		a.timeline.SetSize(w, full)
+func (g *GroupPage) layoutPanes() {
+	w, full := g.bodyW, g.bodyH
+	g.split = full >= 10
+	g.syncTimeline()
+	if !g.split {
+		g.table.SetSize(w, full)
+		g.members.SetSize(w, full)
+		g.lanes.SetSize(w, full)
+		g.timeline.SetSize(w, full)
 		return
 	}
-	a.gap = 0
+	g.gap = 0
 	if full >= 20 {
-		a.gap = 1
+		g.gap = 1
 	}
-	tlWant := max(a.timeline.Len(), 1) + timelineChrome
-	body := full - a.gap - min(tlWant, max(full/4, timelineChrome+2))
-	if a.showLanes {
-		lh := min(max(a.lanes.Len(), 1)+lanesChrome, body)
-		a.lanes.SetSize(w, lh)
-		a.timeline.SetSize(w, full-lh-a.gap)
+	tlWant := max(g.timeline.Len(), 1) + timelineChrome
+	body := full - g.gap - min(tlWant, max(full/4, timelineChrome+2))
+	if g.showLanes {
+		lh := min(max(g.lanes.Len(), 1)+lanesChrome, body)
+		g.lanes.SetSize(w, lh)
+		g.timeline.SetSize(w, full-lh-g.gap)
 		return
 	}
-	tableNeed := max(a.table.Len(), 1) + tableChrome
-	membersNeed := max(a.members.Len(), 1) + membersChrome
+	tableNeed := max(g.table.Len(), 1) + tableChrome
+	membersNeed := max(g.members.Len(), 1) + membersChrome
 	mh := membersNeed
-	if tableNeed+a.gap+membersNeed > body {
+	if tableNeed+g.gap+membersNeed > body {
 		mh = min(membersNeed, max(body/3, membersChrome+1))
 	}
-	th := body - a.gap - mh
+	th := body - g.gap - mh
 	if tableNeed < th {
 		th = tableNeed
 	}
-	a.table.SetSize(w, th)
-	a.members.SetSize(w, mh)
-	a.timeline.SetSize(w, full-th-mh-2*a.gap)
+	g.table.SetSize(w, th)
+	g.members.SetSize(w, mh)
+	g.timeline.SetSize(w, full-th-mh-2*g.gap)
 }
 
-// render builds the screen content: header, body, help.
-func (a *App) render() string {
-	if !a.ready {
-		return "kgwatch: starting…"
-	}
-	fw, fh := a.styles.App.GetFrameSize()
-	w, h := max(a.width-fw, 0), max(a.height-fh, 0)
+// View renders the page: header, body, ledger (demo mode), help.
+func (g *GroupPage) View() string {
+	w, h := g.width, g.height
 	if w == 0 || h == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.Grow((w + 32) * h)
-	b.WriteString(a.headerText)
-	if a.bodyH > 0 {
+	b.WriteString(g.headerText)
+	if g.bodyH > 0 {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(padLines(a.body(), a.bodyH))
+		b.WriteString(padLines(g.body(), g.bodyH))
 	}
-	if a.demo.text != "" {
+	if g.demo.text != "" {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(a.demo.text)
+		b.WriteString(g.demo.text)
 	}
-	if a.helpText != "" {
+	if g.helpText != "" {
 		b.WriteByte('\n')
-		b.WriteString(a.helpText)
+		b.WriteString(g.helpText)
 	}
-	return a.styles.App.Render(fitBlock(b.String(), w, h))
+	return b.String()
 }
 
 // body is the area between header and help.
-func (a *App) body() string {
-	s := a.watch
+func (g *GroupPage) body() string {
+	s := g.st
 	switch {
 	case !s.HasSnap && s.Err != nil:
-		return center("cannot reach "+strings.Join(printableAll(s.Brokers), ",")+" yet; retrying", a.bodyW, a.bodyH)
+		return center("cannot reach "+strings.Join(printableAll(s.Brokers), ",")+" yet; retrying", g.bodyW, g.bodyH)
 	case !s.HasSnap:
-		return center("connecting to "+strings.Join(printableAll(s.Brokers), ",")+"…", a.bodyW, a.bodyH)
+		return center("connecting to "+strings.Join(printableAll(s.Brokers), ",")+"…", g.bodyW, g.bodyH)
 	case s.Waiting():
-		return center("waiting for group "+model.Printable(a.opts.Group)+" to appear · polling every "+a.opts.Interval.String(), a.bodyW, a.bodyH)
-	case !a.split && a.focus == paneMembers:
-		return a.members.View()
-	case !a.split && a.focus == paneTimeline:
-		return a.timeline.View()
-	case !a.split && a.showLanes:
-		return a.lanes.View()
-	case !a.split:
-		return a.table.View()
+		return center("waiting for group "+model.Printable(g.watch.Group)+" to appear · polling every "+g.opts.Interval.String(), g.bodyW, g.bodyH)
+	case !g.split && g.focus == paneMembers:
+		return g.members.View()
+	case !g.split && g.focus == paneTimeline:
+		return g.timeline.View()
+	case !g.split && g.showLanes:
+		return g.lanes.View()
+	case !g.split:
+		return g.table.View()
 	}
-	sep := "\n" + strings.Repeat("\n", a.gap)
-	if a.showLanes {
-		return padLines(a.lanes.View(), a.lanes.height) + sep + a.timeline.View()
+	sep := "\n" + strings.Repeat("\n", g.gap)
+	if g.showLanes {
+		return padLines(g.lanes.View(), g.lanes.height) + sep + g.timeline.View()
 	}
-	return padLines(a.table.View(), a.table.height) + sep +
-		padLines(a.members.View(), a.members.height) + sep + a.timeline.View()
+	return padLines(g.table.View(), g.table.height) + sep +
+		padLines(g.members.View(), g.members.height) + sep + g.timeline.View()
 }
 
 // padLines pads s with empty lines to h lines, so the help stays at the

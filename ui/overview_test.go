@@ -60,7 +60,7 @@ type watched struct {
 	src              map[string]*fakeSource
 }
 
-func (w *watched) watchGroup(group string) (Source, func()) {
+func (w *watched) watchGroup(group string) (Watch, func()) {
 	w.opened = append(w.opened, group)
 	snap := stableSnapshot()
 	snap.Group.ID = group
@@ -69,7 +69,7 @@ func (w *watched) watchGroup(group string) (Source, func()) {
 		w.src = map[string]*fakeSource{}
 	}
 	w.src[group] = src
-	return src, func() { w.released = append(w.released, group) }
+	return Watch{Group: group, Source: src}, func() { w.released = append(w.released, group) }
 }
 
 // overviewApp starts an overview of src at w×h after its first poll, with
@@ -77,7 +77,7 @@ func (w *watched) watchGroup(group string) (Source, func()) {
 func overviewApp(t *testing.T, src *fakeOverview, wg *watched, w, h int) (*App, *clock) {
 	t.Helper()
 	clk := &clock{t: t0}
-	a := NewOverview(src, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now, WatchGroup: wg.watchGroup})
+	a := NewOverview(src, wg.watchGroup, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	feedOverview(t, a, a.Init())
 	clk.Set(t0.Add(1500 * time.Millisecond))
@@ -93,7 +93,7 @@ func feedOverview(t *testing.T, a *App, cmd tea.Cmd) tea.Cmd {
 		t.Fatal("expected an overview poll, got no command")
 	}
 	msg := cmd()
-	if _, ok := msg.(overviewMsg); !ok {
+	if _, ok := msg.(pollResultMsg[[]model.GroupSummary]); !ok {
 		t.Fatalf("command produced %T, want overviewMsg", msg)
 	}
 	_, next := a.Update(msg)
@@ -113,7 +113,7 @@ func TestOverviewGolden(t *testing.T) {
 				a, clk := overviewApp(t, src, &watched{}, sz[0], sz[1])
 				if len(results) > 1 {
 					clk.Set(t0.Add(2500 * time.Millisecond))
-					feedOverview(t, a, a.overviewPollNow())
+					feedOverview(t, a, a.overview.pollNow())
 				}
 				out := plain(a)
 				checkFits(t, out, sz[0], sz[1])
@@ -134,8 +134,8 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 		}
 	}
 	for _, absent := range []string{"all groups", "sort", "tab", "lanes"} {
-		if strings.Contains(a.helpText, absent) {
-			t.Errorf("overview help offers %q, which does nothing there: %q", absent, a.helpText)
+		if strings.Contains(a.overview.helpText, absent) {
+			t.Errorf("overview help offers %q, which does nothing there: %q", absent, a.overview.helpText)
 		}
 	}
 
@@ -146,7 +146,7 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 		t.Fatalf("enter opened %v, want [order-workers]", wg.opened)
 	}
 	msg := cmd()
-	if _, ok := msg.(pollMsg); !ok {
+	if _, ok := msg.(pollResultMsg[model.Snapshot]); !ok {
 		t.Fatalf("enter's command produced %T, want the group's first poll", msg)
 	}
 	a.Update(msg)
@@ -165,11 +165,11 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 		a.Update(ovKey(k))
 	}
 	a.Update(ovKey("esc"))
-	if a.ov.group == nil {
+	if a.group == nil {
 		t.Fatal("esc with a filter applied left the group instead of clearing the filter")
 	}
 	_, cmd = a.Update(ovKey("esc"))
-	if a.ov.group != nil {
+	if a.group != nil {
 		t.Fatal("esc did not return to the overview")
 	}
 	if len(wg.released) != 1 || wg.released[0] != "order-workers" {
@@ -183,7 +183,7 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 
 	// backspace goes back too.
 	a.Update(ovKey("enter"))
-	if _, cmd := a.Update(ovKey("backspace")); a.ov.group != nil || cmd == nil {
+	if _, cmd := a.Update(ovKey("backspace")); a.group != nil || cmd == nil {
 		t.Fatal("backspace did not return to the overview and poll it")
 	}
 }
@@ -199,20 +199,20 @@ func TestOverviewStaleGroupPollDropped(t *testing.T) {
 	a.Update(ovKey("j"))
 	a.Update(ovKey("enter")) // order-workers, its poll not answered yet
 	a.Update(first())
-	if a.ov.group.watch.HasSnap {
+	if a.group.st.HasSnap {
 		t.Fatal("the closed group's late poll was taken by the next group")
 	}
 }
 
 func TestOverviewWithoutWatchGroupHasNoEnter(t *testing.T) {
 	clk := &clock{t: t0}
-	a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, Options{Brokers: testBrokers, Now: clk.Now})
+	a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, nil, Options{Brokers: testBrokers, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	feedOverview(t, a, a.Init())
-	if strings.Contains(a.helpText, "enter") {
-		t.Errorf("help offers enter with no way to open a group: %q", a.helpText)
+	if strings.Contains(a.overview.helpText, "enter") {
+		t.Errorf("help offers enter with no way to open a group: %q", a.overview.helpText)
 	}
-	if _, cmd := a.Update(ovKey("enter")); cmd != nil || a.ov.group != nil {
+	if _, cmd := a.Update(ovKey("enter")); cmd != nil || a.group != nil {
 		t.Error("enter did something with no WatchGroup")
 	}
 }
@@ -264,7 +264,7 @@ func ovKey(k string) tea.KeyPressMsg {
 func TestOverviewNoColorKeepsMeaning(t *testing.T) {
 	for _, noColor := range []bool{true, false} {
 		clk := &clock{t: t0}
-		a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}},
+		a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, nil,
 			Options{Brokers: testBrokers, NoColor: noColor, Now: clk.Now})
 		a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		feedOverview(t, a, a.Init())

@@ -18,7 +18,7 @@ func TestTextWidthMatchesANSI(t *testing.T) {
 	for _, st := range states {
 		for _, noColor := range []bool{false, true} {
 			clk := &clock{t: t0}
-			a := New(&fakeSource{results: st.polls}, Options{Brokers: testBrokers, Group: "order-workers", NoColor: noColor, Now: clk.Now})
+			a := New(Watch{Group: "order-workers", Source: &fakeSource{results: st.polls}}, Options{Brokers: testBrokers, NoColor: noColor, Now: clk.Now})
 			a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			feed(t, a, a.Init())
 			in = append(in, strings.Split(a.View().Content, "\n")...)

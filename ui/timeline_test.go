@@ -92,8 +92,8 @@ func TestTimelineGolden(t *testing.T) {
 			a.Update(keyPress("tab"))
 			a.Update(keyPress("tab"))
 			// Select the eager rebalance's completion.
-			for i := 0; i < a.timeline.Len(); i++ {
-				if e, _ := a.timeline.Selected(); e.Type == model.EventRebalanceCompleted && e.Time.Equal(t0.Add(60400*time.Millisecond)) {
+			for i := 0; i < a.group.timeline.Len(); i++ {
+				if e, _ := a.group.timeline.Selected(); e.Type == model.EventRebalanceCompleted && e.Time.Equal(t0.Add(60400*time.Millisecond)) {
 					break
 				}
 				a.Update(keyPress("j"))
@@ -157,8 +157,8 @@ func TestSelectedEventHighlightsItsPartitions(t *testing.T) {
 	find := func(typ model.EventType, detail string) {
 		t.Helper()
 		a.Update(keyPress("home"))
-		for range a.timeline.Len() {
-			if e, _ := a.timeline.Selected(); e.Type == typ && strings.Contains(e.Detail, detail) {
+		for range a.group.timeline.Len() {
+			if e, _ := a.group.timeline.Selected(); e.Type == typ && strings.Contains(e.Detail, detail) {
 				return
 			}
 			a.Update(keyPress("j"))
@@ -229,11 +229,8 @@ func TestLanesShowGaps(t *testing.T) {
 func TestEventsChannelFeedsTheTimeline(t *testing.T) {
 	clk := &clock{t: t0}
 	ch := make(chan model.Event, 1)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	a := New(&fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, Options{
-		Brokers: testBrokers, Group: "order-workers", Now: clk.Now, Events: ch, Context: ctx,
-	})
+	a := New(Watch{Group: "order-workers", Source: &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, Events: ch},
+		Options{Brokers: testBrokers, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	batch, ok := a.Init()().(tea.BatchMsg)
 	if !ok || len(batch) != 2 {
@@ -246,7 +243,7 @@ func TestEventsChannelFeedsTheTimeline(t *testing.T) {
 		go func() { results <- c() }()
 	}
 	msg := <-results
-	if _, ok := msg.(pollMsg); !ok {
+	if _, ok := msg.(pollResultMsg[model.Snapshot]); !ok {
 		t.Fatalf("first result %T, want the poll", msg)
 	}
 	a.Update(msg)
@@ -263,7 +260,7 @@ func TestEventsChannelFeedsTheTimeline(t *testing.T) {
 	if out := plain(a); !strings.Contains(out, "✗ consumer-b killed (no LeaveGroup)") {
 		t.Fatalf("demo event not in the timeline:\n%s", out)
 	}
-	if evs := a.Events(); evs[0].Type != model.EventWatchStarted || evs[len(evs)-1].Type != model.EventDemoKilled || evs[len(evs)-1].Group != "order-workers" {
+	if evs := a.group.Events(); evs[0].Type != model.EventWatchStarted || evs[len(evs)-1].Type != model.EventDemoKilled || evs[len(evs)-1].Group != "order-workers" {
 		t.Fatalf("events %+v", evs)
 	}
 	// Quitting ends the wait, leaving no goroutine behind.
@@ -297,7 +294,7 @@ func TestConnectionLostOncePerOutage(t *testing.T) {
 		pollNow(t, a)
 	}
 	var types []string
-	for _, e := range a.Events() {
+	for _, e := range a.group.Events() {
 		if e.Type != model.EventStatusChanged { // partition verdicts, not this test's business
 			types = append(types, string(e.Type))
 		}
@@ -312,7 +309,7 @@ func TestConnectionLostOncePerOutage(t *testing.T) {
 // row on screen.
 func BenchmarkLanes100x5m(b *testing.B) {
 	clk := &clock{t: t0}
-	a := New(&fakeSource{}, Options{Group: "big", Now: clk.Now})
+	a := New(Watch{Group: "big", Source: &fakeSource{}}, Options{Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: 200, Height: 120})
 	for s := range 300 {
 		snap := bigSnapshot(100)
@@ -329,29 +326,29 @@ func BenchmarkLanes100x5m(b *testing.B) {
 		a.applySnapshotForBench(snap, clk)
 	}
 	a.Update(keyPress("v"))
-	a.lanes.SetSize(200, 100+lanesChrome)
+	a.group.lanes.SetSize(200, 100+lanesChrome)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		_ = a.lanes.View()
+		_ = a.group.lanes.View()
 	}
-	if out := a.lanes.View(); strings.Count(out, "\n") < 100 {
+	if out := a.group.lanes.View(); strings.Count(out, "\n") < 100 {
 		b.Fatalf("not every lane rendered: %d lines", strings.Count(out, "\n"))
 	}
 }
 
 func (a *App) applySnapshotForBench(s model.Snapshot, clk *clock) {
 	clk.Set(s.TakenAt)
-	a.polling = true
-	a.Update(pollMsg{Seq: a.seq, Snap: s})
+	a.group.poll.polling = true
+	a.Update(answerOf(a, a.group.poll.seq, s))
 }
 
 func TestLanesAxisKeepsNowBesideTheMark(t *testing.T) {
 	a, clk := storyApp(t, 80, 24)
 	a.Update(keyPress("v"))
 	for _, back := range []time.Duration{0, time.Second, 3 * time.Second, 7 * time.Second, time.Minute} {
-		a.lanes.SetHighlight(nil, clk.Now().Add(-back))
-		axis := strings.Split(a.lanes.View(), "\n")[1]
+		a.group.lanes.SetHighlight(nil, clk.Now().Add(-back))
+		axis := strings.Split(a.group.lanes.View(), "\n")[1]
 		if !strings.Contains(axis, "now") || strings.Count(axis, glyphLaneMark) != 1 {
 			t.Errorf("mark %s before now: axis %q", back, axis)
 		}
@@ -360,7 +357,7 @@ func TestLanesAxisKeepsNowBesideTheMark(t *testing.T) {
 
 func TestLanesMarkAKilledOwner(t *testing.T) {
 	a, _ := storyApp(t, 120, 40)
-	a.Update(eventMsg{Event: model.Event{Time: t0.Add(125 * time.Second), Type: model.EventDemoKilled, ClientID: "consumer-c", Detail: "consumer-c killed"}})
+	a.Update(eventMsg{ctx: a.group.ctx, Event: model.Event{Time: t0.Add(125 * time.Second), Type: model.EventDemoKilled, ClientID: "consumer-c", Detail: "consumer-c killed"}})
 	a.Update(keyPress("v"))
 	out := plain(a)
 	var p2, p0 string
@@ -397,7 +394,7 @@ func TestTimelineAndLanesFitEverySize(t *testing.T) {
 	}
 	// At 40×10 only the focused pane shows under the header.
 	a.Update(tea.WindowSizeMsg{Width: 40, Height: 10})
-	for a.focus != paneTimeline {
+	for a.group.focus != paneTimeline {
 		a.Update(keyPress("tab"))
 	}
 	out := plain(a)

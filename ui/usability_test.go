@@ -57,7 +57,7 @@ func TestDemoMemberKeyInLanesSaysHowToReachMembers(t *testing.T) {
 	a := demoApp(t, src, fd, clk, 120, 40)
 	focusMembers(t, a)
 	press(t, a, "v")
-	if !a.showLanes {
+	if !a.group.showLanes {
 		t.Fatal("v did not open the lanes")
 	}
 	press(t, a, "X")
@@ -77,7 +77,7 @@ func TestDemoLedgerRefreshesEverySecond(t *testing.T) {
 	clk := &clock{t: t0}
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := demoApp(t, src, newFakeDemo(), clk, 120, 40)
-	_, cmd := a.Update(demoStatusMsg{Seq: a.demo.seq, Status: readDemo(a.opts.Demo, true)})
+	_, cmd := a.Update(demoStatusMsg{Seq: a.group.demo.seq, Status: readDemo(a.group.watch.Demo, true)})
 	if cmd == nil {
 		t.Fatal("no next demo refresh")
 	}
@@ -125,7 +125,7 @@ func TestHeaderHeightSteadyAsLagComesAndGoes(t *testing.T) {
 					clk.Set(t0.Add(time.Duration(i) * time.Second))
 					pollNow(t, a)
 				}
-				heights = append(heights, lipgloss.Height(a.headerText))
+				heights = append(heights, lipgloss.Height(a.group.headerText))
 				if i == 1 && sz[1] >= 24 && !strings.Contains(plain(a), "worst: none, no partition lags") {
 					t.Errorf("no lag, and the header does not say so:\n%s", plain(a))
 				}
@@ -151,7 +151,7 @@ func TestFullHelpShowsEveryKey(t *testing.T) {
 				a.Update(keyPress("?"))
 				out := plain(a)
 				checkFits(t, out, sz[0], sz[1])
-				var groups [][]key.Binding = a.keys.FullHelp()
+				var groups [][]key.Binding = a.group.keys.FullHelp()
 				for _, g := range groups {
 					for _, b := range g {
 						if !b.Enabled() {
@@ -167,7 +167,7 @@ func TestFullHelpShowsEveryKey(t *testing.T) {
 	}
 }
 
-// After a demo key the group is polled every FastInterval for a while, so
+// After a demo key the group is polled every model.FastInterval for a while, so
 // the rebalance a join or a LeaveGroup sets off (often shorter than the
 // interval) is seen and timed, not inferred "between polls"; then back to
 // the interval. Outside demo mode nothing changes.
@@ -175,7 +175,7 @@ func TestDemoKeyPollsFastForAWhile(t *testing.T) {
 	clk := &clock{t: t0}
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := demoApp(t, src, newFakeDemo(), clk, 120, 40)
-	delay := func() time.Duration { return a.watch.RetryAt.Sub(a.watch.Now) }
+	delay := func() time.Duration { return a.group.st.RetryAt.Sub(a.group.st.Now) }
 	if d := delay(); d != time.Second {
 		t.Fatalf("before any key the next poll is in %v, want 1s", d)
 	}
@@ -185,13 +185,13 @@ func TestDemoKeyPollsFastForAWhile(t *testing.T) {
 		if c == nil {
 			continue
 		}
-		if m, ok := c().(pollMsg); ok {
+		if m, ok := c().(pollResultMsg[model.Snapshot]); ok {
 			a.Update(m)
 			break
 		}
 	}
-	if d := delay(); d != FastInterval {
-		t.Errorf("after n the next poll is in %v, want %v", d, FastInterval)
+	if d := delay(); d != model.FastInterval {
+		t.Errorf("after n the next poll is in %v, want %v", d, model.FastInterval)
 	}
 	clk.Set(t0.Add(demoFastPollFor + time.Second))
 	pollNow(t, a)
@@ -209,18 +209,18 @@ func TestShiftTabGoesBack(t *testing.T) {
 	want := []pane{paneTimeline, paneMembers, paneTable}
 	for _, w := range want {
 		a.Update(back)
-		if a.focus != w {
-			t.Fatalf("shift+tab focused pane %d, want %d", a.focus, w)
+		if a.group.focus != w {
+			t.Fatalf("shift+tab focused pane %d, want %d", a.group.focus, w)
 		}
 	}
 	a.Update(keyPress("v")) // lanes: the members pane is not on screen
 	a.Update(back)
-	if a.focus != paneTimeline {
-		t.Errorf("lanes, shift+tab from the lanes focused pane %d, want the timeline", a.focus)
+	if a.group.focus != paneTimeline {
+		t.Errorf("lanes, shift+tab from the lanes focused pane %d, want the timeline", a.group.focus)
 	}
 	a.Update(back)
-	if a.focus != paneTable {
-		t.Errorf("lanes, shift+tab from the timeline focused pane %d, want the lanes", a.focus)
+	if a.group.focus != paneTable {
+		t.Errorf("lanes, shift+tab from the timeline focused pane %d, want the lanes", a.group.focus)
 	}
 }
 
@@ -241,12 +241,12 @@ func TestTableKeysOffInLanes(t *testing.T) {
 	a.Update(keyPress("l"))
 	a.Update(keyPress("o"))
 	a.Update(keyPress("/"))
-	if a.rows.onlyLag || a.rows.sort != 0 || a.rows.editing {
-		t.Errorf("table keys acted in the lanes: only-lag %v, sort %v, filter open %v", a.rows.onlyLag, a.rows.sort, a.rows.editing)
+	if a.group.rows.onlyLag || a.group.rows.sort != 0 || a.group.rows.editing {
+		t.Errorf("table keys acted in the lanes: only-lag %v, sort %v, filter open %v", a.group.rows.onlyLag, a.group.rows.sort, a.group.rows.editing)
 	}
 	a.Update(keyPress("v"))
 	a.Update(keyPress("l"))
-	if !a.rows.onlyLag {
+	if !a.group.rows.onlyLag {
 		t.Error("back on the table, l does not work")
 	}
 }
@@ -259,11 +259,11 @@ func TestDemoKilledMemberPollsFastUntilPastSessionTimeout(t *testing.T) {
 	fd := newFakeDemo()
 	fd.consumers[1].State, fd.consumers[1].KilledAt = model.DemoKilled, t0
 	a := demoApp(t, src, fd, clk, 120, 40)
-	delay := func() time.Duration { return a.watch.RetryAt.Sub(a.watch.Now) }
+	delay := func() time.Duration { return a.group.st.RetryAt.Sub(a.group.st.Now) }
 	clk.Set(t0.Add(testDemoSettings.SessionTimeout - time.Second))
 	pollNow(t, a)
-	if d := delay(); d != FastInterval {
-		t.Errorf("a second before the session timeout the next poll is in %v, want %v", d, FastInterval)
+	if d := delay(); d != model.FastInterval {
+		t.Errorf("a second before the session timeout the next poll is in %v, want %v", d, model.FastInterval)
 	}
 	clk.Set(t0.Add(testDemoSettings.SessionTimeout + demoFastPollFor + time.Second))
 	pollNow(t, a)

@@ -18,7 +18,7 @@ func TestPrint(t *testing.T) {
 		src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 		a := testApp(t, src, clk, sz[0], sz[1])
 		clk.Set(t0.Add(1500 * time.Millisecond))
-		a.Update(tickMsg{Seq: 999})
+		a.Update(staleTick(a))
 		v := a.View().Content
 		if os.Getenv("KGW_PRINT") == "plain" {
 			v = plain(a)

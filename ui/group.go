@@ -1,0 +1,388 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Watch is what a group page watches: the group, its source, and in demo
+// mode the demo and its consumers' reports.
+type Watch struct {
+	Group  string
+	Source Source
+	// Events, when set, carries events from outside the polls (demo
+	// consumers' reports) into the timeline, until it closes.
+	Events <-chan model.Event
+	// Demo, in demo mode, is the running demo: it enables the demo keys
+	// and the ledger (ui/demo.go). Nil when watching any other group.
+	Demo Demo
+	// DemoSettings are the demo's settings the screen explains.
+	DemoSettings DemoSettings
+}
+
+// pane identifies a focusable pane of the group page. Tab cycles through
+// them in order.
+type pane int
+
+const (
+	paneTable pane = iota
+	paneMembers
+	paneTimeline
+	numPanes
+)
+
+// GroupPage is the view of one group: header, partition table, members,
+// timeline (or, in their place, the ownership lanes), help, and in demo
+// mode the demo's ledger. It polls its source with one poller and feeds
+// each poll through one model.Pipeline.
+//
+// Pages are held by pointer: each owns a poll loop and a pipeline whose
+// state must not be copied, unlike the panes, which are values.
+type GroupPage struct {
+	watch  Watch
+	opts   Options
+	keys   KeyMap
+	styles Styles
+	help   help.Model
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	poll *poller[model.Snapshot]
+	pipe *model.Pipeline
+	st   WatchState
+
+	width, height int
+	focus         pane
+	header        Header
+	table         Table
+	members       Members
+	timeline      Timeline
+	lanes         Lanes
+	showLanes     bool // the lanes replace the table and the members
+	// rows is the table's sort, filter and only-lag view (ui/filter.go).
+	rows rowView
+
+	// layout, computed in relayout after every Update
+	headerText string
+	helpText   string
+	bodyW      int
+	bodyH      int
+	split      bool // table and members both on screen
+	gap        int  // blank lines between the panes when split
+
+	demo demoState // demo mode: ui/demo.go
+}
+
+// newGroupPage returns a page for w, under ctx; back enables the key that
+// returns to the overview.
+func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bool) *GroupPage {
+	km := DefaultKeyMap()
+	km.Demo.SetEnabled(w.Demo != nil)
+	km.Back.SetEnabled(back)
+	h := help.New()
+	h.Styles = st.Help
+	ctx, cancel := context.WithCancel(ctx)
+	g := &GroupPage{
+		watch: w, opts: opts, keys: km, styles: st, help: h, ctx: ctx, cancel: cancel,
+		pipe: model.NewPipeline(model.PipelineOptions{
+			Group: w.Group, TimelineSize: opts.TimelineSize,
+			History: model.HistoryOptions{StallAfter: opts.StallAfter},
+		}),
+		header:  NewHeader(st),
+		table:   NewTable(st, km),
+		members: NewMembers(st, km),
+		demo:    demoState{pane: NewLedgerPane(st)},
+	}
+	src := w.Source
+	g.poll = newPoller(ctx, opts.Timeout, func(ctx context.Context) (model.Snapshot, error) { return src.Poll(ctx) })
+	g.timeline = NewTimeline(st, km)
+	g.lanes = NewLanes(st, km, g.pipe.Lanes())
+	g.st = WatchState{Brokers: opts.Brokers, Group: w.Group, Interval: opts.Interval, Now: opts.Now()}
+	g.setFocus(paneTable)
+	return g
+}
+
+// Init starts the poll loop, the demo's refresh and the outside events.
+func (g *GroupPage) Init() tea.Cmd {
+	cmds := []tea.Cmd{g.poll.now(g.opts.Now()), g.demoInit()}
+	if g.watch.Events != nil {
+		cmds = append(cmds, waitEvent(g.ctx, g.watch.Events))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Close stops the page's polls and refreshes.
+func (g *GroupPage) Close() { g.cancel() }
+
+// Title is the window title.
+func (g *GroupPage) Title() string { return "kgwatch · " + model.Printable(g.watch.Group) }
+
+// SetSize sizes the page.
+func (g *GroupPage) SetSize(w, h int) {
+	g.width, g.height = max(w, 0), max(h, 0)
+	g.relayout()
+}
+
+// SetFullHelp shows the full help (`?`) or the one-line help.
+func (g *GroupPage) SetFullHelp(on bool) {
+	g.help.ShowAll = on
+	g.relayout()
+}
+
+// Capturing reports whether keys go to an input (the filter being typed),
+// so the root's own keys (q, ?) are typed rather than acted on.
+func (g *GroupPage) Capturing() bool { return g.rows.editing }
+
+// TakesKey reports whether the page has a use for msg that comes before
+// the root's: while the filter is typed every key is the filter's, and esc
+// clears an applied filter before it goes back to the overview.
+func (g *GroupPage) TakesKey(msg tea.KeyPressMsg) bool {
+	return g.rows.editing || (key.Matches(msg, g.keys.ClearFilter) && g.rows.query != "")
+}
+
+// Update handles one message; messages of other pages are ignored.
+func (g *GroupPage) Update(msg tea.Msg) tea.Cmd {
+	g.st.Now = g.opts.Now()
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		cmd = g.handleKey(msg)
+	case pollResultMsg[model.Snapshot]:
+		cmd = g.handlePoll(msg)
+	case pollTickMsg[model.Snapshot]:
+		cmd = g.poll.tick(msg, g.st.Now)
+	case demoStatusMsg:
+		cmd = g.handleDemoStatus(msg)
+	case demoActionMsg:
+		cmd = g.handleDemoAction(msg)
+	case eventMsg:
+		cmd = g.handleEvent(msg)
+	default:
+		return nil
+	}
+	g.relayout()
+	return cmd
+}
+
+func (g *GroupPage) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if g.viewKey(msg) {
+		return nil
+	}
+	if cmd, ok := g.demoKey(msg); ok {
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, g.keys.NextPane):
+		g.setFocus(g.nextPane())
+	case key.Matches(msg, g.keys.PrevPane):
+		g.setFocus(g.prevPane())
+	case key.Matches(msg, g.keys.Lanes):
+		g.toggleLanes()
+	default:
+		var cmd tea.Cmd
+		switch {
+		case g.focus == paneTable && g.showLanes:
+			g.lanes, cmd = g.lanes.Update(msg)
+		case g.focus == paneTimeline:
+			g.timeline, cmd = g.timeline.Update(msg)
+		case g.focus == paneTable:
+			g.table, cmd = g.table.Update(msg)
+		case g.focus == paneMembers:
+			g.members, cmd = g.members.Update(msg)
+		}
+		return cmd
+	}
+	return nil
+}
+
+func (g *GroupPage) setFocus(p pane) {
+	g.focus = p
+	g.table.SetFocused(p == paneTable)
+	g.members.SetFocused(p == paneMembers)
+	g.timeline.SetFocused(p == paneTimeline)
+}
+
+// handlePoll takes an answer of the page's poller: a snapshot replaces the
+// data, an error keeps the last data, marks it stale and backs off.
+// Either way the next poll is scheduled.
+func (g *GroupPage) handlePoll(msg pollResultMsg[model.Snapshot]) tea.Cmd {
+	now := g.st.Now
+	snap, err, took, ok := g.poll.result(msg, now)
+	if !ok {
+		return nil
+	}
+	if err != nil {
+		g.applyError(err)
+	} else {
+		if snap.CompletedAt.IsZero() {
+			snap.CompletedAt = now
+		}
+		g.applySnapshot(snap)
+	}
+	delay := model.NextPollDelay(g.st.Snap.Group, g.opts.Interval, g.poll.Failures, took)
+	if g.poll.Failures == 0 && g.demoFastPoll() {
+		delay = min(delay, model.FastInterval)
+	}
+	cmd := g.poll.schedule(now, delay)
+	g.st.RetryAt = g.poll.RetryAt
+	return cmd
+}
+
+// pollNow polls at once instead of waiting for the next tick (for keys
+// that change what is watched, such as demo actions).
+func (g *GroupPage) pollNow() tea.Cmd { return g.poll.now(g.opts.Now()) }
+
+// applySnapshot takes a good poll through the pipeline, then to the panes.
+func (g *GroupPage) applySnapshot(snap model.Snapshot) {
+	s := &g.st
+	s.Err, s.Failures = nil, 0
+	events := g.pipe.Observe(&snap)
+	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
+	g.refreshRows()
+	g.members.SetMembers(g.demoMembers(snap.Members))
+	g.members.SetPartitionCount(len(snap.Partitions))
+	g.members.SetPending(snap.Group.Rebalancing())
+	g.table.SetStale(false)
+	g.members.SetStale(false)
+	g.lanes.Refresh()
+	if len(events) > 0 {
+		g.timeline.SetEvents(g.pipe.Timeline().Events())
+	}
+}
+
+// applyError takes a failed poll: the last data stays, marked stale; the
+// first failure of an outage is a connection_lost event.
+func (g *GroupPage) applyError(err error) {
+	s := &g.st
+	s.Err, s.Failures = err, g.poll.Failures
+	g.table.SetStale(true)
+	g.members.SetStale(true)
+	if evs := g.pipe.Failed(s.Now, err); len(evs) > 0 {
+		g.timeline.SetEvents(g.pipe.Timeline().Events())
+	}
+}
+
+// refreshRows hands the partition table its rows. Sorting and filtering
+// of the rows belong here, so every key that changes them calls it.
+func (g *GroupPage) refreshRows() {
+	// A cursor on the first row stays there, so the worst of a sorted
+	// table stays in view while the order changes; elsewhere the cursor
+	// follows its partition.
+	top := g.table.sc.Cursor() <= 0
+	g.table.SetRows(g.rows.apply(g.st.Snap.Partitions))
+	if top {
+		g.table.sc.Top()
+	}
+	snap := &g.st.Snap
+	g.table.SetView(g.rows.describe(), len(snap.Partitions), snap.WorstPartition, snap.HasWorst)
+}
+
+// eventMsg carries one event from Watch.Events (a demo consumer's report)
+// into the update loop.
+type eventMsg struct {
+	ctx   context.Context
+	Event model.Event
+}
+
+// waitEvent waits for the next event on ch. It is re-armed after each
+// event and returns nil once the channel closes or the page closes, so no
+// goroutine outlives it.
+func waitEvent(ctx context.Context, ch <-chan model.Event) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return nil
+			}
+			return eventMsg{ctx: ctx, Event: e}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// handleEvent files an outside event in the timeline and waits for the
+// next one.
+func (g *GroupPage) handleEvent(msg eventMsg) tea.Cmd {
+	if msg.ctx != g.ctx {
+		return nil // another page's
+	}
+	e := g.pipe.Add(msg.Event)
+	if e.Type == model.EventDemoKilled && e.ClientID != "" {
+		at := e.Time
+		if at.IsZero() {
+			at = g.st.Now
+		}
+		g.lanes.MarkKilled(e.ClientID, at)
+	}
+	g.timeline.SetEvents(g.pipe.Timeline().Events())
+	if g.ctx.Err() != nil {
+		return nil
+	}
+	return waitEvent(g.ctx, g.watch.Events)
+}
+
+// nextPane is the pane tab moves to. The lanes view takes the place of
+// the table and the members pane.
+func (g *GroupPage) nextPane() pane {
+	p := (g.focus + 1) % numPanes
+	if g.showLanes && p == paneMembers {
+		p = (p + 1) % numPanes
+	}
+	return p
+}
+
+// prevPane is the pane before the focused one (shift+tab).
+func (g *GroupPage) prevPane() pane {
+	p := (g.focus + numPanes - 1) % numPanes
+	if g.showLanes && p == paneMembers {
+		p = (p + numPanes - 1) % numPanes
+	}
+	return p
+}
+
+// toggleLanes switches between the table with the members and the lanes.
+func (g *GroupPage) toggleLanes() {
+	g.showLanes = !g.showLanes
+	if g.showLanes {
+		g.keys.Lanes.SetHelp("v", "table")
+	} else {
+		g.keys.Lanes.SetHelp("v", "lanes")
+	}
+	// Sort, filter and only-lag shape the partition table; the lanes
+	// show every partition. Off in the lanes, they would change a table
+	// that is not on screen while help offered them as if they worked.
+	for _, b := range []*key.Binding{&g.keys.Sort, &g.keys.Filter, &g.keys.OnlyLag, &g.keys.ClearFilter} {
+		b.SetEnabled(!g.showLanes)
+	}
+	if g.showLanes && g.focus == paneMembers {
+		g.setFocus(paneTable)
+	}
+	g.setFocus(g.focus)
+}
+
+// syncTimeline hands the timeline and the lanes the clock, and the
+// partitions of the selected event to the table and the lanes while the
+// timeline has the focus.
+func (g *GroupPage) syncTimeline() {
+	g.timeline.SetNow(g.st.Now)
+	g.lanes.SetNow(g.st.Now)
+	g.lanes.SetFocused(g.showLanes && g.focus == paneTable)
+	if e, ok := g.timeline.Selected(); ok && g.focus == paneTimeline {
+		touched := e.Touched()
+		g.table.SetHighlight(touched)
+		g.lanes.SetHighlight(touched, e.Time)
+		return
+	}
+	g.table.SetHighlight(nil)
+	g.lanes.SetHighlight(nil, time.Time{})
+}
+
+// Events returns the timeline's events, oldest first.
+func (g *GroupPage) Events() []model.Event { return g.pipe.Timeline().Events() }
