@@ -600,7 +600,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: set.Group, Timeout: 5 * time.Second})
 	defer w.Close()
 	watch := ui.Watch{
-		Group: set.Group, Source: w, Events: events.ch, Demo: d,
+		Group: set.Group, Source: w, Events: events.ch, Demo: demoActor{d},
 		DemoSettings: ui.DemoSettings{
 			SessionTimeout:  set.SessionTimeout,
 			MaxPollInterval: set.MaxPollInterval,
@@ -612,6 +612,43 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	opts := ui.Options{Brokers: d.Brokers(), Interval: f.interval, Timeout: 5 * time.Second}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(watch, opts) })
+}
+
+// demoActor is the running demo as the UI's two-method Demo.
+type demoActor struct{ d *demo.Demo }
+
+// Status reads the demo's consumers, producer and, when asked, ledger.
+func (a demoActor) Status(withLedger bool) model.DemoStatus {
+	s := model.DemoStatus{Consumers: a.d.Consumers(), Rate: a.d.Rate(), Paused: a.d.Paused(), HotKey: a.d.HotKey()}
+	if withLedger {
+		s.Ledger, s.HasLedger = a.d.Ledger(), true
+	}
+	return s
+}
+
+// Act does what a demo key asks.
+func (a demoActor) Act(x model.DemoAction) (model.DemoOutcome, error) {
+	var out model.DemoOutcome
+	var err error
+	switch x.Kind {
+	case model.DemoSpawn:
+		out.ClientID, err = a.d.Spawn()
+	case model.DemoStop:
+		err = a.d.Stop(x.ClientID)
+	case model.DemoKill:
+		err = a.d.Kill(x.ClientID)
+	case model.DemoSlow:
+		out.On, err = a.d.ToggleSlow(x.ClientID)
+	case model.DemoPause:
+		out.On = a.d.TogglePause()
+	case model.DemoRate:
+		a.d.SetRate(x.Rate)
+	case model.DemoHotKey:
+		out.On = a.d.ToggleHotKey()
+	default:
+		err = fmt.Errorf("demo action %q: not supported by these demo consumers", x.Kind)
+	}
+	return out, err
 }
 
 // eventPipe carries demo events to the UI. emit never blocks: when the

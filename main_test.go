@@ -401,7 +401,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	defer w.Close()
 	set := d.Config()
 	app := ui.New(ui.Watch{
-		Group: d.Group(), Source: w, Events: events.ch, Demo: d,
+		Group: d.Group(), Source: w, Events: events.ch, Demo: demoActor{d},
 		DemoSettings: ui.DemoSettings{SessionTimeout: set.SessionTimeout, MaxPollInterval: set.MaxPollInterval,
 			Commit: set.Commit, ProcessTime: set.ProcessTime, SlowProcessTime: set.SlowProcessTime},
 	}, ui.Options{Brokers: d.Brokers(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second})

@@ -10,27 +10,15 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// Demo is what the UI needs from a running demo (kafka/demo's *Demo
-// satisfies it). Its methods must be quick and safe for concurrent use; the
-// UI still calls them from commands, never from Update.
+// Demo is what the demo panel needs from a running demo (kafka/demo's
+// *Demo satisfies it). Its methods must be quick and safe for concurrent
+// use; the panel still calls them from commands, never from Update.
 type Demo interface {
-	// Spawn starts one more consumer and returns its client id.
-	Spawn() (string, error)
-	// Stop stops a consumer gracefully (LeaveGroup); Kill cuts it off with
-	// no goodbye, so the group waits for the session timeout.
-	Stop(clientID string) error
-	Kill(clientID string) error
-	// ToggleSlow switches a consumer's processing time and reports whether
-	// it is now slow.
-	ToggleSlow(clientID string) (bool, error)
-	TogglePause() bool
-	Paused() bool
-	SetRate(perSecond float64)
-	Rate() float64
-	ToggleHotKey() bool
-	HotKey() bool
-	Consumers() []model.DemoConsumer
-	Ledger() model.Ledger
+	// Status reads the demo's state; the ledger, which costs more, only
+	// when withLedger.
+	Status(withLedger bool) model.DemoStatus
+	// Act does what a demo key asks.
+	Act(a model.DemoAction) (model.DemoOutcome, error)
 }
 
 // DemoSettings are the demo's fixed settings, for the screen to explain
@@ -43,54 +31,100 @@ type DemoSettings struct {
 	CommitDelay     time.Duration
 	ProcessTime     time.Duration
 	SlowProcessTime time.Duration
+	// Static: each consumer's group.instance.id is its client id, so a
+	// restart (r) causes no rebalance.
+	Static bool
 }
 
-// DemoKeys are the demo-mode bindings. They are disabled unless the UI
-// runs a demo, so help never offers them against a group kgwatch did not
-// create.
-type DemoKeys struct {
-	Spawn    key.Binding
-	Stop     key.Binding
-	Kill     key.Binding
-	Slow     key.Binding
-	Pause    key.Binding
-	RateDown key.Binding
-	RateUp   key.Binding
-	HotKey   key.Binding
+// demoKey is one key of demo mode: its binding, whether it acts on a
+// member (the owner of the selected partition, or the selected member),
+// and what it does. A demo key is one entry of demoKeys.
+type demoKey struct {
+	binding key.Binding
+	// verb completes "kgwatch only … the consumers it started" for a
+	// member key; "" for a key of the whole demo.
+	verb string
+	// act builds the action (rate: the current rate, for the ladder).
+	act func(target string, rate float64) model.DemoAction
+	// say is the line shown after it: what happened, in the audience's
+	// words.
+	say func(out model.DemoOutcome, a model.DemoAction, p *demoPanel) string
+	// short: listed in the one-line help.
+	short bool
 }
 
-// DefaultDemoKeys returns the demo bindings, disabled.
-func DefaultDemoKeys() DemoKeys {
-	k := DemoKeys{
-		Spawn:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "add consumer")),
-		Stop:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop")),
-		Kill:     key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "kill -9")),
-		Slow:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "slow")),
-		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
-		RateDown: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "rate")),
-		RateUp:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "rate +")),
-		HotKey:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hot key")),
+// demoKeys are demo mode's keys, in the order help lists them.
+func demoKeys() []demoKey {
+	member := func(k model.DemoActionKind) func(string, float64) model.DemoAction {
+		return func(id string, _ float64) model.DemoAction { return model.DemoAction{Kind: k, ClientID: id} }
 	}
-	k.SetEnabled(false)
-	return k
-}
-
-// SetEnabled turns every demo binding on or off.
-func (k *DemoKeys) SetEnabled(on bool) {
-	for _, b := range []*key.Binding{&k.Spawn, &k.Stop, &k.Kill, &k.Slow, &k.Pause, &k.RateDown, &k.RateUp, &k.HotKey} {
-		b.SetEnabled(on)
+	whole := func(k model.DemoActionKind) func(string, float64) model.DemoAction {
+		return func(string, float64) model.DemoAction { return model.DemoAction{Kind: k} }
+	}
+	rate := func(up bool) func(string, float64) model.DemoAction {
+		return func(_ string, r float64) model.DemoAction {
+			return model.DemoAction{Kind: model.DemoRate, Rate: stepRate(r, up)}
+		}
+	}
+	bind := func(k, help string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, help)) }
+	return []demoKey{
+		{binding: bind("n", "add consumer"), act: whole(model.DemoSpawn), short: true,
+			say: func(o model.DemoOutcome, _ model.DemoAction, p *demoPanel) string {
+				return o.ClientID + " started: it joins " + p.group + " and the group rebalances"
+			}},
+		{binding: bind("x", "stop"), verb: "stops", act: member(model.DemoStop), short: true,
+			say: func(_ model.DemoOutcome, a model.DemoAction, _ *demoPanel) string {
+				return a.ClientID + " stopping gracefully: it leaves the group (LeaveGroup), the group rebalances at once"
+			}},
+		{binding: bind("X", "kill -9"), verb: "kills", act: member(model.DemoKill), short: true,
+			say: func(_ model.DemoOutcome, a model.DemoAction, p *demoPanel) string {
+				return a.ClientID + " killed: no LeaveGroup, the group waits " + model.Setting(p.set.SessionTimeout) + " (session timeout)"
+			}},
+		{binding: bind("r", "restart"), verb: "restarts", act: member(model.DemoRestart), short: true,
+			say: func(_ model.DemoOutcome, a model.DemoAction, p *demoPanel) string {
+				if p.set.Static {
+					return a.ClientID + " restarting with the same group.instance.id: no LeaveGroup, and no rebalance if it is back within " +
+						model.Setting(p.set.SessionTimeout)
+				}
+				return a.ClientID + " restarting: it leaves and joins again, two rebalances (--static keeps it)"
+			}},
+		{binding: bind("s", "slow"), verb: "slows down", act: member(model.DemoSlow), short: true,
+			say: func(o model.DemoOutcome, a model.DemoAction, p *demoPanel) string {
+				set := p.set
+				switch {
+				case !o.On:
+					return a.ClientID + " back to normal: " + model.Setting(set.ProcessTime) + " per order"
+				case set.MaxPollInterval > 0 && set.SlowProcessTime > set.MaxPollInterval:
+					return a.ClientID + " slow: " + model.Setting(set.SlowProcessTime) + " per order, past max.poll.interval " +
+						model.Setting(set.MaxPollInterval) + ": it will be pushed out of the group"
+				}
+				return a.ClientID + " slow: " + model.Setting(set.SlowProcessTime) + " per order: its partitions' lag climbs"
+			}},
+		{binding: bind("p", "pause"), act: whole(model.DemoPause), short: true,
+			say: func(o model.DemoOutcome, _ model.DemoAction, p *demoPanel) string {
+				if o.On {
+					return "producer paused"
+				}
+				return "producer resumed at " + producerRate(p.status.Rate)
+			}},
+		{binding: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "rate")), act: rate(false), short: true, say: sayRate},
+		{binding: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "rate +")), act: rate(true), say: sayRate},
+		{binding: bind("h", "hot key"), act: whole(model.DemoHotKey), short: true,
+			say: func(o model.DemoOutcome, _ model.DemoAction, _ *demoPanel) string {
+				if o.On {
+					return "hot key on: most orders carry one key and land on one partition"
+				}
+				return "hot key off: orders spread over every partition"
+			}},
 	}
 }
 
-// short lists the demo bindings for the one-line help (`]` rides on
-// `[`'s "[ ]" entry).
-func (k DemoKeys) short() []key.Binding {
-	return []key.Binding{k.Spawn, k.Stop, k.Kill, k.Slow, k.Pause, k.RateDown, k.HotKey}
-}
-
-// full lists them for `?`, in two columns.
-func (k DemoKeys) full() [][]key.Binding {
-	return [][]key.Binding{{k.Spawn, k.Stop, k.Kill, k.Slow}, {k.Pause, k.RateDown, k.HotKey}}
+func sayRate(_ model.DemoOutcome, a model.DemoAction, p *demoPanel) string {
+	s := "producer rate " + producerRate(a.Rate)
+	if p.status.Paused {
+		s += " (paused: p resumes)"
+	}
+	return s
 }
 
 // Demo refresh cadence: consumers and ledger are read once a second, and
@@ -99,7 +133,7 @@ const (
 	demoRefresh     = time.Second
 	demoFastRefresh = 100 * time.Millisecond
 	// demoFastPollFor is how long the group is polled fast after a demo
-	// key (demoFastPoll).
+	// key (fastPoll).
 	demoFastPollFor = 5 * time.Second
 	// flashFor is how long an action's message stays on screen.
 	flashFor = 6 * time.Second
@@ -111,20 +145,17 @@ const (
 // rateSteps are the producer rates `[` and `]` step through.
 var rateSteps = []float64{0, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000}
 
-// demoStatus is one read of the demo's state.
-type demoStatus struct {
-	Consumers []model.DemoConsumer
-	Ledger    model.Ledger
-	HasLedger bool
-	Rate      float64
-	Paused    bool
-	HotKey    bool
-}
+// demoPanel is demo mode, a child of the group page: its keys, the demo's
+// state read in the background, the ledger pane, the notes on members and
+// the line answering each key.
+type demoPanel struct {
+	d     Demo
+	set   DemoSettings
+	group string
+	keys  []demoKey
 
-// demoState is the root model's demo-mode state.
-type demoState struct {
 	seq      uint64 // refresh loop step; other Seqs are stale
-	status   demoStatus
+	status   model.DemoStatus
 	has      bool      // a status arrived
 	ledgerAt time.Time // when the ledger was last read
 	// seen holds the demo consumers seen in the group at least once, so
@@ -137,83 +168,96 @@ type demoState struct {
 	flashErr  bool
 	flashAt   time.Time
 	pane      LedgerPane
-	text      string // the ledger pane, rendered by relayout
+}
+
+func newDemoPanel(w Watch, st Styles) *demoPanel {
+	if w.Demo == nil {
+		return nil
+	}
+	return &demoPanel{d: w.Demo, set: w.DemoSettings, group: w.Group, keys: demoKeys(), pane: NewLedgerPane(st), seen: map[string]bool{}}
+}
+
+// bindings are the demo keys, for help: short lists those of the one-line
+// help (`]` rides on `[`'s "[ ]" entry).
+func (p *demoPanel) bindings(short bool) []key.Binding {
+	if p == nil {
+		return nil
+	}
+	var out []key.Binding
+	for _, k := range p.keys {
+		if k.short || !short {
+			out = append(out, k.binding)
+		}
+	}
+	return out
 }
 
 // demoStatusMsg carries a refresh of loop Seq.
 type demoStatusMsg struct {
+	p      *demoPanel
 	Seq    uint64
-	Status demoStatus
+	Status model.DemoStatus
 }
 
-// demoActionMsg carries the result of a demo key: the message to flash and
+// demoActionMsg carries the result of a demo key: the message to show and
 // the demo's state right after the action.
 type demoActionMsg struct {
+	p      *demoPanel
 	Flash  string
 	Err    bool
-	Status demoStatus
+	Status model.DemoStatus
 }
 
-func readDemo(d Demo, withLedger bool) demoStatus {
-	s := demoStatus{Consumers: d.Consumers(), Rate: d.Rate(), Paused: d.Paused(), HotKey: d.HotKey()}
-	if withLedger {
-		s.Ledger, s.HasLedger = d.Ledger(), true
-	}
-	return s
-}
-
-// demoInit starts the demo refresh loop; nil outside demo mode.
-func (g *GroupPage) demoInit() tea.Cmd {
-	d := g.watch.Demo
-	if d == nil {
+// init starts the refresh loop.
+func (p *demoPanel) init() tea.Cmd {
+	if p == nil {
 		return nil
 	}
-	g.demo.seq++
-	seq := g.demo.seq
-	return func() tea.Msg { return demoStatusMsg{Seq: seq, Status: readDemo(d, true)} }
+	p.seq++
+	seq, d := p.seq, p.d
+	return func() tea.Msg { return demoStatusMsg{p: p, Seq: seq, Status: d.Status(true)} }
 }
 
-// handleDemoStatus takes a refresh of the current loop and schedules the
-// next: fast while a countdown runs, so it ticks smoothly on a projector.
-func (g *GroupPage) handleDemoStatus(msg demoStatusMsg) tea.Cmd {
-	if msg.Seq != g.demo.seq || g.watch.Demo == nil {
+// refreshed takes a refresh of the current loop and schedules the next:
+// fast while a countdown runs, so it ticks smoothly on a projector.
+func (p *demoPanel) refreshed(msg demoStatusMsg, now time.Time, alive bool) tea.Cmd {
+	if msg.p != p || msg.Seq != p.seq {
 		return nil
 	}
-	g.setDemoStatus(msg.Status)
-	return g.nextDemoRefresh()
+	p.setStatus(msg.Status, now)
+	if !alive {
+		return nil
+	}
+	return p.nextRefresh(now)
 }
 
-func (g *GroupPage) nextDemoRefresh() tea.Cmd {
-	if g.ctx.Err() != nil {
-		return nil
-	}
+func (p *demoPanel) nextRefresh(now time.Time) tea.Cmd {
 	delay := demoRefresh
-	if g.countingDown() {
+	if p.countingDown() {
 		delay = demoFastRefresh
 	}
 	// Judged at the moment the read will happen, not now: a ledger read
 	// just now is a second old when the next refresh comes.
-	withLedger := g.st.Now.Add(delay).Sub(g.demo.ledgerAt) >= demoRefresh-demoFastRefresh
-	g.demo.seq++
-	seq, d := g.demo.seq, g.watch.Demo
+	withLedger := now.Add(delay).Sub(p.ledgerAt) >= demoRefresh-demoFastRefresh
+	p.seq++
+	seq, d := p.seq, p.d
 	return tea.Tick(delay, func(time.Time) tea.Msg {
-		return demoStatusMsg{Seq: seq, Status: readDemo(d, withLedger)}
+		return demoStatusMsg{p: p, Seq: seq, Status: d.Status(withLedger)}
 	})
 }
 
-func (g *GroupPage) setDemoStatus(s demoStatus) {
-	if !s.HasLedger && g.demo.has {
-		s.Ledger, s.HasLedger = g.demo.status.Ledger, g.demo.status.HasLedger
+func (p *demoPanel) setStatus(s model.DemoStatus, now time.Time) {
+	if !s.HasLedger && p.has {
+		s.Ledger, s.HasLedger = p.status.Ledger, p.status.HasLedger
 	} else if s.HasLedger {
-		g.demo.ledgerAt = g.st.Now
+		p.ledgerAt = now
 	}
-	g.demo.status, g.demo.has = s, true
-	g.members.SetMembers(g.demoMembers(g.st.Snap.Members))
+	p.status, p.has = s, true
 }
 
 // countingDown reports whether a killed member waits for its eviction.
-func (g *GroupPage) countingDown() bool {
-	for _, c := range g.demo.status.Consumers {
+func (p *demoPanel) countingDown() bool {
+	for _, c := range p.status.Consumers {
 		if c.State == model.DemoKilled {
 			return true
 		}
@@ -221,157 +265,142 @@ func (g *GroupPage) countingDown() bool {
 	return false
 }
 
-// handleDemoAction shows an action's result, refreshes the demo state at
-// once (restarting the refresh loop) and polls the group at once.
-func (g *GroupPage) handleDemoAction(msg demoActionMsg) tea.Cmd {
-	if g.watch.Demo == nil {
-		return nil
+// acted shows an action's result and restarts the refresh loop; it reports
+// whether the action went through (then the group is polled at once).
+func (p *demoPanel) acted(msg demoActionMsg, now time.Time) (tea.Cmd, bool) {
+	if msg.p != p {
+		return nil, false
 	}
-	g.flash(msg.Flash, msg.Err)
-	g.setDemoStatus(msg.Status)
+	p.show(msg.Flash, msg.Err, now)
+	p.setStatus(msg.Status, now)
 	if !msg.Err {
-		g.demo.fastUntil = g.st.Now.Add(demoFastPollFor)
+		p.fastUntil = now.Add(demoFastPollFor)
 	}
-	return tea.Batch(g.pollNow(), g.nextDemoRefresh())
+	return p.nextRefresh(now), !msg.Err
 }
 
-// demoFastPoll reports whether the group should be polled every
-// FastInterval: for a while after a demo key (a join or a LeaveGroup
-// rebalances the group within a second or so, often quicker than the
-// poll interval, which then only infers it, duration unknown) and while a
-// killed member waits for its eviction, so the takeover is timed too.
-func (g *GroupPage) demoFastPoll() bool {
-	if g.watch.Demo == nil {
+// fastPoll reports whether the group should be polled every FastInterval:
+// for a while after a demo key (a join or a LeaveGroup rebalances the
+// group within a second or so, often quicker than the poll interval, which
+// then only infers it, duration unknown) and while a killed member waits
+// for its eviction, so the takeover is timed too.
+func (p *demoPanel) fastPoll(now time.Time) bool {
+	if p == nil {
 		return false
 	}
-	if g.st.Now.Before(g.demo.fastUntil) {
+	if now.Before(p.fastUntil) {
 		return true
 	}
 	// A killed member: until a little past its session timeout (a
 	// coordinator that never evicts it must not keep the poll fast).
-	for _, c := range g.demo.status.Consumers {
-		if c.State == model.DemoKilled && g.st.Now.Before(c.KilledAt.Add(g.watch.DemoSettings.SessionTimeout+demoFastPollFor)) {
+	for _, c := range p.status.Consumers {
+		if c.State == model.DemoKilled && now.Before(c.KilledAt.Add(p.set.SessionTimeout+demoFastPollFor)) {
 			return true
 		}
 	}
 	return false
 }
 
-func (g *GroupPage) flash(s string, isErr bool) {
-	g.demo.flash, g.demo.flashErr, g.demo.flashAt = s, isErr, g.st.Now
+func (p *demoPanel) show(s string, isErr bool, now time.Time) {
+	p.flash, p.flashErr, p.flashAt = s, isErr, now
 }
 
-// demoKey handles a demo key; it reports false for any other key. The
-// bindings are disabled outside demo mode, so they never match there.
-func (g *GroupPage) demoKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
-	d, k := g.watch.Demo, g.keys.Demo
-	if d == nil {
+// target is the member a member key acts on, as the group page sees it:
+// the owner of the selected partition row, or the selected member.
+type target struct {
+	member model.Member
+	ok     bool
+	// why, when !ok, says how to pick one.
+	why string
+	// owns names what it owns, for the hint: "owns p2".
+	owns string
+}
+
+// key handles a demo key; it reports false for any other key.
+func (p *demoPanel) key(msg tea.KeyPressMsg, t target, now time.Time) (tea.Cmd, bool) {
+	if p == nil {
 		return nil, false
 	}
-	switch {
-	case key.Matches(msg, k.Spawn):
-		return demoAction(d, func() (string, error) {
-			id, err := d.Spawn()
+	for _, k := range p.keys {
+		if !key.Matches(msg, k.binding) {
+			continue
+		}
+		id := ""
+		if k.verb != "" {
+			if !t.ok {
+				p.show(t.why, true, now)
+				return nil, true
+			}
+			c, ours := p.consumer(t.member)
+			if !ours {
+				p.show(memberName(&t.member)+" is not a demo consumer: kgwatch only "+k.verb+" the consumers it started", true, now)
+				return nil, true
+			}
+			id = c.ClientID
+		}
+		a := k.act(id, p.status.Rate)
+		d, say := p.d, k.say
+		return func() tea.Msg {
+			out, err := d.Act(a)
+			st := d.Status(false)
 			if err != nil {
-				return "", err
+				return demoActionMsg{p: p, Flash: err.Error(), Err: true, Status: st}
 			}
-			return id + " started: it joins " + g.watch.Group + " and the group rebalances", nil
-		}), true
-	case key.Matches(msg, k.Stop):
-		return g.memberAction("stops", func(id string) (string, error) {
-			if err := d.Stop(id); err != nil {
-				return "", err
-			}
-			return id + " stopping gracefully: it leaves the group (LeaveGroup), the group rebalances at once", nil
-		}), true
-	case key.Matches(msg, k.Kill):
-		return g.memberAction("kills", func(id string) (string, error) {
-			if err := d.Kill(id); err != nil {
-				return "", err
-			}
-			return id + " killed: no LeaveGroup, the group waits " + model.Setting(g.watch.DemoSettings.SessionTimeout) + " (session timeout)", nil
-		}), true
-	case key.Matches(msg, k.Slow):
-		set := g.watch.DemoSettings
-		return g.memberAction("slows down", func(id string) (string, error) {
-			slow, err := d.ToggleSlow(id)
-			switch {
-			case err != nil:
-				return "", err
-			case !slow:
-				return id + " back to normal: " + model.Setting(set.ProcessTime) + " per order", nil
-			case set.MaxPollInterval > 0 && set.SlowProcessTime > set.MaxPollInterval:
-				return id + " slow: " + model.Setting(set.SlowProcessTime) + " per order, past max.poll.interval " +
-					model.Setting(set.MaxPollInterval) + ": it will be pushed out of the group", nil
-			default:
-				return id + " slow: " + model.Setting(set.SlowProcessTime) + " per order: its partitions' lag climbs", nil
-			}
-		}), true
-	case key.Matches(msg, k.Pause):
-		return demoAction(d, func() (string, error) {
-			if d.TogglePause() {
-				return "producer paused", nil
-			}
-			return "producer resumed at " + producerRate(d.Rate()), nil
-		}), true
-	case key.Matches(msg, k.RateDown), key.Matches(msg, k.RateUp):
-		up := key.Matches(msg, k.RateUp)
-		return demoAction(d, func() (string, error) {
-			r := stepRate(d.Rate(), up)
-			d.SetRate(r)
-			s := "producer rate " + producerRate(r)
-			if d.Paused() {
-				s += " (paused: p resumes)"
-			}
-			return s, nil
-		}), true
-	case key.Matches(msg, k.HotKey):
-		return demoAction(d, func() (string, error) {
-			if d.ToggleHotKey() {
-				return "hot key on: most orders carry one key and land on one partition", nil
-			}
-			return "hot key off: orders spread over every partition", nil
-		}), true
+			q := *p // the words see the state after the action
+			q.status = st
+			return demoActionMsg{p: p, Flash: say(out, a, &q), Status: st}
+		}, true
 	}
 	return nil, false
 }
 
-// demoAction runs act off the update loop and reports its result with the
-// demo's state right after it.
-func demoAction(d Demo, act func() (string, error)) tea.Cmd {
-	return func() tea.Msg {
-		s, err := act()
-		if err != nil {
-			return demoActionMsg{Flash: err.Error(), Err: true, Status: readDemo(d, false)}
-		}
-		return demoActionMsg{Flash: s, Status: readDemo(d, false)}
+// hint is the line under the ledger before any key: which member the keys
+// act on.
+func (p *demoPanel) hint(t target) string {
+	if !t.ok {
+		return "pick a partition or a member (tab, ↑/↓): x stops its owner (LeaveGroup) · X kills it (no LeaveGroup) · r restarts it · s slows it"
 	}
+	name := memberName(&t.member)
+	if _, ours := p.consumer(t.member); !ours {
+		return name + " is not a demo consumer: watch only"
+	}
+	own := ""
+	if t.owns != "" {
+		own = " (" + t.owns + ")"
+	}
+	return "X kills " + name + own + " · x stops it (LeaveGroup) · r restarts it · s slows it"
 }
 
-// memberAction runs act on the selected member of the members pane when it
-// is one of the demo's consumers; anything else is refused with a message
-// saying why. verb completes "kgwatch only … the consumers it started".
-func (g *GroupPage) memberAction(verb string, act func(clientID string) (string, error)) tea.Cmd {
-	if g.showLanes {
-		// Tab does not reach the members from the lanes: say how.
-		g.flash("the lanes hide the members: v back to them, tab to the Members pane, then ↑/↓ (j/k)", true)
-		return nil
+// frame renders the ledger pane in at most maxH lines of width w, the hint
+// naming t, and returns it with its height.
+func (p *demoPanel) frame(w, maxH int, t target, now time.Time) (string, int) {
+	if p == nil {
+		return "", 0
 	}
-	if g.focus != paneMembers {
-		g.flash("select a member first: tab to the Members pane, then ↑/↓ (j/k)", true)
-		return nil
+	if p.flash != "" && now.Sub(p.flashAt) >= flashFor {
+		p.flash = ""
 	}
-	mb, ok := g.members.Selected()
-	if !ok {
-		g.flash("no member selected: the group has no members", true)
-		return nil
+	l := &p.pane
+	l.SetSize(w, ledgerLines(maxH))
+	l.SetState(p.status, p.has, p.set, p.flash, p.flashErr, p.hint(t))
+	text := l.View()
+	if text == "" {
+		return "", 0
 	}
-	c, ours := g.demoConsumer(mb)
-	if !ours {
-		g.flash(memberName(&mb)+" is not a demo consumer: kgwatch only "+verb+" the consumers it started", true)
-		return nil
+	return text, l.Height()
+}
+
+// ledgerLines is how many lines the ledger gets out of h free lines.
+func ledgerLines(h int) int {
+	switch {
+	case h >= 30:
+		return 3
+	case h >= 16:
+		return 2
+	case h >= 6:
+		return 1
 	}
-	return demoAction(g.watch.Demo, func() (string, error) { return act(c.ClientID) })
+	return 0
 }
 
 // producerRate is a producer rate: "5/s", "0.5/s".
@@ -396,42 +425,3 @@ func stepRate(r float64, up bool) float64 {
 	}
 	return 0
 }
-
-// demoFrame prepares the demo's part of a frame: the members pane's notes
-// (whose countdowns move with the clock) and the ledger pane, at most maxH
-// lines of width w. It returns the ledger's height.
-func (g *GroupPage) demoFrame(w, maxH int) int {
-	g.demo.text = ""
-	if g.watch.Demo == nil {
-		return 0
-	}
-	g.members.SetNotes(g.demoNotes())
-	if g.demo.flash != "" && g.st.Now.Sub(g.demo.flashAt) >= flashFor {
-		g.demo.flash = ""
-	}
-	p := &g.demo.pane
-	p.SetSize(w, ledgerLines(maxH))
-	p.SetState(g.demo.status, g.demo.has, g.watch.DemoSettings, g.demo.flash, g.demo.flashErr)
-	g.demo.text = p.View()
-	if g.demo.text == "" {
-		return 0
-	}
-	return p.Height()
-}
-
-// ledgerLines is how many lines the ledger gets out of h free lines.
-func ledgerLines(h int) int {
-	switch {
-	case h >= 30:
-		return 3
-	case h >= 16:
-		return 2
-	case h >= 6:
-		return 1
-	}
-	return 0
-}
-
-// notice shows a message of the root's (the quit confirmation) where the
-// demo's actions answer.
-func (g *GroupPage) notice(s string) { g.flash(s, false) }

@@ -123,6 +123,49 @@ func (f *fakeDemo) Consumers() []model.DemoConsumer {
 
 func (f *fakeDemo) Ledger() model.Ledger { f.mu.Lock(); defer f.mu.Unlock(); return f.ledger }
 
+func (f *fakeDemo) Restart(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("Restart " + id)
+	_, err := f.find(id)
+	return err
+}
+
+// Status and Act are the Demo interface, over the methods above.
+func (f *fakeDemo) Status(withLedger bool) model.DemoStatus {
+	s := model.DemoStatus{Consumers: f.Consumers(), Rate: f.Rate(), Paused: f.Paused(), HotKey: f.HotKey()}
+	if withLedger {
+		s.Ledger, s.HasLedger = f.Ledger(), true
+	}
+	return s
+}
+
+func (f *fakeDemo) Act(a model.DemoAction) (model.DemoOutcome, error) {
+	var out model.DemoOutcome
+	var err error
+	switch a.Kind {
+	case model.DemoSpawn:
+		out.ClientID, err = f.Spawn()
+	case model.DemoStop:
+		err = f.Stop(a.ClientID)
+	case model.DemoKill:
+		err = f.Kill(a.ClientID)
+	case model.DemoRestart:
+		err = f.Restart(a.ClientID)
+	case model.DemoSlow:
+		out.On, err = f.ToggleSlow(a.ClientID)
+	case model.DemoPause:
+		out.On = f.TogglePause()
+	case model.DemoRate:
+		f.SetRate(a.Rate)
+	case model.DemoHotKey:
+		out.On = f.ToggleHotKey()
+	default:
+		err = fmt.Errorf("fake demo: %q", a.Kind)
+	}
+	return out, err
+}
+
 func (f *fakeDemo) Calls() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -310,10 +353,20 @@ func TestDemoRefusesOutsideMembers(t *testing.T) {
 	fd := newFakeDemo()
 	a := demoApp(t, &fakeSource{results: []pollResult{{snap: snap}}}, fd, clk, 120, 40)
 
-	// Without the members pane focused, member keys say how to select.
+	// The table focused, the keys name the owner of the selected row
+	// before they act on it; an unowned row says how to pick one.
+	if !strings.Contains(plain(a), "X kills consumer-b (owns order-rebalancing/p2)") {
+		t.Errorf("the hint does not name the selected row's owner:\n%s", plain(a))
+	}
+	for {
+		if p, _ := a.group.table.Selected(); !p.Owned() {
+			break
+		}
+		a.Update(keyPress("j"))
+	}
 	press(t, a, "X")
-	if !strings.Contains(plain(a), "select a member first") {
-		t.Errorf("X with the table focused did not explain selection:\n%s", plain(a))
+	if !strings.Contains(plain(a), "payments/p3 has no owner: pick an owned partition") {
+		t.Errorf("X on an unowned row did not explain:\n%s", plain(a))
 	}
 	focusMembers(t, a)
 	for {
@@ -325,7 +378,7 @@ func TestDemoRefusesOutsideMembers(t *testing.T) {
 	if !strings.Contains(plain(a), "◇ outside · watch only") {
 		t.Errorf("outside member not marked:\n%s", plain(a))
 	}
-	for _, k := range []struct{ key, verb string }{{"x", "stops"}, {"X", "kills"}, {"s", "slows down"}} {
+	for _, k := range []struct{ key, verb string }{{"x", "stops"}, {"X", "kills"}, {"s", "slows down"}, {"r", "restarts"}} {
 		press(t, a, k.key)
 		want := "rdkafka is not a demo consumer: kgwatch only " + k.verb + " the consumers it started"
 		if !strings.Contains(plain(a), want) {
@@ -349,7 +402,7 @@ func TestDemoMemberNotes(t *testing.T) {
 	fd.consumers = append(fd.consumers, model.DemoConsumer{ClientID: "consumer-c", State: model.DemoRunning})
 	fd.mu.Unlock()
 	refresh := func() {
-		a.Update(demoStatusMsg{Seq: a.group.demo.seq, Status: readDemo(fd, true)})
+		a.Update(demoStatusMsg{p: a.group.demo, Seq: a.group.demo.seq, Status: fd.Status(true)})
 	}
 	clk.Set(t0.Add(3700 * time.Millisecond))
 	refresh()
@@ -363,7 +416,7 @@ func TestDemoMemberNotes(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", w, out)
 		}
 	}
-	if !a.group.countingDown() {
+	if !a.group.demo.countingDown() {
 		t.Error("a killed member does not speed up the demo refresh")
 	}
 	clk.Set(t0.Add(5 * time.Second))
@@ -492,8 +545,8 @@ func TestDemoGolden(t *testing.T) {
 
 func TestLedgerPaneLines(t *testing.T) {
 	p := NewLedgerPane(NewStyles(true))
-	st := demoStatus{Ledger: model.Ledger{Produced: 10, Processed: 7, Lost: 2, InFlight: 1}, HasLedger: true, Rate: 5}
-	p.SetState(st, true, DemoSettings{Commit: "before", CommitDelay: 2 * time.Second}, "", false)
+	st := model.DemoStatus{Ledger: model.Ledger{Produced: 10, Processed: 7, Lost: 2, InFlight: 1}, HasLedger: true, Rate: 5}
+	p.SetState(st, true, DemoSettings{Commit: "before", CommitDelay: 2 * time.Second}, "", false, "pick a member")
 	p.SetSize(120, 3)
 	out := p.View()
 	for _, w := range []string{"✗ lost 2", "commit before processing (at-most-once) · commit delay 2s", "▶ producer 5/s"} {
@@ -506,11 +559,11 @@ func TestLedgerPaneLines(t *testing.T) {
 	if out := p.View(); strings.Count(out, "\n") != 0 || !strings.Contains(out, "lost 2") {
 		t.Errorf("one-line ledger = %q", out)
 	}
-	p.SetState(st, true, DemoSettings{}, "consumer-c started", false)
+	p.SetState(st, true, DemoSettings{}, "consumer-c started", false, "")
 	if out := p.View(); !strings.Contains(out, "consumer-c started") {
 		t.Errorf("one-line ledger with a message = %q", out)
 	}
-	p.SetState(st, true, DemoSettings{}, "boom", true)
+	p.SetState(st, true, DemoSettings{}, "boom", true, "")
 	if out := p.View(); !strings.Contains(out, "! boom") {
 		t.Errorf("error message = %q", out)
 	}

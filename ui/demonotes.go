@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"time"
+
 	"github.com/kgwatch/kgwatch/model"
 )
 
@@ -11,8 +13,8 @@ import (
 // demoConsumer finds the demo consumer behind a group member: by member
 // id, else by client id (a consumer between generations, or listed before
 // the coordinator answered).
-func (g *GroupPage) demoConsumer(mb model.Member) (model.DemoConsumer, bool) {
-	cs := g.demo.status.Consumers
+func (p *demoPanel) consumer(mb model.Member) (model.DemoConsumer, bool) {
+	cs := p.status.Consumers
 	if mb.MemberID != "" {
 		for _, c := range cs {
 			if c.MemberID == mb.MemberID {
@@ -28,26 +30,23 @@ func (g *GroupPage) demoConsumer(mb model.Member) (model.DemoConsumer, bool) {
 	return model.DemoConsumer{}, false
 }
 
-// demoMembers returns the group's members followed by the demo consumers
+// members returns the group's members followed by the demo consumers
 // the group does not list: joining ones, and for a minute those that were
 // stopped or evicted. Outside demo mode it returns ms unchanged.
-func (g *GroupPage) demoMembers(ms []model.Member) []model.Member {
-	if g.watch.Demo == nil || !g.demo.has {
+func (p *demoPanel) members(ms []model.Member, now time.Time) []model.Member {
+	if p == nil || !p.has {
 		return ms
-	}
-	if g.demo.seen == nil {
-		g.demo.seen = make(map[string]bool)
 	}
 	listed := make(map[string]bool, len(ms))
 	for _, mb := range ms {
-		if c, ok := g.demoConsumer(mb); ok {
+		if c, ok := p.consumer(mb); ok {
 			listed[c.ClientID] = true
-			g.demo.seen[c.ClientID] = true
+			p.seen[c.ClientID] = true
 		}
 	}
 	out := ms
-	for _, c := range g.demo.status.Consumers {
-		if listed[c.ClientID] || !g.ghostShown(c) {
+	for _, c := range p.status.Consumers {
+		if listed[c.ClientID] || !ghostShown(c, now) {
 			continue
 		}
 		if len(out) == len(ms) {
@@ -60,8 +59,7 @@ func (g *GroupPage) demoMembers(ms []model.Member) []model.Member {
 
 // ghostShown reports whether a demo consumer missing from the group is
 // listed anyway.
-func (g *GroupPage) ghostShown(c model.DemoConsumer) bool {
-	now := g.st.Now
+func ghostShown(c model.DemoConsumer, now time.Time) bool {
 	switch c.State {
 	case model.DemoStopped:
 		return !c.StoppedAt.IsZero() && now.Sub(c.StoppedAt) < ghostFor
@@ -71,18 +69,20 @@ func (g *GroupPage) ghostShown(c model.DemoConsumer) bool {
 	return true
 }
 
-// demoNotes returns what only the demo knows about each listed member, for
+// notes returns what only the demo knows about each listed member, for
 // the members pane: killed with its countdown, slow, joining, outside.
-func (g *GroupPage) demoNotes() []string {
-	ms := g.members.members
+func (p *demoPanel) notes(ms []model.Member, now time.Time) []string {
+	if p == nil {
+		return nil
+	}
 	notes := make([]string, len(ms))
 	for i, mb := range ms {
-		c, ours := g.demoConsumer(mb)
+		c, ours := p.consumer(mb)
 		if !ours {
 			notes[i] = glyphOutside + " outside · watch only"
 			continue
 		}
-		notes[i] = g.demoNote(c, mb.MemberID != "")
+		notes[i] = p.note(c, mb.MemberID != "", now)
 	}
 	return notes
 }
@@ -97,9 +97,8 @@ const (
 
 // demoNote describes consumer c; inGroup says whether the coordinator
 // lists it.
-func (g *GroupPage) demoNote(c model.DemoConsumer, inGroup bool) string {
-	now := g.st.Now
-	set := g.watch.DemoSettings
+func (p *demoPanel) note(c model.DemoConsumer, inGroup bool, now time.Time) string {
+	set := p.set
 	slow := ""
 	if c.Slow {
 		slow = glyphSlow + " slow"
@@ -112,7 +111,7 @@ func (g *GroupPage) demoNote(c model.DemoConsumer, inGroup bool) string {
 		}
 		return glyphKilled + " killed · evicted in " + model.Countdown(left)
 	case model.DemoEvicted:
-		if !g.demo.seen[c.ClientID] && !inGroup {
+		if !p.seen[c.ClientID] && !inGroup {
 			return glyphKilled + " killed before it joined"
 		}
 		if c.EvictedAt.IsZero() || c.KilledAt.IsZero() {
@@ -126,7 +125,7 @@ func (g *GroupPage) demoNote(c model.DemoConsumer, inGroup bool) string {
 	}
 	if !inGroup {
 		s := glyphWaiting + " joining"
-		if g.demo.seen[c.ClientID] {
+		if p.seen[c.ClientID] {
 			s = glyphWaiting + " rejoining"
 		}
 		if slow != "" {

@@ -76,14 +76,16 @@ type GroupPage struct {
 	split      bool // table and members both on screen
 	gap        int  // blank lines between the panes when split
 
-	demo demoState // demo mode: ui/demo.go
+	// demo is demo mode (ui/demo.go), nil outside it; demoText its
+	// ledger pane, rendered by relayout.
+	demo     *demoPanel
+	demoText string
 }
 
 // newGroupPage returns a page for w, under ctx; back enables the key that
 // returns to the overview.
 func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bool) *GroupPage {
 	km := DefaultKeyMap()
-	km.Demo.SetEnabled(w.Demo != nil)
 	km.Back.SetEnabled(back)
 	h := help.New()
 	h.Styles = st.Help
@@ -97,7 +99,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 		header:  NewHeader(st),
 		table:   NewTable(st, km),
 		members: NewMembers(st, km),
-		demo:    demoState{pane: NewLedgerPane(st)},
+		demo:    newDemoPanel(w, st),
 	}
 	src := w.Source
 	g.poll = newPoller(ctx, opts.Timeout, func(ctx context.Context) (model.Snapshot, error) { return src.Poll(ctx) })
@@ -110,7 +112,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 
 // Init starts the poll loop, the demo's refresh and the outside events.
 func (g *GroupPage) Init() tea.Cmd {
-	cmds := []tea.Cmd{g.poll.now(g.opts.Now()), g.demoInit()}
+	cmds := []tea.Cmd{g.poll.now(g.opts.Now()), g.demo.init()}
 	if g.watch.Events != nil {
 		cmds = append(cmds, waitEvent(g.ctx, g.watch.Events))
 	}
@@ -158,9 +160,21 @@ func (g *GroupPage) Update(msg tea.Msg) tea.Cmd {
 	case pollTickMsg[model.Snapshot]:
 		cmd = g.poll.tick(msg, g.st.Now)
 	case demoStatusMsg:
-		cmd = g.handleDemoStatus(msg)
+		if g.demo == nil {
+			return nil
+		}
+		cmd = g.demo.refreshed(msg, g.st.Now, g.ctx.Err() == nil)
+		g.members.SetMembers(g.demo.members(g.st.Snap.Members, g.st.Now))
 	case demoActionMsg:
-		cmd = g.handleDemoAction(msg)
+		if g.demo == nil {
+			return nil
+		}
+		var poll bool
+		cmd, poll = g.demo.acted(msg, g.st.Now)
+		g.members.SetMembers(g.demo.members(g.st.Snap.Members, g.st.Now))
+		if poll {
+			cmd = tea.Batch(g.pollNow(), cmd)
+		}
 	case eventMsg:
 		cmd = g.handleEvent(msg)
 	default:
@@ -174,7 +188,7 @@ func (g *GroupPage) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if g.viewKey(msg) {
 		return nil
 	}
-	if cmd, ok := g.demoKey(msg); ok {
+	if cmd, ok := g.demo.key(msg, g.target(), g.st.Now); ok {
 		return cmd
 	}
 	switch {
@@ -226,7 +240,7 @@ func (g *GroupPage) handlePoll(msg pollResultMsg[model.Snapshot]) tea.Cmd {
 		g.applySnapshot(snap)
 	}
 	delay := model.NextPollDelay(g.st.Snap.Group, g.opts.Interval, g.poll.Failures, took)
-	if g.poll.Failures == 0 && g.demoFastPoll() {
+	if g.poll.Failures == 0 && g.demo.fastPoll(now) {
 		delay = min(delay, model.FastInterval)
 	}
 	cmd := g.poll.schedule(now, delay)
@@ -245,7 +259,7 @@ func (g *GroupPage) applySnapshot(snap model.Snapshot) {
 	events := g.pipe.Observe(&snap)
 	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
 	g.refreshRows()
-	g.members.SetMembers(g.demoMembers(snap.Members))
+	g.members.SetMembers(g.demo.members(snap.Members, s.Now))
 	g.members.SetPartitionCount(len(snap.Partitions))
 	g.members.SetPending(snap.Group.Rebalancing())
 	g.table.SetStale(false)
@@ -382,6 +396,53 @@ func (g *GroupPage) syncTimeline() {
 	}
 	g.table.SetHighlight(nil)
 	g.lanes.SetHighlight(nil, time.Time{})
+}
+
+// notice shows a message of the root's (the quit confirmation) where the
+// demo's actions answer.
+func (g *GroupPage) notice(s string) {
+	if g.demo != nil {
+		g.demo.show(s, false, g.st.Now)
+		g.relayout()
+	}
+}
+
+// target is the member the demo's member keys act on: the owner of the
+// selected partition while the table has the focus, the selected member
+// in the members pane.
+func (g *GroupPage) target() target {
+	switch {
+	case g.showLanes:
+		return target{why: "the lanes hide the table and the members: v back to them, then pick a partition or a member (tab, ↑/↓)"}
+	case g.focus == paneMembers:
+		mb, ok := g.members.Selected()
+		if !ok {
+			return target{why: "no member selected: the group has no members"}
+		}
+		return target{member: mb, ok: true, owns: ownsText(mb.Partitions)}
+	case g.focus == paneTable:
+		p, ok := g.table.Selected()
+		if !ok {
+			return target{why: "no partition selected: the group owns none yet"}
+		}
+		if !p.Owned() {
+			return target{why: model.PartName(p.TopicPartition, g.table.oneTopic == "") + " has no owner: pick an owned partition, or tab to the Members pane"}
+		}
+		for _, mb := range g.st.Snap.Members {
+			if mb.MemberID == p.MemberID {
+				return target{member: mb, ok: true, owns: "owns " + model.PartName(p.TopicPartition, g.table.oneTopic == "")}
+			}
+		}
+	}
+	return target{why: "select a member first: a partition in the table (its owner), or tab to the Members pane, then ↑/↓ (j/k)"}
+}
+
+// ownsText is "owns p0–p2" for a member's partitions; "" for none.
+func ownsText(tps []model.TopicPartition) string {
+	if len(tps) == 0 {
+		return ""
+	}
+	return "owns " + model.PartitionList(tps, model.MultiTopic(tps))
 }
 
 // Events returns the timeline's events, oldest first.

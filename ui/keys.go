@@ -31,9 +31,6 @@ type KeyMap struct {
 	// it). Both are disabled elsewhere.
 	Open key.Binding
 	Back key.Binding
-
-	// Demo are demo mode's keys (ui/demo.go), disabled outside it.
-	Demo DemoKeys
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -109,20 +106,24 @@ func DefaultKeyMap() KeyMap {
 			key.WithHelp("esc/⌫", "all groups"),
 			key.WithDisabled(),
 		),
-		Demo: DefaultDemoKeys(),
 	}
 }
 
-// ShortHelp is the one-line help at the bottom of the screen, without the
-// help and quit keys: the root adds those after it, where they are never
-// cut (ui/layout.go shortHelp).
-func (k KeyMap) ShortHelp() []key.Binding {
-	return append(k.Demo.short(), k.Back, k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes)
+// ShortHelp is the group page's one-line help after the keys of demo mode
+// (none outside it), without the help and quit keys: they come after it,
+// where they are never cut (ui/layout.go shortHelp).
+func (k KeyMap) ShortHelp(demo []key.Binding) []key.Binding {
+	return append(demo, k.Back, k.Up, k.Down, k.Sort, k.Filter, k.OnlyLag, k.NextPane, k.Lanes)
 }
 
-// FullHelp is the help shown after `?`, one column per group.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return append(k.Demo.full(), [][]key.Binding{
+// FullHelp is the help shown after `?`, one column per group, the keys of
+// demo mode (none outside it) first, four to a column.
+func (k KeyMap) FullHelp(demo []key.Binding) [][]key.Binding {
+	var cols [][]key.Binding
+	for i := 0; i < len(demo); i += 4 {
+		cols = append(cols, demo[i:min(i+4, len(demo))])
+	}
+	return append(cols, [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.NextPane, k.Lanes},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},

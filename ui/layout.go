@@ -53,7 +53,11 @@ func (g *GroupPage) relayout() {
 		helpH = lipgloss.Height(g.helpText)
 	}
 
-	demoH := g.demoFrame(w, h-headH-helpH) // the ledger, in demo mode
+	demoH := 0
+	if g.demo != nil { // the ledger, in demo mode
+		g.members.SetNotes(g.demo.notes(g.members.members, g.st.Now))
+		g.demoText, demoH = g.demo.frame(w, h-headH-helpH, g.target(), g.st.Now)
+	}
 	g.bodyW, g.bodyH = w, max(h-headH-helpH-demoH, 0)
 	g.layoutPanes()
 }
@@ -63,7 +67,7 @@ func (g *GroupPage) relayout() {
 // cut off (bubbles' help drops the columns past the width); "" when even
 // that is too tall.
 func (g *GroupPage) fullHelp(w, maxH int) string {
-	groups := g.keys.FullHelp()
+	groups := g.keys.FullHelp(g.demo.bindings(false))
 	g.help.SetWidth(0)
 	cols := g.help.FullHelpView(groups)
 	g.help.SetWidth(w)
@@ -119,7 +123,7 @@ func (g *GroupPage) shortHelp(w int) string {
 		return g.help.ShortHelpView(keep)
 	}
 	g.help.SetWidth(rest)
-	head := g.help.ShortHelpView(g.keys.ShortHelp())
+	head := g.help.ShortHelpView(g.keys.ShortHelp(g.demo.bindings(true)))
 	g.help.SetWidth(w)
 	if head == "" || lipgloss.Width(head) > rest {
 		return tail
@@ -186,11 +190,11 @@ func (g *GroupPage) View() string {
 		}
 		b.WriteString(padLines(g.body(), g.bodyH))
 	}
-	if g.demo.text != "" {
+	if g.demoText != "" {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(g.demo.text)
+		b.WriteString(g.demoText)
 	}
 	if g.helpText != "" {
 		b.WriteByte('\n')

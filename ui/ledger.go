@@ -15,11 +15,12 @@ type LedgerPane struct {
 	styles   Styles
 	width    int
 	lines    int
-	st       demoStatus
+	st       model.DemoStatus
 	has      bool
 	settings DemoSettings
 	flash    string
 	flashErr bool
+	hint     string
 }
 
 // NewLedgerPane returns an empty ledger pane.
@@ -31,8 +32,8 @@ func (p *LedgerPane) SetSize(w, lines int) {
 }
 
 // SetState replaces what the pane shows.
-func (p *LedgerPane) SetState(st demoStatus, has bool, set DemoSettings, flash string, flashErr bool) {
-	p.st, p.has, p.settings, p.flash, p.flashErr = st, has, set, flash, flashErr
+func (p *LedgerPane) SetState(st model.DemoStatus, has bool, set DemoSettings, flash string, flashErr bool, hint string) {
+	p.st, p.has, p.settings, p.flash, p.flashErr, p.hint = st, has, set, flash, flashErr, hint
 }
 
 // Height is the number of lines View renders.
@@ -167,7 +168,7 @@ func (p LedgerPane) flashLine() string {
 	st := p.styles
 	switch {
 	case p.flash == "":
-		return st.Muted.Render("  pick a member (tab to Members, ↑/↓), then: x stops it (LeaveGroup) · X kills it (no LeaveGroup) · s slows it")
+		return st.Muted.Render("  " + p.hint)
 	case p.flashErr:
 		return st.Err.Render(glyphError + " " + oneLine(p.flash))
 	default:

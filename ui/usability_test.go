@@ -77,7 +77,7 @@ func TestDemoLedgerRefreshesEverySecond(t *testing.T) {
 	clk := &clock{t: t0}
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := demoApp(t, src, newFakeDemo(), clk, 120, 40)
-	_, cmd := a.Update(demoStatusMsg{Seq: a.group.demo.seq, Status: readDemo(a.group.watch.Demo, true)})
+	_, cmd := a.Update(demoStatusMsg{p: a.group.demo, Seq: a.group.demo.seq, Status: a.group.watch.Demo.Status(true)})
 	if cmd == nil {
 		t.Fatal("no next demo refresh")
 	}
@@ -151,7 +151,7 @@ func TestFullHelpShowsEveryKey(t *testing.T) {
 				a.Update(keyPress("?"))
 				out := plain(a)
 				checkFits(t, out, sz[0], sz[1])
-				var groups [][]key.Binding = a.group.keys.FullHelp()
+				var groups [][]key.Binding = a.group.keys.FullHelp(a.group.demo.bindings(false))
 				for _, g := range groups {
 					for _, b := range g {
 						if !b.Enabled() {
