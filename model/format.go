@@ -240,7 +240,7 @@ func statusJSON(s Status) *string {
 }
 
 func rateJSON(r Rate) *float64 {
-	if !r.Known {
+	if !r.Known || r.Stale {
 		return nil
 	}
 	return ptr(round3(r.PerSec))

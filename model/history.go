@@ -11,7 +11,15 @@ import (
 type Rate struct {
 	PerSec float64
 	Known  bool
+	// Stale: not measured this poll (a gap in the offsets, a partition
+	// back after a rebalance); PerSec is the last measured value, kept so
+	// the screen does not blank out. JSON writes a stale rate as null.
+	Stale bool
 }
+
+// staleRateFor is how long a partition's last measured rate stands in for
+// one that cannot be measured.
+const staleRateFor = 30 * time.Second
 
 // HistoryOptions tunes History. Zero fields take their defaults.
 type HistoryOptions struct {
@@ -104,6 +112,12 @@ type partState struct {
 	gap   bool
 
 	status Status
+
+	// The last measured rates, and when; the last owner seen (its label
+	// and member id), shown while a rebalance leaves it unowned.
+	lastConsume, lastProduce float64
+	lastRateAt               int64
+	owner, ownerID           string
 }
 
 func (st *partState) at(i int) *sample { // i = 0 is the oldest
@@ -259,6 +273,19 @@ func (h *History) Annotate(s *Snapshot) []Event {
 				p.Status = StatusOK
 			}
 		}
+		h.keepRates(p, st, now)
+		p.PrevOwner, p.PrevMemberID = "", ""
+		switch {
+		case p.Owned():
+			st.owner, st.ownerID = p.ClientID, p.MemberID
+			if st.owner == "" {
+				st.owner = ShortID(p.MemberID)
+			}
+		case s.Group.Rebalancing():
+			p.PrevOwner, p.PrevMemberID = st.owner, st.ownerID
+		default:
+			st.owner, st.ownerID = "", ""
+		}
 		loc := s.TakenAt.Location()
 		p.CommitMovedAt, p.CommitMoveSeen = time.Unix(0, st.movedAt).In(loc), st.moveSeen
 		p.StalledSince, p.StalledSinceExact = time.Time{}, false
@@ -379,6 +406,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 		st.gap = false
 		if reset {
 			st.n = 0
+			st.lastRateAt = 0 // the old rates say nothing of the new log
 		}
 		st.push(cur, h.spacing)
 	}
@@ -414,6 +442,24 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 		lagStart = min(lagStart, max(n-minLaggingSamples, 0))
 	}
 	return lagStart, dc, de
+}
+
+// keepRates remembers p's rates when they are measured, and stands the last
+// ones in, marked stale, for a while when they are not.
+func (h *History) keepRates(p *PartitionLag, st *partState, now int64) {
+	if p.ConsumeRate.Known && p.ProduceRate.Known {
+		st.lastConsume, st.lastProduce, st.lastRateAt = p.ConsumeRate.PerSec, p.ProduceRate.PerSec, now
+		return
+	}
+	if st.lastRateAt == 0 || now-st.lastRateAt > int64(staleRateFor) {
+		return
+	}
+	if !p.ConsumeRate.Known {
+		p.ConsumeRate = Rate{PerSec: st.lastConsume, Known: true, Stale: true}
+	}
+	if !p.ProduceRate.Known {
+		p.ProduceRate = Rate{PerSec: st.lastProduce, Known: true, Stale: true}
+	}
 }
 
 // groupRates records this poll's group sums and total lag, and returns the
@@ -598,6 +644,7 @@ func (h *History) memberRates(s *Snapshot) {
 			r := &s.Members[j].ConsumeRate
 			r.PerSec += p.ConsumeRate.PerSec
 			r.Known = true
+			r.Stale = r.Stale || p.ConsumeRate.Stale
 		}
 	}
 }

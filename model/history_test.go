@@ -445,14 +445,14 @@ func TestGroupRatesSumPartitionsAndMembers(t *testing.T) {
 		s = hsnap(time.Duration(i)*time.Second, StateStable, []hp{{10 * i, 20 * i, "a"}, {30 * i, 30 * i, "b"}, {5 * i, 5 * i, "b"}})
 		h.Annotate(&s)
 	}
-	if s.ConsumeRate != (Rate{45, true}) || s.ProduceRate != (Rate{55, true}) {
+	if s.ConsumeRate != (Rate{PerSec: 45, Known: true}) || s.ProduceRate != (Rate{PerSec: 55, Known: true}) {
 		t.Fatalf("group rates %+v %+v, want 45 and 55", s.ConsumeRate, s.ProduceRate)
 	}
 	got := map[string]Rate{}
 	for _, m := range s.Members {
 		got[m.ClientID] = m.ConsumeRate
 	}
-	if got["a"] != (Rate{10, true}) || got["b"] != (Rate{35, true}) {
+	if got["a"] != (Rate{PerSec: 10, Known: true}) || got["b"] != (Rate{PerSec: 35, Known: true}) {
 		t.Fatalf("member rates %v, want a 10, b 35", got)
 	}
 }

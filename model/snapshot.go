@@ -129,6 +129,11 @@ type PartitionLag struct {
 	MemberID string
 	ClientID string
 	Host     string
+	// PrevOwner is, while a rebalance leaves the partition unowned, the
+	// owner it had before (its client id, else its short member id), and
+	// PrevMemberID that owner's member id; filled by History.Annotate.
+	PrevOwner    string
+	PrevMemberID string
 	// Committed is the group's committed offset, NoOffset when none.
 	Committed int64
 	LogStart  int64
