@@ -13,14 +13,15 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// consumerOf returns our consumer with that client id.
+// consumerOf returns our consumer with that client id (in the first
+// group).
 func consumerOf(t *testing.T, d *Demo, id string) *consumer {
 	t.Helper()
-	c, err := d.find(id)
+	cs, err := d.find(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return cs[0]
 }
 
 // killIn kills consumer id as soon as it is in phase.
