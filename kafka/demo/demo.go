@@ -136,6 +136,7 @@ func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, erro
 			d.cancel()
 			return nil, fmt.Errorf("start embedded cluster on ports %v: %w", cfg.Listen, err)
 		}
+		rejoinLikeKafka(c)
 		d.cluster = c
 		d.brokers = c.ListenAddrs()
 	} else {
