@@ -180,6 +180,11 @@ func ParseCompare(s string) ([]GroupSpec, error) {
 		default:
 			return nil, fmt.Errorf("unknown group %q: want range, roundrobin, sticky, cooperative-sticky, consumer or consumer-range (static: in front for static members)", tok)
 		}
+		for _, o := range out {
+			if o == spec {
+				return nil, fmt.Errorf("%s given twice", spec)
+			}
+		}
 		out = append(out, spec)
 	}
 	if len(out) < 2 || len(out) > MaxGroups {
