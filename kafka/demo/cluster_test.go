@@ -48,6 +48,7 @@ func TestListenLetsAnOutsideClientJoin(t *testing.T) {
 			t.Fatalf("Brokers()[%d] = %s, want %s", i, b, want)
 		}
 	}
+	waitTwoOwnAll(t, d, ownsAllRecorded)
 	// An outside kafka-go consumer joins the same group on a fixed port.
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID:                d.cfg.Group,
@@ -57,6 +58,7 @@ func TestListenLetsAnOutsideClientJoin(t *testing.T) {
 		HeartbeatInterval: 200 * time.Millisecond,
 		SessionTimeout:    2 * time.Second,
 		RebalanceTimeout:  2 * time.Second,
+		JoinGroupBackoff:  200 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
