@@ -108,8 +108,8 @@ func (p *proc) abort(ours bool, id string, tp model.TopicPartition, offset int64
 		ClientID:   c.id,
 		MemberID:   p.member(),
 		Partitions: []model.TopicPartition{tp},
-		Detail: fmt.Sprintf("%s lost %s (offset %d of %s): committed before processing, and %s died before it was done",
-			c.id, id, offset, partList([]model.TopicPartition{tp}), c.id),
+		Detail: fmt.Sprintf("%s lost %s (p%d, offset %d): committed before processing, and it died before the order was done",
+			c.id, id, tp.Partition, offset),
 	})
 }
 

@@ -99,3 +99,63 @@ func TestDynamicRestartLeavesAndJoins(t *testing.T) {
 		t.Logf("watcher: %s %s", e.Type, e.Detail)
 	}
 }
+
+// kill -9 of a static member sends nothing; brought back within the
+// session timeout, the new process takes its place: no eviction, no
+// rebalance. Left dead, it is evicted at the session timeout.
+func TestStaticKillThenRestartIsNoRebalance(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.Static = true
+	cfg.Consumers = 3
+	d, rec := startDemo(t, cfg)
+	leaves := countLeavesOnWire(d)
+	waitFor(t, 10*time.Second, "three members own a partition each", func() bool {
+		return ownsAllRecorded(d, "consumer-a", "consumer-b", "consumer-c")
+	})
+	gw := watchGroup(t, d, d.Group(), 50*time.Millisecond)
+	waitFor(t, 5*time.Second, "the watcher sees a stable group", gw.stable)
+	before := owners(d)
+	mark := gw.mark()
+	if err := d.Kill("consumer-b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Kill("consumer-c"); err != nil {
+		t.Fatal(err)
+	}
+	old := info(d, "consumer-b").MemberID
+	time.Sleep(cfg.SessionTimeout / 4)
+	if err := d.Restart("consumer-b"); err != nil {
+		t.Fatal(err)
+	}
+	// Within the session timeout the new process holds consumer-b's
+	// partitions, and consumer-c's wait for it.
+	waitFor(t, cfg.SessionTimeout/2, "restarted consumer-b owns its partitions", func() bool {
+		ci := info(d, "consumer-b")
+		return ci.MemberID != "" && ci.MemberID != old && slices.Equal(ci.Assigned, tps(before["consumer-b"]...)) &&
+			maps.EqualFunc(owners(d), before, slices.Equal[[]int32])
+	})
+	waitFor(t, 10*time.Second, "consumer-c evicted", func() bool {
+		return len(rec.find(model.EventDemoEvicted, "consumer-c")) == 1
+	})
+	if evs := rec.find(model.EventDemoEvicted, "consumer-b"); len(evs) != 0 {
+		t.Fatalf("consumer-b, restarted within the session timeout, was evicted: %v", evs)
+	}
+	for _, e := range gw.since(mark, model.EventMemberLeft) {
+		if e.ClientID == "consumer-b" {
+			t.Fatalf("the watcher saw consumer-b leave: %s", e.Detail)
+		}
+	}
+	if n := leaves.total(); n != 0 {
+		t.Fatalf("killed static members sent %d leaves, want 0", n)
+	}
+}
+
+// tps makes the demo topic's partitions.
+func tps(ps ...int32) []model.TopicPartition {
+	var out []model.TopicPartition
+	for _, p := range ps {
+		out = append(out, model.TopicPartition{Topic: DefaultTopic, Partition: p})
+	}
+	return out
+}
