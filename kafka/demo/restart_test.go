@@ -35,8 +35,18 @@ func restartAndWait(t *testing.T, d *Demo, rec *recorder, id string) {
 // the restarted member leads the group or not (both are restarted).
 func TestStaticRestartIsNoRebalance(t *testing.T) {
 	t.Parallel()
+	for _, assignor := range []string{AssignorRange, AssignorCooperativeSticky} {
+		t.Run(assignor, func(t *testing.T) {
+			t.Parallel()
+			testStaticRestart(t, assignor)
+		})
+	}
+}
+
+func testStaticRestart(t *testing.T, assignor string) {
 	cfg := fastConfig()
 	cfg.Static = true
+	cfg.Assignor = assignor
 	d, rec := startDemo(t, cfg)
 	leaves := countLeavesOnWire(d)
 	waitTwoOwnAll(t, d, ownsAllRecorded)
