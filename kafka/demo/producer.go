@@ -142,3 +142,61 @@ func orderInterval(rate float64) time.Duration {
 	}
 	return time.Duration(float64(time.Second) / r)
 }
+
+// TogglePause pauses or resumes the producer and returns whether it is now
+// paused.
+func (d *Demo) TogglePause() bool {
+	d.mu.Lock()
+	d.paused = !d.paused
+	p := d.paused
+	d.mu.Unlock()
+	d.poke()
+	return p
+}
+
+// SetRate sets the producer's orders per second: NaN and negatives mean 0,
+// other values are held to MinRate … MaxRate.
+func (d *Demo) SetRate(r float64) {
+	d.mu.Lock()
+	d.rate = clampRate(r)
+	d.mu.Unlock()
+	d.poke()
+}
+
+// Rate returns the producer's orders per second.
+func (d *Demo) Rate() float64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.rate
+}
+
+// Paused reports whether the producer is paused.
+func (d *Demo) Paused() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.paused
+}
+
+// ToggleHotKey switches the hot key on or off and returns whether it is now
+// on: while on, most orders carry one customer's key and land on one
+// partition.
+func (d *Demo) ToggleHotKey() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.hot = !d.hot
+	return d.hot
+}
+
+// HotKey reports whether the hot key is on.
+func (d *Demo) HotKey() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hot
+}
+
+func (d *Demo) poke() {
+	select {
+	case d.rateCh <- struct{}{}:
+	default:
+	}
+}
