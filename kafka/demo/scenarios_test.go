@@ -348,7 +348,19 @@ func checkLostEvent(t *testing.T, rec *recorder, id string) {
 
 func TestMaxPollIntervalPushesSlowMemberOut(t *testing.T) {
 	t.Parallel()
+	t.Run("dynamic", func(t *testing.T) {
+		t.Parallel()
+		testMaxPoll(t, false)
+	})
+	t.Run("static", func(t *testing.T) {
+		t.Parallel()
+		testMaxPoll(t, true)
+	})
+}
+
+func testMaxPoll(t *testing.T, static bool) {
 	cfg := fastConfig()
+	cfg.Static = static
 	cfg.Rate = 10
 	cfg.SessionTimeout = 2 * time.Second
 	cfg.MaxPollInterval = time.Second

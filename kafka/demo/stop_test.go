@@ -35,3 +35,37 @@ func TestStopTakesOneOrderNotSeveral(t *testing.T) {
 		}
 	}
 }
+
+// x on a static member is a stop, not a restart: it leaves for good (by
+// instance id; consumer protocol: member epoch -1), so the group rebalances
+// at once instead of waiting out the session timeout.
+func TestStopOfStaticMemberLeaves(t *testing.T) {
+	t.Parallel()
+	for _, protocol := range []string{ProtocolClassic, ProtocolConsumer} {
+		t.Run(protocol, func(t *testing.T) {
+			t.Parallel()
+			cfg := fastConfig()
+			cfg.Static = true
+			cfg.GroupProtocol = protocol
+			cfg.SessionTimeout = 5 * time.Second
+			d, rec := startDemo(t, cfg)
+			leaves := countLeavesOnWire(d)
+			waitTwoOwnAll(t, d, ownsAllRecorded)
+			member := info(d, "consumer-b").MemberID
+			if err := d.Stop("consumer-b"); err != nil {
+				t.Fatal(err)
+			}
+			took := waitFor(t, 3*time.Second, "consumer-a owns every partition", func() bool {
+				o := owners(d)
+				return len(o) == 1 && len(o["consumer-a"]) == d.partCount
+			})
+			t.Logf("%s: static stop → consumer-a owns all in %s (session timeout %s)", protocol, took, cfg.SessionTimeout)
+			if n := leaves.left(member) + leaves.left("consumer-b"); n < 1 {
+				t.Fatalf("static consumer-b sent no leave on stop")
+			}
+			waitFor(t, 2*time.Second, "demo_stopped", func() bool {
+				return len(rec.find(model.EventDemoStopped, "consumer-b")) == 1
+			})
+		})
+	}
+}
