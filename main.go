@@ -502,12 +502,6 @@ func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
 }
 
-// Bounds of the demo's durations that kafka/demo leaves to the flags.
-const (
-	minDemoInterval = 10 * time.Millisecond
-	maxDemoInterval = time.Hour
-)
-
 // config checks the flags and returns the demo's configuration. Every
 // mistake is a one-line usage error that names the flag and what it takes.
 func (f *demoFlags) config(fs *pflag.FlagSet) (demo.Config, error) {
@@ -521,30 +515,29 @@ func (f *demoFlags) config(fs *pflag.FlagSet) (demo.Config, error) {
 	case c.Group == "":
 		return bad("--group must not be empty")
 	case c.Partitions < 1 || c.Partitions > demo.MaxPartitions:
-		return bad("--partitions %d: want 1..%d", c.Partitions, demo.MaxPartitions)
+		return bad("--partitions must be from 1 to %d, got %d", demo.MaxPartitions, c.Partitions)
 	case c.Consumers < 0 || c.Consumers > demo.MaxConsumers:
-		return bad("--consumers %d: want 0..%d", c.Consumers, demo.MaxConsumers)
+		return bad("--consumers must be from 0 to %d, got %d", demo.MaxConsumers, c.Consumers)
 	case !demo.ValidRate(c.Rate):
-		return bad("--rate %g: want 0 or %g..%g orders/s", c.Rate, demo.MinRate, float64(demo.MaxRate))
+		return bad("--rate must be 0 or from %g to %g orders/s, got %g", demo.MinRate, float64(demo.MaxRate), c.Rate)
 	case c.Commit != demo.CommitAfter && c.Commit != demo.CommitBefore:
 		return bad("unknown --commit %q: use after or before", c.Commit)
 	case f.listen != "" && fs.Changed("brokers"):
 		return bad("--listen and --brokers do not go together: --listen places the embedded cluster")
 	}
 	for _, b := range []struct {
-		flag     string
-		v        time.Duration
-		min, max time.Duration
+		name           string
+		v, least, most time.Duration
 	}{
 		{"process-time", c.ProcessTime, demo.MinWork, demo.MaxWork},
 		{"slow-time", c.SlowProcessTime, demo.MinWork, demo.MaxWork},
 		{"session-timeout", c.SessionTimeout, demo.MinSessionTimeout, demo.MaxSessionTimeout},
 		{"commit-delay", c.CommitDelay, 0, demo.MaxCommitDelay},
 		{"max-poll-interval", c.MaxPollInterval, demo.MinMaxPollInterval, demo.MaxMaxPollInterval},
-		{"interval", f.interval, minDemoInterval, maxDemoInterval},
+		{"interval", f.interval, model.MinInterval, time.Hour},
 	} {
-		if b.v < b.min || b.v > b.max {
-			return bad("--%s %s: want %s..%s", b.flag, shortDuration(b.v), shortDuration(b.min), shortDuration(b.max))
+		if err := durationRange(b.name, b.v, b.least, b.most); err != nil {
+			return c, err
 		}
 	}
 	if err := f.groupSpecs(fs, &c); err != nil {
@@ -626,18 +619,6 @@ func (f *demoFlags) groupSpecs(fs *pflag.FlagSet, c *demo.Config) error {
 		return usageError{fmt.Sprintf("unknown --group-protocol %q: use classic or consumer", c.GroupProtocol)}
 	}
 	return nil
-}
-
-// shortDuration prints d as people write it: 1h, 30m, 1.5s, not 1h0m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // parsePorts reads --listen: three distinct ports.
