@@ -266,7 +266,7 @@ func (s *GroupSpec) fill() error {
 	if s.Protocol == "" {
 		s.Protocol = ProtocolClassic
 	}
-	if err := CheckAssignor(s.Protocol, s.Assignor); err != nil {
+	if err := checkAssignor(s.Protocol, s.Assignor); err != nil {
 		return err
 	}
 	if s.Assignor == "" {

@@ -113,9 +113,9 @@ func ParseCompare(s string) ([]GroupSpec, error) {
 	return out, nil
 }
 
-// CheckAssignor says whether assignor goes with protocol, and why not. An
+// checkAssignor says whether assignor goes with protocol, and why not. An
 // empty assignor is the protocol's default.
-func CheckAssignor(protocol, assignor string) error {
+func checkAssignor(protocol, assignor string) error {
 	switch protocol {
 	case "", ProtocolClassic:
 		switch assignor {
