@@ -64,7 +64,7 @@ func (c *consumer) stop() error {
 		<-p.done
 		member := p.member()
 		p.closeClient()
-		if c.instanceID != "" && member != "" {
+		if c.instanceID != "" && member != "" && !p.isKilled() { // killed while stopping: a dead process says nothing
 			ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
 			_ = d.admin.leave(ctx, c.g.spec, member, c.instanceID)
 			cancel()
