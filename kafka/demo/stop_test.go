@@ -69,3 +69,36 @@ func TestStopOfStaticMemberLeaves(t *testing.T) {
 		})
 	}
 }
+
+// X while a static member is still finishing its order for x: it dies
+// there, and nothing leaves for it.
+func TestKillWhileStoppingSendsNoLeave(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.Static = true
+	cfg.ProcessTime = 400 * time.Millisecond
+	d, rec := startDemo(t, cfg)
+	leaves := countLeavesOnWire(d)
+	waitTwoOwnAll(t, d, ownsAllRecorded)
+	c := consumerOf(t, d, "consumer-b")
+	waitFor(t, 10*time.Second, "consumer-b processing", func() bool {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return c.phase == phaseProcessing
+	})
+	if err := d.Stop("consumer-b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Kill("consumer-b"); err != nil {
+		t.Fatalf("Kill while stopping: %v", err)
+	}
+	waitFor(t, cfg.SessionTimeout+3*time.Second, "consumer-b evicted", func() bool {
+		return len(rec.find(model.EventDemoEvicted, "consumer-b")) == 1
+	})
+	if n := leaves.total(); n != 0 {
+		t.Fatalf("%d leaves sent for a member killed while stopping, want 0", n)
+	}
+	if len(rec.find(model.EventDemoStopped, "consumer-b")) != 0 {
+		t.Fatal("demo_stopped for a consumer killed before it stopped")
+	}
+}
