@@ -470,64 +470,81 @@ type demoFlags struct {
 	interval time.Duration
 	listen   string
 	brokers  string
+	compare  string
 }
+
+// defaultCompare is what a bare --compare runs: eager range against
+// cooperative-sticky.
+const defaultCompare = "range,cooperative-sticky"
 
 func (f *demoFlags) register(fs *pflag.FlagSet) {
 	c := &f.cfg
 	fs.StringVar(&c.Topic, "topic", demo.DefaultTopic, "demo topic")
-	fs.IntVar(&c.Partitions, "partitions", demo.DefaultPartitions, "partitions of the demo topic")
-	fs.StringVarP(&c.Group, "group", "g", demo.DefaultGroup, "demo consumer group")
-	fs.IntVar(&c.Consumers, "consumers", demo.DefaultConsumers, "consumers at start (0: none; n adds them)")
-	fs.Float64Var(&c.Rate, "rate", demo.DefaultRate, "orders produced per second (0: none until ] raises it)")
+	fs.IntVar(&c.Partitions, "partitions", demo.DefaultPartitions, fmt.Sprintf("partitions of the demo topic (1..%d)", demo.MaxPartitions))
+	fs.StringVarP(&c.Group, "group", "g", demo.DefaultGroup, "demo consumer group (with --compare: the stem of the groups' names)")
+	fs.IntVar(&c.Consumers, "consumers", demo.DefaultConsumers, fmt.Sprintf("consumers at start, in each group (0..%d; 0: none, n adds them)", demo.MaxConsumers))
+	fs.Float64Var(&c.Rate, "rate", demo.DefaultRate, fmt.Sprintf("orders produced per second (0, or %g..%g; 0: none until ] raises it)", demo.MinRate, float64(demo.MaxRate)))
 	fs.DurationVar(&c.ProcessTime, "process-time", demo.DefaultProcessTime, "time a consumer spends on one order")
 	fs.DurationVar(&c.SlowProcessTime, "slow-time", demo.DefaultSlowProcessTime,
 		"time per order of a consumer slowed with s (with --max-poll-interval and no --slow-time: 1.5× that interval, so s pushes the member out)")
-	fs.DurationVar(&c.SessionTimeout, "session-timeout", demo.DefaultSessionTimeout, "consumers' session timeout: how long the group waits for a killed member")
+	fs.DurationVar(&c.SessionTimeout, "session-timeout", demo.DefaultSessionTimeout, "session timeout: how long the group waits for a killed member (consumer protocol: the broker's group setting)")
 	fs.StringVar(&c.Commit, "commit", demo.CommitAfter, "after (process, then commit: at-least-once) or before (commit, then process: at-most-once)")
 	fs.DurationVar(&c.CommitDelay, "commit-delay", 0, "pause between processing and committing (or committing and processing): a kill inside it shows a duplicate (or a loss)")
 	fs.DurationVar(&c.MaxPollInterval, "max-poll-interval", demo.DefaultMaxPollInterval, "longest time on one order before the member leaves the group on its own, as Java and librdkafka clients do")
-	fs.StringVar(&c.Balancer, "balancer", "range", "partition assignment: range or roundrobin")
+	fs.StringVar(&c.GroupProtocol, "group-protocol", demo.ProtocolClassic, "classic, or consumer (KIP-848: the broker assigns, members reconcile incrementally)")
+	fs.StringVar(&c.Assignor, "assignor", "", "range (default), roundrobin, sticky or cooperative-sticky; with --group-protocol consumer the server assignor: uniform (default) or range")
+	fs.StringVar(&c.Balancer, "balancer", "", "same as --assignor")
+	fs.BoolVar(&c.Static, "static", false, "static members: each consumer's group.instance.id is its client id (consumer-a, …), so r restarts it with no rebalance")
+	fs.StringVar(&f.compare, "compare", "", "run 2 or 3 groups side by side on the same topic, each key acting in all (range, roundrobin, sticky, cooperative-sticky, consumer, consumer-range; static: in front for static members); alone: "+defaultCompare)
+	fs.Lookup("compare").NoOptDefVal = defaultCompare
 	fs.StringVar(&f.listen, "listen", "", "put the embedded brokers on these 3 loopback ports, comma separated (e.g. 19092,29092,39092), so outside clients can join")
-	fs.StringVarP(&f.brokers, "brokers", "b", "", "use this cluster instead of an embedded one (only the demo topic and group are touched)")
+	fs.StringVarP(&f.brokers, "brokers", "b", "", "use this cluster instead of an embedded one (only the demo topic and groups are touched)")
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
 }
 
 // config checks the flags and returns the demo's configuration. Every
-// mistake is a one-line usage error.
+// mistake is a one-line usage error that names the flag and what it takes.
 func (f *demoFlags) config(fs *pflag.FlagSet) (demo.Config, error) {
 	c := f.cfg
+	bad := func(format string, a ...any) (demo.Config, error) {
+		return c, usageError{fmt.Sprintf(format, a...)}
+	}
 	switch {
 	case c.Topic == "":
-		return c, usageError{"--topic must not be empty"}
+		return bad("--topic must not be empty")
 	case c.Group == "":
-		return c, usageError{"--group must not be empty"}
-	case c.Partitions < 1:
-		return c, usageError{fmt.Sprintf("--partitions must be at least 1, got %d", c.Partitions)}
-	case c.Consumers < 0:
-		return c, usageError{fmt.Sprintf("--consumers must not be negative, got %d", c.Consumers)}
-	case c.Rate < 0:
-		return c, usageError{fmt.Sprintf("--rate must not be negative, got %g", c.Rate)}
-	case c.ProcessTime <= 0:
-		return c, usageError{fmt.Sprintf("--process-time must be positive, got %s", c.ProcessTime)}
-	case c.SlowProcessTime <= 0:
-		return c, usageError{fmt.Sprintf("--slow-time must be positive, got %s", c.SlowProcessTime)}
-	case c.SessionTimeout <= 0:
-		return c, usageError{fmt.Sprintf("--session-timeout must be positive, got %s", c.SessionTimeout)}
+		return bad("--group must not be empty")
+	case c.Partitions < 1 || c.Partitions > demo.MaxPartitions:
+		return bad("--partitions must be from 1 to %d, got %d", demo.MaxPartitions, c.Partitions)
+	case c.Consumers < 0 || c.Consumers > demo.MaxConsumers:
+		return bad("--consumers must be from 0 to %d, got %d", demo.MaxConsumers, c.Consumers)
+	case !demo.ValidRate(c.Rate):
+		return bad("--rate must be 0 or from %g to %g orders/s, got %g", demo.MinRate, float64(demo.MaxRate), c.Rate)
 	case c.Commit != demo.CommitAfter && c.Commit != demo.CommitBefore:
-		return c, usageError{fmt.Sprintf("unknown --commit %q: use after or before", c.Commit)}
-	case c.CommitDelay < 0:
-		return c, usageError{fmt.Sprintf("--commit-delay must not be negative, got %s", c.CommitDelay)}
-	case c.MaxPollInterval <= 0:
-		return c, usageError{fmt.Sprintf("--max-poll-interval must be positive, got %s", c.MaxPollInterval)}
-	case c.Balancer != "range" && c.Balancer != "roundrobin":
-		return c, usageError{fmt.Sprintf("unknown --balancer %q: use range or roundrobin", c.Balancer)}
-	case f.interval <= 0:
-		return c, usageError{fmt.Sprintf("--interval must be positive, got %s", f.interval)}
+		return bad("unknown --commit %q: use after or before", c.Commit)
 	case f.listen != "" && fs.Changed("brokers"):
-		return c, usageError{"--listen and --brokers do not go together: --listen places the embedded cluster"}
+		return bad("--listen and --brokers do not go together: --listen places the embedded cluster")
+	}
+	for _, b := range []struct {
+		name           string
+		v, least, most time.Duration
+	}{
+		{"process-time", c.ProcessTime, demo.MinWork, demo.MaxWork},
+		{"slow-time", c.SlowProcessTime, demo.MinWork, demo.MaxWork},
+		{"session-timeout", c.SessionTimeout, demo.MinSessionTimeout, demo.MaxSessionTimeout},
+		{"commit-delay", c.CommitDelay, 0, demo.MaxCommitDelay},
+		{"max-poll-interval", c.MaxPollInterval, demo.MinMaxPollInterval, demo.MaxMaxPollInterval},
+		{"interval", f.interval, model.MinInterval, time.Hour},
+	} {
+		if err := durationRange(b.name, b.v, b.least, b.most); err != nil {
+			return c, err
+		}
+	}
+	if err := f.groupSpecs(fs, &c); err != nil {
+		return c, err
 	}
 	if fs.Changed("max-poll-interval") && !fs.Changed("slow-time") {
-		c.SlowProcessTime = c.MaxPollInterval * 3 / 2
+		c.SlowProcessTime = min(c.MaxPollInterval*3/2, demo.MaxWork)
 	}
 	// kafka/demo reads zero as "the default"; zero here means none.
 	if c.Consumers == 0 {
@@ -553,6 +570,57 @@ func (f *demoFlags) config(fs *pflag.FlagSet) (demo.Config, error) {
 	return c, nil
 }
 
+// groupSpecs checks --group-protocol, --assignor (and its old name
+// --balancer) and --compare, and fills c's group settings.
+func (f *demoFlags) groupSpecs(fs *pflag.FlagSet, c *demo.Config) error {
+	if fs.Changed("compare") {
+		for _, other := range []string{"group-protocol", "assignor", "balancer"} {
+			if fs.Changed(other) {
+				return usageError{fmt.Sprintf("--compare picks each group's protocol and assignor: drop --%s", other)}
+			}
+		}
+		specs, err := demo.ParseCompare(f.compare)
+		if err != nil {
+			return usageError{fmt.Sprintf("--compare %q: %v", f.compare, err)}
+		}
+		c.Compare = specs
+		c.Assignor, c.Balancer = "", ""
+		return nil
+	}
+	if c.Balancer != "" {
+		if c.Assignor != "" && c.Assignor != c.Balancer {
+			return usageError{fmt.Sprintf("--balancer %s and --assignor %s: --balancer is another name for --assignor, give one", c.Balancer, c.Assignor)}
+		}
+		c.Assignor = c.Balancer
+		c.Balancer = ""
+	}
+	flag := "--assignor"
+	if fs.Changed("balancer") {
+		flag = "--balancer"
+	}
+	switch c.GroupProtocol {
+	case demo.ProtocolClassic:
+		switch c.Assignor {
+		case "", demo.AssignorRange, demo.AssignorRoundRobin, demo.AssignorSticky, demo.AssignorCooperativeSticky:
+		case demo.AssignorUniform:
+			return usageError{fmt.Sprintf("%s uniform is a server assignor: it needs --group-protocol consumer (classic assignors: range, roundrobin, sticky, cooperative-sticky)", flag)}
+		default:
+			return usageError{fmt.Sprintf("unknown %s %q: use range, roundrobin, sticky or cooperative-sticky (with --group-protocol consumer: uniform or range)", flag, c.Assignor)}
+		}
+	case demo.ProtocolConsumer:
+		switch c.Assignor {
+		case "", demo.AssignorUniform, demo.AssignorRange:
+		case demo.AssignorRoundRobin, demo.AssignorSticky, demo.AssignorCooperativeSticky:
+			return usageError{fmt.Sprintf("%s %s: %s is not a server assignor: with --group-protocol consumer use uniform or range", flag, c.Assignor, c.Assignor)}
+		default:
+			return usageError{fmt.Sprintf("unknown %s %q: with --group-protocol consumer use uniform or range", flag, c.Assignor)}
+		}
+	default:
+		return usageError{fmt.Sprintf("unknown --group-protocol %q: use classic or consumer", c.GroupProtocol)}
+	}
+	return nil
+}
+
 // parsePorts reads --listen: three distinct ports.
 func parsePorts(s string) ([]int, error) {
 	parts := splitList(s)
@@ -575,14 +643,34 @@ func parsePorts(s string) ([]int, error) {
 	return ports, nil
 }
 
+// compareValue lets `--compare range,consumer` (a space, not =) give
+// --compare its value: with a default for the bare flag, pflag only takes
+// `--compare=range,consumer`.
+func compareValue(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--compare" || a == "-compare") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, "--compare="+args[i+1])
+			i++
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f demoFlags
 	fs := newFlagSet("kgwatch demo", stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group, and watches that group.\n\nKeys: n add consumer · x stop · X kill -9 · s slow · p pause producer · [ ] rate · h hot key\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group (--compare: two or three groups side by side), and\nwatches it.\n\nKeys: n add consumer · x stop · X kill -9 · r restart · s slow · p pause producer · [ ] rate · h hot key\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	f.register(fs)
-	if err := parse(fs, args); err != nil {
+	if err := parse(fs, compareValue(args)); err != nil {
 		return err
 	}
 	cfg, err := f.config(fs)
@@ -597,12 +685,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer d.Close()
 	set := d.Config()
-	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: set.Group, Timeout: 5 * time.Second})
+	// Compare mode: until the UI shows every group, it watches the first.
+	group := d.Group()
+	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: group, Timeout: 5 * time.Second})
 	defer w.Close()
 	watch := ui.Watch{
-		Group: set.Group, Source: w, Events: events.ch, Demo: demoActor{d},
+		Group: group, Source: w, Events: events.ch, Demo: d,
 		DemoSettings: ui.DemoSettings{
-			SessionTimeout:  set.SessionTimeout,
+			SessionTimeout:  d.Groups()[0].SessionTimeout,
 			MaxPollInterval: set.MaxPollInterval,
 			Commit:          set.Commit,
 			CommitDelay:     set.CommitDelay,
@@ -612,43 +702,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	opts := ui.Options{Brokers: d.Brokers(), Interval: f.interval, Timeout: 5 * time.Second}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(watch, opts) })
-}
-
-// demoActor is the running demo as the UI's two-method Demo.
-type demoActor struct{ d *demo.Demo }
-
-// Status reads the demo's consumers, producer and, when asked, ledger.
-func (a demoActor) Status(withLedger bool) model.DemoStatus {
-	s := model.DemoStatus{Consumers: a.d.Consumers(), Rate: a.d.Rate(), Paused: a.d.Paused(), HotKey: a.d.HotKey()}
-	if withLedger {
-		s.Ledger, s.HasLedger = a.d.Ledger(), true
-	}
-	return s
-}
-
-// Act does what a demo key asks.
-func (a demoActor) Act(x model.DemoAction) (model.DemoOutcome, error) {
-	var out model.DemoOutcome
-	var err error
-	switch x.Kind {
-	case model.DemoSpawn:
-		out.ClientID, err = a.d.Spawn()
-	case model.DemoStop:
-		err = a.d.Stop(x.ClientID)
-	case model.DemoKill:
-		err = a.d.Kill(x.ClientID)
-	case model.DemoSlow:
-		out.On, err = a.d.ToggleSlow(x.ClientID)
-	case model.DemoPause:
-		out.On = a.d.TogglePause()
-	case model.DemoRate:
-		a.d.SetRate(x.Rate)
-	case model.DemoHotKey:
-		out.On = a.d.ToggleHotKey()
-	default:
-		err = fmt.Errorf("demo action %q: not supported by these demo consumers", x.Kind)
-	}
-	return out, err
 }
 
 // eventPipe carries demo events to the UI. emit never blocks: when the

@@ -50,7 +50,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no group, events", []string{"--events"}, "--events needs --group"},
 		{"once and events", []string{"-g", "g", "--once", "--events"}, "do not go together"},
 		{"stray argument", []string{"-g", "g", "extra"}, `unexpected argument "extra"`},
-		{"demo bad partitions", []string{"demo", "--partitions", "0"}, "--partitions must be at least 1"},
+		{"demo bad partitions", []string{"demo", "--partitions", "0"}, "--partitions must be from 1 to 1000, got 0"},
 		{"demo unknown flag", []string{"demo", "--nope"}, "unknown flag: --nope"},
 		{"group value forgotten", []string{"-g", "-b", "host:9092"}, `--group needs a value, got the flag "-b"`},
 		{"brokers value forgotten", []string{"-b", "--once", "-g", "x"}, `--brokers needs a value, got the flag "--once"`},
@@ -59,16 +59,39 @@ func TestUsageErrors(t *testing.T) {
 		{"sasl user without mechanism", []string{"-g", "g", "--sasl-user", "u"}, "need --sasl-mechanism"},
 		{"tls cert without key", []string{"-g", "g", "--tls-cert", "/nonexistent.pem"}, "--tls-cert and --tls-key go together"},
 		{"tls ca unreadable", []string{"-g", "g", "--tls-ca", "/nonexistent.pem"}, "read --tls-ca"},
-		{"demo --partitions 0", []string{"demo", "--partitions", "0"}, "--partitions must be at least 1"},
-		{"demo --consumers -1", []string{"demo", "--consumers", "-1"}, "--consumers must not be negative"},
-		{"demo --rate -2", []string{"demo", "--rate", "-2"}, "--rate must not be negative"},
-		{"demo --process-time 0s", []string{"demo", "--process-time", "0s"}, "--process-time must be positive"},
-		{"demo --slow-time -1s", []string{"demo", "--slow-time", "-1s"}, "--slow-time must be positive"},
-		{"demo --session-timeout 0s", []string{"demo", "--session-timeout", "0s"}, "--session-timeout must be positive"},
+		{"demo --partitions 0", []string{"demo", "--partitions", "0"}, "--partitions must be from 1 to 1000, got 0"},
+		{"demo --partitions 2000000000", []string{"demo", "--partitions", "2000000000"}, "--partitions must be from 1 to 1000, got 2000000000"},
+		{"demo --consumers -1", []string{"demo", "--consumers", "-1"}, "--consumers must be from 0 to 64, got -1"},
+		{"demo --consumers 100000", []string{"demo", "--consumers", "100000"}, "--consumers must be from 0 to 64, got 100000"},
+		{"demo --rate -2", []string{"demo", "--rate", "-2"}, "--rate must be 0 or from 0.01 to 10000 orders/s, got -2"},
+		{"demo --rate 1e-300", []string{"demo", "--rate", "1e-300"}, "--rate must be 0 or from 0.01 to 10000 orders/s, got 1e-300"},
+		{"demo --rate 1e308", []string{"demo", "--rate", "1e308"}, "--rate must be 0 or from 0.01 to 10000 orders/s, got 1e+308"},
+		{"demo --rate NaN", []string{"demo", "--rate", "NaN"}, "--rate must be 0 or from 0.01 to 10000 orders/s, got NaN"},
+		{"demo --rate +Inf", []string{"demo", "--rate", "+Inf"}, "--rate must be 0 or from 0.01 to 10000 orders/s, got +Inf"},
+		{"demo --process-time 0s", []string{"demo", "--process-time", "0s"}, "--process-time must be from 1ms to 1h, got 0s"},
+		{"demo --process-time 1000h", []string{"demo", "--process-time", "1000h"}, "--process-time must be from 1ms to 1h, got 1000h0m0s"},
+		{"demo --slow-time -1s", []string{"demo", "--slow-time", "-1s"}, "--slow-time must be from 1ms to 1h, got -1s"},
+		{"demo --session-timeout 0s", []string{"demo", "--session-timeout", "0s"}, "--session-timeout must be from 100ms to 30m, got 0s"},
+		{"demo --session-timeout 2562047h", []string{"demo", "--session-timeout", "2562047h"}, "--session-timeout must be from 100ms to 30m, got 2562047h0m0s"},
 		{"demo --commit sometimes", []string{"demo", "--commit", "sometimes"}, `unknown --commit "sometimes": use after or before`},
-		{"demo --commit-delay -1s", []string{"demo", "--commit-delay", "-1s"}, "--commit-delay must not be negative"},
-		{"demo --max-poll-interval 0s", []string{"demo", "--max-poll-interval", "0s"}, "--max-poll-interval must be positive"},
-		{"demo --balancer sticky", []string{"demo", "--balancer", "sticky"}, `unknown --balancer "sticky": use range or roundrobin`},
+		{"demo --commit-delay -1s", []string{"demo", "--commit-delay", "-1s"}, "--commit-delay must be from 0s to 1h, got -1s"},
+		{"demo --max-poll-interval 0s", []string{"demo", "--max-poll-interval", "0s"}, "--max-poll-interval must be from 10ms to 24h, got 0s"},
+		{"demo --max-poll-interval 100000h", []string{"demo", "--max-poll-interval", "100000h"}, "--max-poll-interval must be from 10ms to 24h, got 100000h0m0s"},
+		{"demo --balancer bogus", []string{"demo", "--balancer", "bogus"}, `unknown --balancer "bogus": use range, roundrobin, sticky or cooperative-sticky`},
+		{"demo --assignor uniform", []string{"demo", "--assignor", "uniform"}, "--assignor uniform is a server assignor: it needs --group-protocol consumer"},
+		{"demo --group-protocol consumer --assignor cooperative-sticky", []string{"demo", "--group-protocol", "consumer", "--assignor", "cooperative-sticky"},
+			"--assignor cooperative-sticky: cooperative-sticky is not a server assignor: with --group-protocol consumer use uniform or range"},
+		{"demo --group-protocol consumer --assignor roundrobin", []string{"demo", "--group-protocol", "consumer", "--assignor", "roundrobin"},
+			"roundrobin is not a server assignor: with --group-protocol consumer use uniform or range"},
+		{"demo --group-protocol consumer --assignor fair", []string{"demo", "--group-protocol", "consumer", "--assignor", "fair"}, `unknown --assignor "fair": with --group-protocol consumer use uniform or range`},
+		{"demo --group-protocol eager", []string{"demo", "--group-protocol", "eager"}, `unknown --group-protocol "eager": use classic or consumer`},
+		{"demo --balancer range --assignor sticky", []string{"demo", "--balancer", "range", "--assignor", "sticky"}, "--balancer is another name for --assignor, give one"},
+		{"demo --compare range", []string{"demo", "--compare", "range"}, `--compare "range": 1 groups in "range": compare 2 or 3`},
+		{"demo --compare four", []string{"demo", "--compare=range,sticky,roundrobin,consumer"}, "compare 2 or 3"},
+		{"demo --compare range,fair", []string{"demo", "--compare", "range,fair"}, `unknown group "fair"`},
+		{"demo --compare range,range", []string{"demo", "--compare", "range,range"}, `--compare "range,range": range given twice`},
+		{"demo --compare --assignor", []string{"demo", "--compare", "--assignor", "sticky"}, "--compare picks each group's protocol and assignor: drop --assignor"},
+		{"demo --interval 1ns", []string{"demo", "--interval", "1ns"}, "--interval must be from 100ms to 1h, got 1ns"},
 		{"demo --listen 19092,29092", []string{"demo", "--listen", "19092,29092"}, "--listen wants 3 ports"},
 		{"demo --listen 19092,29092,x", []string{"demo", "--listen", "19092,29092,x"}, `--listen port "x"`},
 		{"demo --listen 19092,19092,39092", []string{"demo", "--listen", "19092,19092,39092"}, "--listen port 19092 given twice"},
@@ -76,7 +99,7 @@ func TestUsageErrors(t *testing.T) {
 		{"demo --listen 19092,29092,39092 --brokers kafka:9092", []string{"demo", "--listen", "19092,29092,39092", "--brokers", "kafka:9092"}, "--listen and --brokers do not go together"},
 		{"demo --brokers   ", []string{"demo", "--brokers", " , "}, "--brokers is empty"},
 		{"demo --topic ", []string{"demo", "--topic", ""}, "--topic must not be empty"},
-		{"demo --interval 0s", []string{"demo", "--interval", "0s"}, "--interval must be positive"},
+		{"demo --interval 0s", []string{"demo", "--interval", "0s"}, "--interval must be from 100ms to 1h, got 0s"},
 		{"demo --session-timeout soon", []string{"demo", "--session-timeout", "soon"}, `invalid argument "soon"`},
 		{"empty group", []string{"-g", "", "--once"}, "--group is empty"},
 		{"empty group, long flag", []string{"--group=", "--once"}, "--group is empty"},
@@ -260,7 +283,8 @@ func TestDemoFlagsConfig(t *testing.T) {
 	}
 	c := parseDemo()
 	if c.Consumers != 2 || c.Rate != 5 || c.SessionTimeout != 10*time.Second || c.MaxPollInterval != 30*time.Second ||
-		c.Commit != "after" || c.Balancer != "range" || c.Topic != "order-rebalancing" || c.Group != "order-workers" {
+		c.Commit != "after" || c.Assignor != "" || c.GroupProtocol != "classic" || c.Static || len(c.Compare) != 0 ||
+		c.Topic != "order-rebalancing" || c.Group != "order-workers" {
 		t.Errorf("defaults: %+v", c)
 	}
 	// kafka/demo reads 0 as "default"; the flags' 0 means none.
@@ -274,8 +298,45 @@ func TestDemoFlagsConfig(t *testing.T) {
 		t.Errorf("--slow-time 1s ignored: %s", c.SlowProcessTime)
 	}
 	c = parseDemo("-listen", "19092,29092,39092", "--commit", "before", "--commit-delay", "2s", "--balancer", "roundrobin")
-	if len(c.Listen) != 3 || c.Listen[0] != 19092 || c.Listen[2] != 39092 || c.Commit != "before" || c.CommitDelay != 2*time.Second || c.Balancer != "roundrobin" {
+	if len(c.Listen) != 3 || c.Listen[0] != 19092 || c.Listen[2] != 39092 || c.Commit != "before" || c.CommitDelay != 2*time.Second || c.Assignor != "roundrobin" {
 		t.Errorf("flags not carried: %+v", c)
+	}
+	if c := parseDemo("--group-protocol", "consumer", "--assignor", "range", "--static"); c.GroupProtocol != "consumer" || c.Assignor != "range" || !c.Static {
+		t.Errorf("--group-protocol consumer --assignor range --static: %+v", c)
+	}
+	if c := parseDemo("--group-protocol", "consumer"); c.GroupProtocol != "consumer" || c.Assignor != "" {
+		t.Errorf("--group-protocol consumer: %+v (the demo fills in uniform)", c)
+	}
+	if c := parseDemo("--assignor", "cooperative-sticky", "--balancer", "cooperative-sticky"); c.Assignor != "cooperative-sticky" {
+		t.Errorf("--assignor and --balancer agreeing: %+v", c)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string // GroupSpec.String of each, comma separated
+	}{
+		{[]string{"--compare"}, "range,cooperative-sticky"},
+		{[]string{"--compare", "range,cooperative-sticky,consumer"}, "range,cooperative-sticky,consumer"},
+		{[]string{"--compare=sticky,consumer-range", "--static"}, "sticky,consumer-range"},
+		{[]string{"-compare", "static:range,range"}, "static:range,range"},
+		{[]string{"--static", "--compare"}, "range,cooperative-sticky"},
+	} {
+		var f demoFlags
+		fs := newFlagSet("kgwatch demo", nil)
+		f.register(fs)
+		if err := parse(fs, compareValue(tt.args)); err != nil {
+			t.Fatalf("parse %q: %v", tt.args, err)
+		}
+		c, err := f.config(fs)
+		if err != nil {
+			t.Fatalf("config %q: %v", tt.args, err)
+		}
+		var got []string
+		for _, g := range c.Compare {
+			got = append(got, g.String())
+		}
+		if strings.Join(got, ",") != tt.want {
+			t.Errorf("%q: compare %v, want %s", tt.args, got, tt.want)
+		}
 	}
 }
 
@@ -401,7 +462,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	defer w.Close()
 	set := d.Config()
 	app := ui.New(ui.Watch{
-		Group: d.Group(), Source: w, Events: events.ch, Demo: demoActor{d},
+		Group: d.Group(), Source: w, Events: events.ch, Demo: d,
 		DemoSettings: ui.DemoSettings{SessionTimeout: set.SessionTimeout, MaxPollInterval: set.MaxPollInterval,
 			Commit: set.Commit, ProcessTime: set.ProcessTime, SlowProcessTime: set.SlowProcessTime},
 	}, ui.Options{Brokers: d.Brokers(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second})

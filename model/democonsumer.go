@@ -9,6 +9,24 @@ const (
 	DemoStopped  = "stopped"  // closed and left the group
 	DemoKilled   = "killed"   // connections cut, no LeaveGroup: waiting for the session timeout
 	DemoEvicted  = "evicted"  // killed, and the coordinator has dropped it
+	// DemoRestarting: closed as a process restart closes (a static member
+	// sends no leave), about to start again with the same client id and
+	// instance id.
+	DemoRestarting = "restarting"
+)
+
+// Phases of the order a demo consumer has in hand, as
+// DemoConsumer.PendingPhase reports them: the window a kill can land in.
+const (
+	// DemoPhaseProcessing: working on the order, nothing committed yet
+	// (--commit after); PendingUntil is when the work ends.
+	DemoPhaseProcessing = "processing"
+	// DemoPhaseProcessed: processed, its commit waits out --commit-delay
+	// until PendingUntil: a kill now makes the order be processed again.
+	DemoPhaseProcessed = "processed"
+	// DemoPhaseCommitted: committed first (--commit before), processing
+	// ends at PendingUntil: a kill now loses the order.
+	DemoPhaseCommitted = "committed"
 )
 
 // DemoConsumer describes one consumer the demo started: what only the demo
@@ -30,6 +48,30 @@ type DemoConsumer struct {
 	StoppedAt time.Time
 	// Assigned lists the partitions of the current generation.
 	Assigned []TopicPartition
+
+	// Group is the consumer group the consumer is in (compare mode runs
+	// several, each with its own consumer-a, consumer-b, …).
+	Group string
+	// InstanceID is the group.instance.id of a static member, "" for a
+	// dynamic one.
+	InstanceID string
+	// Generation is the group generation (classic) or the member epoch
+	// (consumer protocol) of the last assignment; -1 before any.
+	Generation int32
+	// Restarts counts the restarts; RestartedAt is when the last one
+	// started the consumer again.
+	Restarts    int
+	RestartedAt time.Time
+
+	// PendingOrder is the order the consumer has in hand ("" when idle),
+	// at PendingOffset of PendingPartition; PendingPhase (DemoPhase…) says
+	// where it is, PendingUntil when that phase ends — so the screen can
+	// show "order-000009 processed, commit in 1.4s".
+	PendingOrder     string
+	PendingPartition TopicPartition
+	PendingOffset    int64
+	PendingPhase     string
+	PendingUntil     time.Time
 }
 
 // DemoActionKind names what a demo key asks of the demo.

@@ -30,6 +30,12 @@ const (
 	EventDemoEvicted      EventType = "demo_evicted"
 	EventDemoCommitFailed EventType = "demo_commit_failed"
 	EventDemoDuplicate    EventType = "demo_duplicate"
+	// EventDemoLost: an order committed past (--commit before) whose
+	// consumer died before processing it: at-most-once lost it.
+	EventDemoLost EventType = "demo_lost"
+	// EventDemoRestarted: a demo consumer closed as a process restart
+	// does and started again with the same client id (and instance id).
+	EventDemoRestarted EventType = "demo_restarted"
 )
 
 // Move is one partition changing owner. From or To is empty when the

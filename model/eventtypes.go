@@ -68,6 +68,8 @@ var eventSpecs = []EventSpec{
 	{EventDemoEvicted, "⊘", ClassBad, 0, "demo: the coordinator evicted a killed consumer; duration: since the kill"},
 	{EventDemoCommitFailed, "!", ClassBad, 0, "demo: a commit was refused (a rebalance took the partition)"},
 	{EventDemoDuplicate, "≡", ClassChange, 0, "demo: an order was processed more than once"},
+	{EventDemoLost, "⊖", ClassBad, FieldPartitions, "demo: an order committed past (commit before) whose consumer died before processing it; partitions: where it was"},
+	{EventDemoRestarted, "↻", ClassChange, 0, "demo: a consumer closed as a process restart does and started again (same client id and instance id); duration: how long it was down"},
 }
 
 // EventTypes returns every event type's spec, in the order of DESIGN.md.

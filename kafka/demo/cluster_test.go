@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
@@ -48,6 +49,7 @@ func TestListenLetsAnOutsideClientJoin(t *testing.T) {
 			t.Fatalf("Brokers()[%d] = %s, want %s", i, b, want)
 		}
 	}
+	waitTwoOwnAll(t, d, ownsAllRecorded)
 	// An outside kafka-go consumer joins the same group on a fixed port.
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID:                d.cfg.Group,
@@ -57,6 +59,7 @@ func TestListenLetsAnOutsideClientJoin(t *testing.T) {
 		HeartbeatInterval: 200 * time.Millisecond,
 		SessionTimeout:    2 * time.Second,
 		RebalanceTimeout:  2 * time.Second,
+		JoinGroupBackoff:  200 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -175,14 +178,20 @@ var kafka40Min = map[int16]int16{
 }
 
 // TestDemoSpeaksKafka40 runs every demo move — produce, consume, commit,
-// stop, kill and eviction watch, max.poll.interval leave — against a
-// cluster that refuses the request versions Kafka 4.0 removed.
+// stop, kill and eviction watch, max.poll.interval leave, restart — on
+// both protocols side by side against a cluster that refuses the request
+// versions Kafka 4.0 removed and answers the classic DescribeGroups for a
+// consumer-protocol group as Kafka 4 does (Dead, GROUP_ID_NOT_FOUND).
 func TestDemoSpeaksKafka40(t *testing.T) {
 	t.Parallel()
 	cluster, err := kfake.NewCluster(
 		kfake.NumBrokers(3),
 		kfake.GroupMinSessionTimeout(100*time.Millisecond),
 		kfake.MaxVersions(kversion.V4_0_0()),
+		kfake.BrokerConfigs(map[string]string{
+			"group.consumer.session.timeout.ms":    "1000",
+			"group.consumer.heartbeat.interval.ms": "100",
+		}),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -200,48 +209,87 @@ func TestDemoSpeaksKafka40(t *testing.T) {
 		}
 		return nil, nil, false
 	})
+	const kip848 = "order-workers-848"
+	cluster.ControlKey(int16(kmsg.DescribeGroups), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		cluster.KeepControl()
+		req := r.(*kmsg.DescribeGroupsRequest)
+		if len(req.Groups) != 1 || req.Groups[0] != kip848 {
+			return nil, nil, false
+		}
+		res := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
+		g := kmsg.NewDescribeGroupsResponseGroup()
+		g.Group, g.State = kip848, "Dead"
+		if req.GetVersion() >= 6 {
+			g.ErrorCode = kerr.GroupIDNotFound.Code
+		}
+		res.Groups = append(res.Groups, g)
+		return res, nil, true
+	})
 	cfg := fastConfig()
 	cfg.Brokers = cluster.ListenAddrs()
 	cfg.Consumers = 3
 	cfg.SessionTimeout = time.Second
 	cfg.MaxPollInterval = 500 * time.Millisecond
 	cfg.SlowProcessTime = time.Second
+	cfg.Compare = []GroupSpec{{Assignor: AssignorRange}, {Protocol: ProtocolConsumer}}
 	d, rec := startDemo(t, cfg)
 	d.cluster = cluster
 	defer func() { d.cluster = nil }()
-	waitFor(t, 10*time.Second, "three members own all partitions", func() bool {
-		return ownsAll(d, "consumer-a", "consumer-b", "consumer-c")
-	})
+	groups := []string{"order-workers-range", kip848}
+	for _, g := range groups {
+		waitFor(t, 10*time.Second, g+": three members own all partitions", func() bool {
+			return groupOwnsAll(d, g, "consumer-a", "consumer-b", "consumer-c")
+		})
+	}
 	if err := d.Stop("consumer-a"); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Kill("consumer-b"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "consumer-b evicted", func() bool {
-		return len(rec.find(model.EventDemoEvicted, "consumer-b")) == 1
-	})
+	for _, g := range groups {
+		waitFor(t, 5*time.Second, g+": consumer-b evicted", func() bool {
+			return len(rec.inGroup(g, model.EventDemoEvicted, 0)) == 1
+		})
+	}
 	if _, err := d.ToggleSlow("consumer-c"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "consumer-c pushed out by max.poll.interval", func() bool {
-		for _, e := range rec.find(model.EventDemoRevoked, "consumer-c") {
-			if strings.Contains(e.Detail, "max.poll.interval") {
-				return true
+	for _, g := range groups {
+		waitFor(t, 5*time.Second, g+": consumer-c pushed out by max.poll.interval", func() bool {
+			for _, e := range rec.inGroup(g, model.EventDemoRevoked, 0) {
+				if e.ClientID == "consumer-c" && strings.Contains(e.Detail, "max.poll.interval") {
+					return true
+				}
 			}
-		}
-		return false
-	})
-	waitFor(t, 5*time.Second, "consumer-c's late commit refused", func() bool {
-		return len(rec.find(model.EventDemoCommitFailed, "consumer-c")) >= 1
-	})
+			return false
+		})
+		waitFor(t, 5*time.Second, g+": consumer-c's late commit refused", func() bool {
+			return len(rec.inGroup(g, model.EventDemoCommitFailed, 0)) >= 1
+		})
+	}
 	if _, err := d.ToggleSlow("consumer-c"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "consumer-c back, owning everything", func() bool {
-		return ownsAll(d, "consumer-c")
-	})
-	waitFor(t, 10*time.Second, "orders processed", func() bool { return d.Ledger().Processed >= 10 })
+	for _, g := range groups {
+		waitFor(t, 10*time.Second, g+": consumer-c back, owning everything", func() bool {
+			return groupOwnsAll(d, g, "consumer-c")
+		})
+	}
+	if err := d.Restart("consumer-a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		waitFor(t, 10*time.Second, g+": consumer-a restarted next to consumer-c", func() bool {
+			return groupOwnsAll(d, g, "consumer-a", "consumer-c")
+		})
+	}
+	ls := quietAll(t, d, 20*time.Second)
+	for g, l := range ls {
+		if l.Processed < 10 || l.Lost != 0 {
+			t.Fatalf("%s ledger %+v: want orders processed, none lost", g, l)
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(refused) != 0 {

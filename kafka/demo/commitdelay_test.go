@@ -1,8 +1,11 @@
 package demo
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // With --commit before and a commit delay, an order committed past but
@@ -16,7 +19,7 @@ func TestCommitBeforeDelayIsInFlightUntilAKill(t *testing.T) {
 	cfg.SessionTimeout = time.Second
 	cfg.Commit = CommitBefore
 	cfg.CommitDelay = 300 * time.Millisecond
-	d, _ := startDemo(t, cfg)
+	d, rec := startDemo(t, cfg)
 	waitTwoOwnAll(t, d, ownsAll)
 	// Sample while both consumers sit in their delays most of the time.
 	end := time.Now().Add(1500 * time.Millisecond)
@@ -28,9 +31,46 @@ func TestCommitBeforeDelayIsInFlightUntilAKill(t *testing.T) {
 	}
 	killIn(t, d, "consumer-b", phaseCommitting)
 	waitFor(t, 10*time.Second, "a loss counted", func() bool { return d.Ledger().Lost >= 1 })
+	checkLostEvent(t, rec, "consumer-b")
 	l := quiet(t, d, 20*time.Second)
 	t.Logf("ledger after quiet: %+v", l)
 	if l.Lost < 1 || l.Processed+l.Lost+l.InFlight != l.Produced {
 		t.Fatalf("commit before, kill in the delay: ledger %+v, want ≥1 lost and the books balanced", l)
+	}
+}
+
+// The order in hand and its window are in ConsumerInfo, so the screen can
+// count down "order-000009 processed, commit in 1.4s" (commit after) or
+// "committed, processing 1.4s" (commit before).
+func TestPendingShowsTheCommitWindow(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{CommitAfter, CommitBefore} {
+		cfg := fastConfig()
+		cfg.Consumers = 1
+		cfg.Rate = 10
+		cfg.Commit = mode
+		cfg.CommitDelay = 600 * time.Millisecond
+		d, _ := startDemo(t, cfg)
+		want := model.DemoPhaseProcessed
+		window := cfg.CommitDelay
+		if mode == CommitBefore {
+			want, window = model.DemoPhaseCommitted, cfg.CommitDelay+cfg.ProcessTime
+		}
+		var ci ConsumerInfo
+		waitFor(t, 10*time.Second, "consumer-a in its commit window ("+mode+")", func() bool {
+			ci = info(d, "consumer-a")
+			return ci.PendingPhase == want
+		})
+		left := time.Until(ci.PendingUntil)
+		t.Logf("commit %s: %s %s at offset %d of p%d, %s left", mode, ci.PendingOrder, ci.PendingPhase, ci.PendingOffset, ci.PendingPartition.Partition, left)
+		if !strings.HasPrefix(ci.PendingOrder, "order-") || ci.PendingOffset < 0 || left <= 0 || left > window {
+			t.Fatalf("commit %s: pending %+v: want an order and a window of at most %s ahead", mode, ci, window)
+		}
+		// The window closes: the phase moves on.
+		order := ci.PendingOrder
+		waitFor(t, 5*time.Second, "the window of "+order+" ends", func() bool {
+			ci := info(d, "consumer-a")
+			return ci.PendingOrder != order || ci.PendingPhase != want
+		})
 	}
 }

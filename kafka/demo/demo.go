@@ -1,8 +1,15 @@
 // Package demo runs kgwatch's demo: an embedded three-broker Kafka-protocol
-// cluster (kfake) or an outside one, a producer of JSON orders, and kafka-go
-// consumers that can be spawned, stopped, killed and slowed at run time while
-// an exact ledger counts duplicates and losses — the seeds' experiments,
-// reproduced on stage.
+// cluster (kfake) or an outside one, a producer of JSON orders, and demo
+// consumers (franz-go's kgo: classic assignors, static membership, the
+// KIP-848 consumer protocol) that can be spawned, stopped, killed, restarted
+// and slowed at run time while an exact ledger counts duplicates and losses
+// — the field notes' experiments, reproduced on stage.
+//
+// Compare mode runs two or three groups side by side on the same topic and
+// producer: every group consumes every order, keeps its own ledger, and has
+// its own consumer-a, consumer-b, …; Spawn, Stop, Kill, Restart and
+// ToggleSlow act on the same consumer letter in every group at once, so one
+// key shows the same move under each protocol.
 package demo
 
 import (
@@ -11,10 +18,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -23,6 +30,15 @@ import (
 // ConsumerInfo describes one demo consumer. It is the model's type, so the
 // UI can read it without importing this package.
 type ConsumerInfo = model.DemoConsumer
+
+// GroupInfo describes one of the demo's groups.
+type GroupInfo struct {
+	GroupSpec
+	// SessionTimeout is how long the coordinator waits for a silent member
+	// of this group: the demo's, unless an outside cluster kept its own
+	// for a consumer-protocol group.
+	SessionTimeout time.Duration
+}
 
 // Demo is a running demo. Its methods are safe for concurrent use and never
 // block for long: stopping and eviction happen in the background and are
@@ -34,32 +50,50 @@ type Demo struct {
 	brokers []string
 	run     string // random tag on this run's orders
 
-	admin     *kafka.Client
-	adminTr   *kafka.Transport
+	admin     *admin
 	partCount int
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	closing chan struct{} // closed when Close begins
 
-	mu        sync.Mutex
-	closed    bool
-	consumers []*consumer
-	nextName  int
-	book      *model.OrderBook
-	paused    bool
-	rate      float64
-	hot       bool
-	rateCh    chan struct{}
+	mu     sync.Mutex
+	closed bool
+	groups []*group
+	paused bool
+	rate   float64
+	hot    bool
+	rateCh chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
+// group is one consumer group of the demo with its consumers and book.
+type group struct {
+	d              *Demo
+	spec           GroupSpec
+	sessionTimeout time.Duration
+
+	// Guarded by d.mu.
+	consumers []*consumer
+	nextName  int
+	book      *model.OrderBook
+}
+
+// epochWord names a generation as the group's protocol calls it.
+func (g *group) epochWord(n int32) string {
+	if g.spec.Protocol == ProtocolConsumer {
+		return "member epoch " + strconv.Itoa(int(n))
+	}
+	return "generation " + strconv.Itoa(int(n))
+}
+
 // Start starts the demo: the cluster (unless cfg.Brokers names one), the
-// topic, the producer and cfg.Consumers consumers. ctx bounds the start
-// only; the demo runs until Close. emit receives demo events; it may be nil
-// and must not block.
+// topic, the producer and cfg.Consumers consumers in each group. ctx bounds
+// the start only; the demo runs until Close. emit receives demo events; it
+// may be nil and must not block.
 func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
@@ -67,19 +101,32 @@ func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, erro
 	tag := make([]byte, 4)
 	_, _ = rand.Read(tag)
 	d := &Demo{
-		cfg:    cfg,
-		emitFn: emit,
-		run:    hex.EncodeToString(tag),
-		book:   model.NewOrderBook(),
-		rate:   cfg.Rate,
-		rateCh: make(chan struct{}, 1),
+		cfg:     cfg,
+		emitFn:  emit,
+		run:     hex.EncodeToString(tag),
+		rate:    cfg.Rate,
+		rateCh:  make(chan struct{}, 1),
+		closing: make(chan struct{}),
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
+	specs := cfg.Compare
+	if len(specs) == 0 {
+		specs = []GroupSpec{{Name: cfg.Group, Protocol: cfg.GroupProtocol, Assignor: cfg.Assignor, Static: cfg.Static}}
+	}
+	for _, s := range specs {
+		d.groups = append(d.groups, &group{d: d, spec: s, sessionTimeout: cfg.SessionTimeout, book: model.NewOrderBook()})
+	}
 
 	if len(cfg.Brokers) == 0 {
 		opts := []kfake.Opt{
 			kfake.NumBrokers(3),
-			kfake.GroupMinSessionTimeout(100 * time.Millisecond),
+			kfake.GroupMinSessionTimeout(MinSessionTimeout),
+			// KIP-848 groups take their session timeout and heartbeat
+			// interval from the broker.
+			kfake.BrokerConfigs(map[string]string{
+				"group.consumer.session.timeout.ms":    strconv.FormatInt(cfg.SessionTimeout.Milliseconds(), 10),
+				"group.consumer.heartbeat.interval.ms": strconv.FormatInt(max(cfg.HeartbeatInterval.Milliseconds(), 1), 10),
+			}),
 		}
 		if len(cfg.Listen) > 0 {
 			opts = append(opts, kfake.Ports(cfg.Listen...))
@@ -89,15 +136,23 @@ func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, erro
 			d.cancel()
 			return nil, fmt.Errorf("start embedded cluster on ports %v: %w", cfg.Listen, err)
 		}
+		rejoinLikeKafka(c)
 		d.cluster = c
 		d.brokers = c.ListenAddrs()
 	} else {
 		d.brokers = append([]string(nil), cfg.Brokers...)
 	}
-	d.adminTr = &kafka.Transport{ClientID: "kgwatch-demo", MetadataTopics: []string{cfg.Topic}}
-	d.admin = &kafka.Client{Addr: kafka.TCP(d.brokers...), Transport: d.adminTr, Timeout: 10 * time.Second}
-
-	if err := d.ensureTopic(ctx); err != nil {
+	a, err := newAdmin(d.brokers)
+	if err != nil {
+		d.shutdown()
+		return nil, err
+	}
+	d.admin = a
+	if d.partCount, err = a.ensureTopic(ctx, cfg.Topic, cfg.Partitions); err != nil {
+		d.shutdown()
+		return nil, err
+	}
+	if err := d.setUpConsumerGroups(ctx); err != nil {
 		d.shutdown()
 		return nil, err
 	}
@@ -109,11 +164,39 @@ func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, erro
 	}()
 	for range cfg.Consumers {
 		if _, err := d.Spawn(); err != nil {
-			d.shutdown()
+			d.Close()
 			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// setUpConsumerGroups checks that the cluster speaks the consumer protocol
+// if a group uses it, and gives such groups the demo's session timeout: on
+// an outside cluster, as group configs, if the broker takes them; if not,
+// the group keeps the broker's and GroupInfo says so.
+func (d *Demo) setUpConsumerGroups(ctx context.Context) error {
+	checked := false
+	for _, g := range d.groups {
+		if g.spec.Protocol != ProtocolConsumer {
+			continue
+		}
+		if !checked {
+			if err := d.admin.checkConsumerProtocol(ctx); err != nil {
+				return err
+			}
+			checked = true
+		}
+		if d.cluster != nil {
+			continue // the embedded brokers were started with it
+		}
+		if err := d.admin.setConsumerSessionTimeout(ctx, g.spec.Name, d.cfg.SessionTimeout, d.cfg.HeartbeatInterval); err != nil {
+			if st, err := d.admin.consumerSessionTimeout(ctx, g.spec.Name); err == nil {
+				g.sessionTimeout = st
+			}
+		}
+	}
+	return nil
 }
 
 // Brokers returns the addresses of the cluster the demo uses.
@@ -124,35 +207,49 @@ func (d *Demo) Brokers() []string {
 // Topic returns the demo topic.
 func (d *Demo) Topic() string { return d.cfg.Topic }
 
-// Group returns the demo group.
-func (d *Demo) Group() string { return d.cfg.Group }
+// Group returns the demo group: in compare mode, the first of the groups.
+func (d *Demo) Group() string { return d.groups[0].spec.Name }
 
 // Config returns the configuration with defaults filled in.
 func (d *Demo) Config() Config { return d.cfg }
 
-// Spawn starts one more consumer and returns its client id (consumer-c,
-// consumer-d, …). It joins the group in the background.
+// Spawn starts one more consumer in every group and returns its client id
+// (consumer-c, consumer-d, …), the same in each group. It joins in the
+// background.
 func (d *Demo) Spawn() (string, error) {
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
 		return "", errors.New("spawn consumer: demo closed")
 	}
-	id := consumerName(d.nextName)
-	d.nextName++
-	c, err := newConsumer(d, id)
-	if err != nil {
-		d.mu.Unlock()
-		return "", err
+	var (
+		id      string
+		started []*consumer
+	)
+	for _, g := range d.groups {
+		if len(g.consumers) >= MaxConsumers {
+			d.mu.Unlock()
+			return "", fmt.Errorf("spawn consumer in group %q: it has %d, the most the demo runs", g.spec.Name, MaxConsumers)
+		}
 	}
-	d.consumers = append(d.consumers, c)
-	d.wg.Add(1)
+	for _, g := range d.groups {
+		id = consumerName(g.nextName)
+		g.nextName++
+		c := newConsumer(g, id)
+		p, err := newProc(c)
+		if err != nil {
+			d.mu.Unlock()
+			return "", err
+		}
+		c.proc = p
+		g.consumers = append(g.consumers, c)
+		c.start(p)
+		started = append(started, c)
+	}
 	d.mu.Unlock()
-	go func() {
-		defer d.wg.Done()
-		c.run()
-	}()
-	d.emit(model.Event{Type: model.EventDemoSpawned, ClientID: id, Detail: id + " started"})
+	for _, c := range started {
+		d.emit(c.g, model.Event{Type: model.EventDemoSpawned, ClientID: c.id, Detail: c.id + " started"})
+	}
 	return id, nil
 }
 
@@ -168,138 +265,97 @@ func consumerName(n int) string {
 	}
 }
 
-func (d *Demo) find(clientID string) (*consumer, error) {
+// find returns the consumer with that client id in every group that has it.
+func (d *Demo) find(clientID string) ([]*consumer, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, c := range d.consumers {
-		if c.id == clientID {
-			return c, nil
+	var out []*consumer
+	for _, g := range d.groups {
+		for _, c := range g.consumers {
+			if c.id == clientID {
+				out = append(out, c)
+			}
 		}
 	}
-	return nil, fmt.Errorf("demo consumer %q: not one of ours", clientID)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("demo consumer %q: not one of ours", clientID)
+	}
+	return out, nil
 }
 
-// Stop stops a consumer gracefully: it finishes the order in hand, commits,
-// and leaves the group (LeaveGroup), so the group rebalances at once. Stop
-// returns at once; demo_stopped follows when the consumer is gone.
+// each applies act to the consumer with that client id in every group. It
+// fails only if act failed everywhere, with the first group's error.
+func (d *Demo) each(clientID string, act func(*consumer) error) error {
+	cs, err := d.find(clientID)
+	if err != nil {
+		return err
+	}
+	var first error
+	ok := false
+	for _, c := range cs {
+		if err := act(c); err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		ok = true
+	}
+	if !ok {
+		return first
+	}
+	return nil
+}
+
+// Stop stops a consumer gracefully (in every group): it finishes the order
+// in hand, commits, and leaves the group, so the group rebalances at once.
+// Stop returns at once; demo_stopped follows when the consumer is gone.
 func (d *Demo) Stop(clientID string) error {
-	c, err := d.find(clientID)
-	if err != nil {
-		return err
-	}
-	return c.stop()
+	return d.each(clientID, (*consumer).stop)
 }
 
-// Kill kills a consumer abruptly: its connections are cut, redials fail and
-// no LeaveGroup is sent, so the group waits for the session timeout.
-// demo_evicted follows when the coordinator drops the member.
+// Kill kills a consumer abruptly (in every group): its connections are cut,
+// redials fail and nothing more is sent — no LeaveGroup, no leave
+// heartbeat — so the group waits for the session timeout. demo_evicted
+// follows when the coordinator drops the member.
 func (d *Demo) Kill(clientID string) error {
-	c, err := d.find(clientID)
-	if err != nil {
-		return err
-	}
-	return c.kill()
+	return d.each(clientID, (*consumer).kill)
+}
+
+// Restart closes a consumer (in every group) as a process restart does and
+// starts it again with the same client id and instance id after
+// RestartDelay: a running consumer finishes and commits the order in hand,
+// then closes. A static member sends no leave (consumer protocol: a
+// temporary leave, member epoch -2), so the group keeps its partitions and
+// does not rebalance; a dynamic one leaves and joins again: two rebalances.
+// A stopped, killed or evicted consumer just starts again. Restart returns
+// at once; demo_restarted follows when the consumer is started again.
+func (d *Demo) Restart(clientID string) error {
+	return d.each(clientID, (*consumer).restart)
 }
 
 // ToggleSlow switches a consumer between ProcessTime and SlowProcessTime per
-// order and returns whether it is now slow.
+// order and returns whether it is now slow. In compare mode every group's
+// consumer of that name takes the new setting of the first.
 func (d *Demo) ToggleSlow(clientID string) (bool, error) {
-	c, err := d.find(clientID)
+	cs, err := d.find(clientID)
 	if err != nil {
 		return false, err
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if c.state != StateRunning {
-		return c.slow, fmt.Errorf("slow consumer %q: it is %s", clientID, c.state)
+	slow := !cs[0].slow
+	ok := false
+	for _, c := range cs {
+		if c.state != StateRunning {
+			continue
+		}
+		c.slow, ok = slow, true
 	}
-	c.slow = !c.slow
-	return c.slow, nil
-}
-
-// TogglePause pauses or resumes the producer and returns whether it is now
-// paused.
-func (d *Demo) TogglePause() bool {
-	d.mu.Lock()
-	d.paused = !d.paused
-	p := d.paused
-	d.mu.Unlock()
-	d.poke()
-	return p
-}
-
-// SetRate sets the producer's orders per second (negative means 0).
-func (d *Demo) SetRate(r float64) {
-	d.mu.Lock()
-	d.rate = max(r, 0)
-	d.mu.Unlock()
-	d.poke()
-}
-
-// Rate returns the producer's orders per second.
-func (d *Demo) Rate() float64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.rate
-}
-
-// Paused reports whether the producer is paused.
-func (d *Demo) Paused() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.paused
-}
-
-// ToggleHotKey switches the hot key on or off and returns whether it is now
-// on: while on, most orders carry one customer's key and land on one
-// partition.
-func (d *Demo) ToggleHotKey() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.hot = !d.hot
-	return d.hot
-}
-
-// HotKey reports whether the hot key is on.
-func (d *Demo) HotKey() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.hot
-}
-
-func (d *Demo) poke() {
-	select {
-	case d.rateCh <- struct{}{}:
-	default:
+	if !ok {
+		return cs[0].slow, fmt.Errorf("slow consumer %q: it is %s", clientID, cs[0].state)
 	}
-}
-
-// Consumers describes every consumer started so far, in start order.
-func (d *Demo) Consumers() []ConsumerInfo {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := make([]ConsumerInfo, 0, len(d.consumers))
-	for _, c := range d.consumers {
-		out = append(out, ConsumerInfo{
-			ClientID:  c.id,
-			MemberID:  c.memberID,
-			State:     c.state,
-			Slow:      c.slow,
-			KilledAt:  c.killedAt,
-			EvictedAt: c.evictedAt,
-			StoppedAt: c.stoppedAt,
-			Assigned:  append([]model.TopicPartition(nil), c.assigned...),
-		})
-	}
-	return out
-}
-
-// Ledger returns the exact counts of produced, processed, duplicated and lost
-// orders.
-func (d *Demo) Ledger() model.Ledger {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.book.Ledger()
+	return slow, nil
 }
 
 // Close stops the producer and every consumer and, for an embedded cluster,
@@ -308,7 +364,11 @@ func (d *Demo) Close() error {
 	d.closeOnce.Do(func() {
 		d.mu.Lock()
 		d.closed = true
-		cs := append([]*consumer(nil), d.consumers...)
+		close(d.closing)
+		var cs []*consumer
+		for _, g := range d.groups {
+			cs = append(cs, g.consumers...)
+		}
 		d.mu.Unlock()
 		var wg sync.WaitGroup
 		for _, c := range cs {
@@ -328,20 +388,21 @@ func (d *Demo) Close() error {
 func (d *Demo) shutdown() {
 	d.cancel()
 	d.wg.Wait()
-	if d.adminTr != nil {
-		d.adminTr.CloseIdleConnections()
+	if d.admin != nil {
+		d.admin.close()
 	}
 	if d.cluster != nil {
 		d.cluster.Close()
 	}
 }
 
-// emit stamps and sends an event. It must not be called with d.mu held.
-func (d *Demo) emit(e model.Event) {
+// emit stamps and sends an event about group g. It must not be called with
+// d.mu held.
+func (d *Demo) emit(g *group, e model.Event) {
 	if d.emitFn == nil {
 		return
 	}
 	e.Time = time.Now()
-	e.Group = d.cfg.Group
+	e.Group = g.spec.Name
 	d.emitFn(e)
 }

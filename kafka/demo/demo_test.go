@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"runtime"
 	"slices"
@@ -296,7 +297,14 @@ func TestStartRejectsBadConfig(t *testing.T) {
 	t.Parallel()
 	for _, cfg := range []Config{
 		{Commit: "sometimes"},
-		{Balancer: "sticky"},
+		{Balancer: "uniform"},
+		{GroupProtocol: ProtocolConsumer, Assignor: AssignorCooperativeSticky},
+		{Assignor: "range", Balancer: "roundrobin"},
+		{Rate: math.NaN()},
+		{Rate: 1e-300},
+		{Partitions: MaxPartitions + 1},
+		{Compare: []GroupSpec{{Assignor: "range"}}},
+		{Compare: []GroupSpec{{Assignor: "range"}, {Assignor: "range"}}},
 		{Listen: []int{19092}},
 		{Partitions: -1},
 	} {

@@ -5,12 +5,42 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// stop closes the consumer gracefully in the background.
+// start runs p as the consumer's process.
+func (c *consumer) start(p *proc) {
+	d := c.d
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		p.run()
+	}()
+}
+
+// endPolling tells the process to finish the order in hand and end.
+func (p *proc) endPolling() {
+	p.stopOnce.Do(func() { close(p.stopping) })
+	p.endPoll()
+}
+
+// closeClient closes the process's kgo client once: kgo then calls
+// OnPartitionsRevoked and leaves the group — LeaveGroup (classic, dynamic),
+// nothing (classic, static), a heartbeat with member epoch -1 (consumer
+// protocol, dynamic) or -2, a temporary leave (consumer protocol, static).
+func (p *proc) closeClient() {
+	p.closeOnce.Do(func() {
+		p.cl.AllowRebalance()
+		p.cl.Close()
+		p.dialer.Cut() // drop anything left open
+	})
+}
+
+// stop closes the consumer gracefully in the background: it finishes the
+// order in hand, commits it and leaves the group, so the group rebalances
+// at once. A static member leaves too, by instance id, as the Java client
+// does when closed with GroupMembershipOperation.LEAVE_GROUP (KIP-1092): a
+// stop is not a restart.
 func (c *consumer) stop() error {
 	d := c.d
 	d.mu.Lock()
@@ -24,16 +54,23 @@ func (c *consumer) stop() error {
 		return fmt.Errorf("stop consumer %q: it is %s", c.id, st)
 	}
 	c.state = StateStopping
+	p := c.proc
 	d.wg.Add(1)
 	d.mu.Unlock()
 	go func() {
 		defer d.wg.Done()
 		start := time.Now()
-		c.cg.Close() // finishes the order in hand, then LeaveGroup
-		<-c.done
+		p.endPolling()
+		<-p.done
+		member := p.member()
+		p.closeClient()
+		if c.instanceID != "" && member != "" && !p.isKilled() { // killed while stopping: a dead process says nothing
+			ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+			_ = d.admin.leave(ctx, c.g.spec, member, c.instanceID)
+			cancel()
+		}
 		d.mu.Lock()
-		stopped := c.state == StateStopping
-		member := c.lastID
+		stopped := c.state == StateStopping && c.proc == p
 		if stopped {
 			c.state = StateStopped
 			c.stoppedAt = time.Now()
@@ -42,7 +79,7 @@ func (c *consumer) stop() error {
 		}
 		d.mu.Unlock()
 		if stopped {
-			d.emit(model.Event{
+			d.emit(c.g, model.Event{
 				Type:        model.EventDemoStopped,
 				ClientID:    c.id,
 				MemberID:    member,
@@ -68,6 +105,10 @@ func (c *consumer) kill() error {
 		d.mu.Unlock()
 		return fmt.Errorf("kill consumer %q: it is %s", c.id, st)
 	}
+	p := c.proc
+	p.dialer.Cut() // first: from here nothing reaches the cluster
+	p.killOnce.Do(func() { close(p.killed) })
+	p.endPoll()
 	c.state = StateKilled
 	c.killedAt = time.Now()
 	killedAt := c.killedAt
@@ -78,9 +119,7 @@ func (c *consumer) kill() error {
 	d.wg.Add(2)
 	d.mu.Unlock()
 
-	c.killOnce.Do(func() { close(c.killed) })
-	c.dialer.Cut()
-	d.emit(model.Event{
+	d.emit(c.g, model.Event{
 		Type:     model.EventDemoKilled,
 		ClientID: c.id,
 		MemberID: member,
@@ -88,24 +127,134 @@ func (c *consumer) kill() error {
 	})
 	go func() {
 		defer d.wg.Done()
-		c.cg.Close() // every dial fails: nothing reaches the cluster
-		<-c.done
+		<-p.done
+		p.closeClient() // every dial fails: nothing reaches the cluster
 	}()
 	go func() {
 		defer d.wg.Done()
-		c.watchEviction(member, killedAt)
+		c.watchEviction(p, member, killedAt)
 	}()
 	return nil
 }
 
+// restart closes the consumer as a process restart closes it and starts it
+// again, with the same client id and instance id, after RestartDelay. A
+// running consumer finishes the order in hand and commits first; kgo then
+// leaves the group as the Java client does on close: a dynamic member with
+// LeaveGroup (or member epoch -1), a static one not at all (or, consumer
+// protocol, with epoch -2: a temporary leave that keeps its partitions). A
+// consumer that is stopped, killed or evicted just starts again.
+func (c *consumer) restart() error {
+	d := c.d
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return fmt.Errorf("restart consumer %q: demo closed", c.id)
+	}
+	old := c.proc
+	switch c.state {
+	case StateRunning:
+		c.state = StateRestarting
+	case StateStopped, StateKilled, StateEvicted:
+		e, err := c.startAgainLocked(0)
+		d.mu.Unlock()
+		if err == nil {
+			d.emit(c.g, e)
+		}
+		return err
+	default:
+		st := c.state
+		d.mu.Unlock()
+		return fmt.Errorf("restart consumer %q: it is %s", c.id, st)
+	}
+	d.wg.Add(1)
+	d.mu.Unlock()
+	go func() {
+		defer d.wg.Done()
+		start := time.Now()
+		old.endPolling()
+		<-old.done
+		old.closeClient()
+		d.mu.Lock()
+		if c.instanceID == "" {
+			c.memberID = "" // it left; the next process joins anew
+			c.assigned = nil
+		}
+		d.mu.Unlock()
+		t := time.NewTimer(d.cfg.RestartDelay)
+		select {
+		case <-t.C:
+		case <-d.closing:
+			t.Stop()
+		}
+		d.mu.Lock()
+		if d.closed || c.proc != old || c.state != StateRestarting {
+			if c.state == StateRestarting {
+				c.state, c.stoppedAt = StateStopped, time.Now()
+			}
+			d.mu.Unlock()
+			return
+		}
+		e, err := c.startAgainLocked(time.Since(start))
+		if err != nil {
+			c.state, c.stoppedAt = StateStopped, time.Now()
+		}
+		d.mu.Unlock()
+		if err == nil {
+			d.emit(c.g, e)
+		}
+	}()
+	return nil
+}
+
+// startAgainLocked starts a new process for the consumer and returns the
+// demo_restarted event to emit once d.mu, which is held, is released. took
+// is how long a restart kept it down (0: it had stopped or died before).
+func (c *consumer) startAgainLocked(took time.Duration) (model.Event, error) {
+	p, err := newProc(c)
+	if err != nil {
+		return model.Event{}, err
+	}
+	was := c.state
+	c.proc = p
+	c.state = StateRunning
+	c.restarts++
+	c.restartedAt = time.Now()
+	c.left = false
+	c.killedAt, c.evictedAt, c.stoppedAt = time.Time{}, time.Time{}, time.Time{}
+	if c.instanceID == "" || was != StateRestarting {
+		c.memberID = ""
+		c.assigned = nil
+	}
+	c.start(p)
+	detail := fmt.Sprintf("%s started again", c.id)
+	switch {
+	case was == StateRestarting && c.instanceID != "":
+		detail = fmt.Sprintf("%s restarted in %.1fs as static member %q: it closed without leaving, so the group keeps its partitions for it",
+			c.id, took.Seconds(), c.instanceID)
+	case was == StateRestarting:
+		detail = fmt.Sprintf("%s restarted in %.1fs: it left the group on close and joins again as a new member", c.id, took.Seconds())
+	case c.instanceID != "":
+		detail = fmt.Sprintf("%s started again (it was %s) as static member %q", c.id, was, c.instanceID)
+	default:
+		detail += fmt.Sprintf(" (it was %s)", was)
+	}
+	e := model.Event{Type: model.EventDemoRestarted, ClientID: c.id, Detail: detail}
+	if took > 0 {
+		e.Duration, e.HasDuration = took, true
+	}
+	return e, nil
+}
+
 // watchEviction polls the group until the coordinator no longer lists the
-// killed consumer, then reports how long that took. The consumer is known
-// by member, the id it last recorded, and by its client id: the
+// killed process's member, then reports how long that took. The member is
+// known by member, the id it last recorded, or else by its client id: the
 // coordinator can hold a member whose id the consumer never learnt (killed
 // between the coordinator's answer and its own bookkeeping, or while
 // joining). A consumer the coordinator never listed after the kill was not
-// in the group: nothing was evicted, so no demo_evicted is reported.
-func (c *consumer) watchEviction(member string, killedAt time.Time) {
+// in the group: nothing was evicted, so no demo_evicted is reported. A
+// consumer started again meanwhile (Restart) ends the watch.
+func (c *consumer) watchEviction(p *proc, member string, killedAt time.Time) {
 	d := c.d
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -116,19 +265,23 @@ func (c *consumer) watchEviction(member string, killedAt time.Time) {
 			return
 		case <-tick.C:
 		}
+		d.mu.Lock()
+		replaced := c.proc != p
+		d.mu.Unlock()
+		if replaced {
+			return
+		}
 		ctx, cancel := context.WithTimeout(d.ctx, 2*time.Second)
-		resp, err := d.admin.DescribeGroups(ctx, &kafka.DescribeGroupsRequest{GroupIDs: []string{d.cfg.Group}})
+		ms, err := d.admin.members(ctx, c.g.spec)
 		cancel()
-		if err != nil || len(resp.Groups) != 1 || resp.Groups[0].Error != nil {
+		if err != nil {
 			continue
 		}
 		present := false
-		for _, m := range resp.Groups[0].Members {
-			if (member != "" && m.MemberID == member) || m.ClientID == c.id {
+		for _, m := range ms {
+			if (member != "" && m.MemberID == member) || (member == "" && m.ClientID == c.id) {
 				present = true
-				if member == "" {
-					member = m.MemberID
-				}
+				member = m.MemberID
 			}
 		}
 		if !present {
@@ -138,6 +291,10 @@ func (c *consumer) watchEviction(member string, killedAt time.Time) {
 	}
 	took := time.Since(killedAt)
 	d.mu.Lock()
+	if c.proc != p {
+		d.mu.Unlock()
+		return
+	}
 	// Never listed: EvictedAt is when the demo saw it was not in the
 	// group (the UI says "killed before it joined"), with no event.
 	c.state = StateEvicted
@@ -148,7 +305,7 @@ func (c *consumer) watchEviction(member string, killedAt time.Time) {
 	if !seen {
 		return // not in the group when killed: no eviction to report
 	}
-	d.emit(model.Event{
+	d.emit(c.g, model.Event{
 		Type:        model.EventDemoEvicted,
 		ClientID:    c.id,
 		MemberID:    member,
@@ -161,8 +318,15 @@ func (c *consumer) watchEviction(member string, killedAt time.Time) {
 // close shuts the consumer down for Demo.Close: it abandons the order in
 // hand and leaves the group unless it was killed.
 func (c *consumer) close() {
-	c.quitOnce.Do(func() { close(c.quit) })
-	c.cg.Close()
-	<-c.done
-	c.dialer.Cut() // drop anything the readers left open
+	d := c.d
+	d.mu.Lock()
+	p := c.proc
+	d.mu.Unlock()
+	if p == nil {
+		return
+	}
+	p.quitOnce.Do(func() { close(p.quit) })
+	p.endPoll()
+	<-p.done
+	p.closeClient()
 }

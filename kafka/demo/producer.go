@@ -60,7 +60,7 @@ func (d *Demo) produce() {
 			timer.Reset(time.Hour)
 			continue
 		}
-		interval := time.Duration(float64(time.Second) / rate)
+		interval := orderInterval(rate)
 		if wait := time.Until(next); wait > 0 {
 			timer.Reset(wait)
 			continue
@@ -95,9 +95,7 @@ func (d *Demo) send(client *kafka.Client, hash *kafka.Hash, partitions []int, o 
 	p := hash.Balance(kafka.Message{Key: key}, partitions...)
 	// Book the order before writing it: a consumer may read it before the
 	// produce response arrives.
-	d.mu.Lock()
-	d.book.Produce(o.OrderID)
-	d.mu.Unlock()
+	d.books(func(b *model.OrderBook) { b.Produce(o.OrderID) })
 	ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
 	defer cancel()
 	resp, err := client.Produce(ctx, &kafka.ProduceRequest{
@@ -116,12 +114,89 @@ func (d *Demo) send(client *kafka.Client, hash *kafka.Hash, partitions []int, o 
 	if err != nil {
 		// The order is dropped, not retried: its id is never reused, so a
 		// write that landed after all is ignored by the book.
-		d.mu.Lock()
-		d.book.Forget(o.OrderID)
-		d.mu.Unlock()
+		d.books(func(b *model.OrderBook) { b.Forget(o.OrderID) })
 		return
 	}
+	tp := model.TopicPartition{Topic: d.cfg.Topic, Partition: int32(p)}
+	d.books(func(b *model.OrderBook) { b.Place(o.OrderID, tp, resp.BaseOffset) })
+}
+
+// books applies f to every group's order book: each group consumes every
+// order.
+func (d *Demo) books(f func(*model.OrderBook)) {
 	d.mu.Lock()
-	d.book.Place(o.OrderID, model.TopicPartition{Topic: d.cfg.Topic, Partition: int32(p)}, resp.BaseOffset)
+	defer d.mu.Unlock()
+	for _, g := range d.groups {
+		f(g.book)
+	}
+}
+
+// orderInterval is the time between two orders at rate orders/s, for any
+// float: a rate the demo does not take (0, NaN, ±Inf, 1e-300, 1e308) is
+// first held to MinRate … MaxRate, so the interval is always between 100µs
+// and 100s and never overflows a time.Duration.
+func orderInterval(rate float64) time.Duration {
+	r := clampRate(rate)
+	if r == 0 {
+		r = MinRate
+	}
+	return time.Duration(float64(time.Second) / r)
+}
+
+// TogglePause pauses or resumes the producer and returns whether it is now
+// paused.
+func (d *Demo) TogglePause() bool {
+	d.mu.Lock()
+	d.paused = !d.paused
+	p := d.paused
 	d.mu.Unlock()
+	d.poke()
+	return p
+}
+
+// SetRate sets the producer's orders per second: NaN and negatives mean 0,
+// other values are held to MinRate … MaxRate.
+func (d *Demo) SetRate(r float64) {
+	d.mu.Lock()
+	d.rate = clampRate(r)
+	d.mu.Unlock()
+	d.poke()
+}
+
+// Rate returns the producer's orders per second.
+func (d *Demo) Rate() float64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.rate
+}
+
+// Paused reports whether the producer is paused.
+func (d *Demo) Paused() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.paused
+}
+
+// ToggleHotKey switches the hot key on or off and returns whether it is now
+// on: while on, most orders carry one customer's key and land on one
+// partition.
+func (d *Demo) ToggleHotKey() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.hot = !d.hot
+	return d.hot
+}
+
+// HotKey reports whether the hot key is on.
+func (d *Demo) HotKey() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hot
+}
+
+func (d *Demo) poke() {
+	select {
+	case d.rateCh <- struct{}{}:
+	default:
+	}
 }

@@ -13,14 +13,15 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// consumerOf returns our consumer with that client id.
+// consumerOf returns our consumer with that client id (in the first
+// group).
 func consumerOf(t *testing.T, d *Demo, id string) *consumer {
 	t.Helper()
-	c, err := d.find(id)
+	cs, err := d.find(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return cs[0]
 }
 
 // killIn kills consumer id as soon as it is in phase.
@@ -314,21 +315,52 @@ func TestCommitBeforeKillDuringProcessingLosesTheOrder(t *testing.T) {
 	cfg.SessionTimeout = time.Second
 	cfg.Commit = CommitBefore
 	cfg.ProcessTime = 200 * time.Millisecond
-	d, _ := startDemo(t, cfg)
+	d, rec := startDemo(t, cfg)
 	waitTwoOwnAll(t, d, ownsAll)
 	waitFor(t, 10*time.Second, "a few orders produced", func() bool { return d.Ledger().Produced >= 6 })
 	killIn(t, d, "consumer-b", phaseProcessing)
 	waitFor(t, 10*time.Second, "a loss counted", func() bool { return d.Ledger().Lost >= 1 })
+	checkLostEvent(t, rec, "consumer-b")
 	l := quiet(t, d, 20*time.Second)
 	t.Logf("ledger after quiet: %+v", l)
 	if l.Lost < 1 || l.Duplicates != 0 {
 		t.Fatalf("commit before: ledger %+v, want ≥1 lost, no duplicates", l)
 	}
+	if n := len(rec.find(model.EventDemoLost, "")); int64(n) != l.Lost {
+		t.Fatalf("%d demo_lost events for %d lost orders", n, l.Lost)
+	}
+}
+
+// checkLostEvent checks that a demo_lost event from id names the order
+// and its offset, as demo_duplicate does.
+func checkLostEvent(t *testing.T, rec *recorder, id string) {
+	t.Helper()
+	evs := rec.find(model.EventDemoLost, id)
+	if len(evs) == 0 {
+		t.Fatalf("no demo_lost event from %s", id)
+	}
+	e := evs[0]
+	if !strings.Contains(e.Detail, "order-") || !strings.Contains(e.Detail, "offset ") || len(e.Partitions) != 1 {
+		t.Fatalf("demo_lost %q (partitions %v): want the order, its offset and partition", e.Detail, e.Partitions)
+	}
+	t.Logf("lost: %s", e.Detail)
 }
 
 func TestMaxPollIntervalPushesSlowMemberOut(t *testing.T) {
 	t.Parallel()
+	t.Run("dynamic", func(t *testing.T) {
+		t.Parallel()
+		testMaxPoll(t, false)
+	})
+	t.Run("static", func(t *testing.T) {
+		t.Parallel()
+		testMaxPoll(t, true)
+	})
+}
+
+func testMaxPoll(t *testing.T, static bool) {
 	cfg := fastConfig()
+	cfg.Static = static
 	cfg.Rate = 10
 	cfg.SessionTimeout = 2 * time.Second
 	cfg.MaxPollInterval = time.Second

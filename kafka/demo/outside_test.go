@@ -1,0 +1,139 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// An outside franz-go consumer joins the demo group through --listen with
+// Kafka's range protocol and takes its share: one partition each, no
+// takeover.
+func TestListenOutsideKgoConsumerTakesItsShare(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.Listen = freePorts(t, 3)
+	d, _ := startDemo(t, cfg)
+	waitTwoOwnAll(t, d, ownsAllRecorded)
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Listen[2]))),
+		kgo.ClientID("outsider"),
+		kgo.ConsumerGroup(d.Group()),
+		kgo.ConsumeTopics(d.Topic()),
+		kgo.Balancers(kgo.RangeBalancer()),
+		kgo.SessionTimeout(2*time.Second),
+		kgo.HeartbeatInterval(200*time.Millisecond),
+		kgo.DisableClientMetrics(),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // poll and let kgo autocommit: an ordinary consumer
+		defer wg.Done()
+		for ctx.Err() == nil {
+			cl.PollFetches(ctx)
+		}
+	}()
+	defer func() {
+		cancel()
+		wg.Wait()
+		cl.Close()
+	}()
+	waitFor(t, 10*time.Second, "outsider owns one partition next to consumer-a and consumer-b", func() bool {
+		o := owners(d)
+		return ownsAll(d, "consumer-a", "consumer-b", "outsider") && len(o["outsider"]) == 1
+	})
+	t.Logf("with an outside kgo consumer: %s", ownersString(owners(d)))
+	if err := d.Kill("outsider"); err == nil {
+		t.Fatal("Kill of an outside member succeeded, want an error")
+	}
+}
+
+// An outside librdkafka consumer (kcat -G, range) joins the demo group
+// through --listen and takes its share, with no "Protocol read buffer
+// underflow": the demo's members write consumer protocol metadata
+// librdkafka reads. Skipped without kcat (Debian: apt-get install kcat).
+func TestListenOutsideLibrdkafkaConsumerTakesItsShare(t *testing.T) {
+	t.Parallel()
+	kcat, err := exec.LookPath("kcat")
+	if err != nil {
+		t.Skip("kcat (librdkafka) not installed: apt-get install -y kcat to run this test")
+	}
+	cfg := fastConfig()
+	cfg.Listen = freePorts(t, 3)
+	d, _ := startDemo(t, cfg)
+	waitTwoOwnAll(t, d, ownsAllRecorded)
+	var stderr bytes.Buffer
+	var mu sync.Mutex
+	cmd := exec.Command(kcat, "-C", "-q",
+		"-b", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Listen[0])),
+		"-G", d.Group(), d.Topic(),
+		"-X", "client.id=rdkafka-outsider",
+		"-X", "partition.assignment.strategy=range",
+		"-X", "session.timeout.ms=2000",
+		"-X", "heartbeat.interval.ms=200",
+		"-X", "debug=cgrp")
+	cmd.Stdout = nil
+	cmd.Stderr = lockedWriter{&mu, &stderr}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	log := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return stderr.String()
+	}
+	ok := false
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) && !ok {
+		o := owners(d)
+		ok = ownsAll(d, "consumer-a", "consumer-b", "rdkafka-outsider") && len(o["rdkafka-outsider"]) == 1
+		time.Sleep(50 * time.Millisecond)
+	}
+	out := log()
+	if strings.Contains(out, "underflow") {
+		t.Fatalf("librdkafka could not read the demo members' metadata:\n%s", grepLines(out, "underflow"))
+	}
+	if !ok {
+		t.Fatalf("librdkafka outsider did not take one partition: %s\n%s", ownersString(owners(d)), grepLines(out, "assign"))
+	}
+	t.Logf("with an outside librdkafka consumer: %s", ownersString(owners(d)))
+	t.Logf("kcat:\n%s", grepLines(out, "ssign"))
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// grepLines returns the lines of s that contain sub, at most 20.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) && len(out) < 20 {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
