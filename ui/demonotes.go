@@ -149,13 +149,7 @@ func (m Members) notedParts(i int) string {
 	if len(m.members[i].Partitions) == 0 {
 		return m.notes[i]
 	}
-	p := m.parts[i]
-	if p != "" && p[0] >= '0' && p[0] <= '9' {
-		// One topic: bare numbers after "evicted in 5.1s" read as part
-		// of the note; brackets, as with several topics ("t[0-1]").
-		p = "[" + p + "]"
-	}
-	return m.notes[i] + "  " + p
+	return m.notes[i] + "  " + m.parts[i]
 }
 
 // findMember returns the index of the member with member id id, else of

@@ -68,6 +68,22 @@ func (v *rowView) describe() string {
 	return strings.Join(parts, " · ")
 }
 
+// empty says why the view shows no row of the total: "" when it shows all
+// there are (none: nothing assigned or committed, which the table says).
+func (v *rowView) empty(total int) string {
+	switch {
+	case total == 0:
+		return ""
+	case v.query != "" && v.onlyLag:
+		return "no partition with lag matches \"" + v.query + "\" (esc clears the filter, l shows all)"
+	case v.query != "":
+		return "no partition matches \"" + v.query + "\" (esc clears the filter)"
+	case v.onlyLag:
+		return "no partition has lag (l shows all " + model.Count(total, "partition") + ")"
+	}
+	return ""
+}
+
 // viewKey handles the keys that change the row view: `o`, `/`, `l`, and,
 // while the filter input is open, every key but ctrl+c. It reports whether
 // it took the key.

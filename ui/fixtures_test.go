@@ -101,6 +101,15 @@ func stableSnapshot() model.Snapshot {
 			tp("payments", 2): {LogStart: NoOffsetForTest, LogEnd: NoOffsetForTest, Err: "NOT_LEADER_OR_FOLLOWER"},
 			tp("payments", 3): {LogStart: 0, LogEnd: 120},
 		},
+		// How long each partition's oldest unprocessed record has waited
+		// at t0: one in flight, others seconds to minutes behind.
+		OldestTimestamp: map[model.TopicPartition]time.Time{
+			tp(topic, 0):      t0.Add(-3 * time.Second),
+			tp(topic, 2):      t0.Add(-124 * time.Second),
+			tp("payments", 0): t0.Add(-8 * time.Second),
+			tp("payments", 1): t0.Add(-40 * time.Second),
+			tp("payments", 3): t0.Add(-15 * time.Minute),
+		},
 	}
 	return model.NewSnapshot(obs)
 }
@@ -122,6 +131,7 @@ func emptySnapshot() model.Snapshot {
 		}
 		obs.Offsets[p.TopicPartition] = model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd, Err: ""}
 	}
+	obs.OldestTimestamp = oldestOf(s)
 	return model.NewSnapshot(obs)
 }
 
@@ -145,7 +155,20 @@ func rebalancingSnapshot() model.Snapshot {
 		obs.Committed[p.TopicPartition] = p.Committed
 		obs.Offsets[p.TopicPartition] = model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd}
 	}
+	obs.OldestTimestamp = oldestOf(s)
 	return model.NewSnapshot(obs)
+}
+
+// oldestOf is the timestamps of the oldest unprocessed records of s, as
+// an observation carries them.
+func oldestOf(s model.Snapshot) map[model.TopicPartition]time.Time {
+	out := map[model.TopicPartition]time.Time{}
+	for _, p := range s.Partitions {
+		if p.LagAgeKnown && p.Lag > 0 {
+			out[p.TopicPartition] = s.TakenAt.Add(-p.LagAge)
+		}
+	}
+	return out
 }
 
 // deadSnapshot is what a poll of a group that does not exist returns.

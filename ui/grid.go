@@ -23,8 +23,10 @@ type column[T any] struct {
 	// max caps its natural width (zero: none).
 	max int
 	// drop orders the columns that give way when the row is too wide:
-	// the highest first; zero never.
-	drop int
+	// the highest first; zero never. narrowAt, in the same order, is when
+	// a column with a narrow text switches to it (zero: only when its
+	// text does not fit its width).
+	drop, narrowAt int
 	// grow orders the columns that get spare cells, up to their natural
 	// width: the lowest first; fill columns take what is left at the end.
 	grow int
@@ -38,7 +40,9 @@ type column[T any] struct {
 	// paint styles a cell (nil: plain).
 	paint func(*T) paint
 	// render draws a cell itself at width w (a bar); styled is false on
-	// the selected row, which is reversed as a whole.
+	// the selected row, which is reversed as a whole. A pane sets it each
+	// frame, bound to itself (panes are values: a method value taken at
+	// construction would read a stale copy).
 	render func(row *T, w int, styled bool) string
 }
 
@@ -126,6 +130,7 @@ func (g *grid[T]) layout(rows []T, width int, now time.Time) gridLayout {
 		}
 		return u + max(k-1, 0)
 	}
+	narrowW := func(c int) int { return max(narrowNat[c], textWidth(g.cols[c].short), 1) }
 	for c := range g.cols {
 		col := &g.cols[c]
 		l.show[c] = true
@@ -134,25 +139,39 @@ func (g *grid[T]) layout(rows []T, width int, now time.Time) gridLayout {
 			l.w[c] = min(col.min, nat[c])
 		}
 		if col.narrow != nil && l.w[c] < nat[c] {
-			l.w[c] = max(min(l.w[c], narrowNat[c]), textWidth(col.short), 1)
+			l.w[c] = min(l.w[c], narrowW(c))
+			l.narrow[c] = true
 		}
 	}
 	for used() > avail {
-		worst := -1
+		// The next to give way: a column dropped, or one switched to its
+		// narrow text, whichever comes first.
+		pick, prio, narrowIt := -1, 0, false
 		for c := range g.cols {
-			if l.show[c] && g.cols[c].drop > 0 && (worst < 0 || g.cols[c].drop > g.cols[worst].drop) {
-				worst = c
+			col := &g.cols[c]
+			if !l.show[c] {
+				continue
+			}
+			if col.drop > prio {
+				pick, prio, narrowIt = c, col.drop, false
+			}
+			if col.narrowAt > prio && !l.narrow[c] {
+				pick, prio, narrowIt = c, col.narrowAt, true
 			}
 		}
-		if worst < 0 {
+		if pick < 0 {
 			break
 		}
-		l.show[worst] = false
+		if narrowIt {
+			l.narrow[pick], l.w[pick] = true, narrowW(pick)
+		} else {
+			l.show[pick] = false
+		}
 	}
 	extra := avail - used()
 	order := g.growOrder()
 	for _, c := range order {
-		if !l.show[c] || extra <= 0 || g.cols[c].fill {
+		if !l.show[c] || extra <= 0 || g.cols[c].fill || (l.narrow[c] && g.cols[c].narrowAt > 0) {
 			continue
 		}
 		if d := min(extra, nat[c]-l.w[c]); d > 0 {
@@ -165,7 +184,7 @@ func (g *grid[T]) layout(rows []T, width int, now time.Time) gridLayout {
 			l.w[c] += extra
 			extra = 0
 		}
-		l.narrow[c] = g.cols[c].narrow != nil && l.w[c] < nat[c]
+		l.narrow[c] = g.cols[c].narrow != nil && (l.narrow[c] && l.w[c] < nat[c] || l.w[c] < nat[c])
 	}
 	return l
 }

@@ -294,7 +294,7 @@ func (g *GroupPage) refreshRows() {
 		g.table.sc.Top()
 	}
 	snap := &g.st.Snap
-	g.table.SetView(g.rows.describe(), len(snap.Partitions), snap.WorstPartition, snap.HasWorst)
+	g.table.SetView(g.rows.describe(), g.rows.empty(len(snap.Partitions)), len(snap.Partitions), snap.WorstPartition, snap.HasWorst)
 }
 
 // eventMsg carries one event from Watch.Events (a demo consumer's report)
@@ -387,6 +387,8 @@ func (g *GroupPage) toggleLanes() {
 func (g *GroupPage) syncTimeline() {
 	g.timeline.SetNow(g.st.Now)
 	g.lanes.SetNow(g.st.Now)
+	g.table.SetNow(g.st.Now)
+	g.members.SetNow(g.st.Now)
 	g.lanes.SetFocused(g.showLanes && g.focus == paneTable)
 	if e, ok := g.timeline.Selected(); ok && g.focus == paneTimeline {
 		touched := e.Touched()

@@ -3,6 +3,7 @@ package ui
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -18,30 +19,29 @@ type GroupsPane struct {
 	keys   KeyMap
 	rows   []model.GroupSummary
 	sc     scroller
+	grid   grid[model.GroupSummary]
 	width  int
 	height int
 	stale  bool
+	now    time.Time
+	// most is the group with the most total lag, marked ◀.
+	most    string
+	hasMost bool
 }
 
 // groupsChrome is the number of lines above the rows: title and column
 // header.
 const groupsChrome = 2
 
-// Groups pane columns, in screen order.
-const (
-	gcGroup = iota
-	gcState
-	gcMembers
-	gcTotal
-	gcMax
-	gcBar
-	numGroupCols
-)
-
 // NewGroupsPane returns an empty groups pane.
 func NewGroupsPane(st Styles, km KeyMap) GroupsPane {
-	return GroupsPane{styles: st, keys: km}
+	g := GroupsPane{styles: st, keys: km}
+	g.grid = newGrid(g.groupColumns())
+	return g
 }
+
+// SetNow sets the clock the column widths are held by.
+func (g *GroupsPane) SetNow(now time.Time) { g.now = now }
 
 // SetSize sets the pane's outer size, title and column header included.
 func (g *GroupsPane) SetSize(w, h int) {
@@ -58,6 +58,12 @@ func (g *GroupsPane) SetRows(rows []model.GroupSummary) {
 	sel, had := g.Selected()
 	g.rows = rows
 	g.sc.SetLen(len(rows))
+	g.hasMost = false
+	for i := range rows {
+		if rows[i].TotalLag > 0 && (!g.hasMost || rows[i].TotalLag > g.mostLag()) {
+			g.most, g.hasMost = rows[i].ID, true
+		}
+	}
 	if !had {
 		return
 	}
@@ -92,9 +98,9 @@ func (g GroupsPane) Update(msg tea.Msg) (GroupsPane, tea.Cmd) {
 // groupState is the STATE cell: a glyph and kafka-consumer-groups' words
 // (or, when short, the state's name), so colour is never the only signal.
 func groupState(s *model.GroupSummary, words bool) (string, int) {
-	text := model.Printable(s.State)
+	text := s.State
 	if words {
-		text = model.Printable(s.StateText())
+		text = s.StateText()
 	}
 	switch {
 	case s.State == model.StateStable:
@@ -112,106 +118,61 @@ func groupState(s *model.GroupSummary, words bool) (string, int) {
 	}
 }
 
-// groupsLayout is the visible columns and their widths for one frame.
-type groupsLayout struct {
-	show       [numGroupCols]bool
-	w          [numGroupCols]int
-	stateWords bool
-	maxTotal   int64
-}
-
-// layout fits the columns to the width: the bar goes first, then MAX LAG,
-// then the state's words give way to its name, then the group id shrinks.
-func (g GroupsPane) layout(rows []model.GroupSummary) groupsLayout {
-	var l groupsLayout
-	var nat [numGroupCols]int
-	nat[gcGroup], nat[gcMembers], nat[gcTotal], nat[gcMax] = 5, 7, 9, 7
-	stateShort, stateLong := 5, 5
-	for i := range rows {
-		r := &rows[i]
-		nat[gcGroup] = max(nat[gcGroup], textWidth(model.Printable(r.ID)))
-		s, _ := groupState(r, false)
-		stateShort = max(stateShort, textWidth(s))
-		s, _ = groupState(r, true)
-		stateLong = max(stateLong, min(textWidth(s), 24))
-		nat[gcTotal] = max(nat[gcTotal], len(model.Thousands(r.TotalLag)))
-		nat[gcMax] = max(nat[gcMax], len(model.Thousands(r.MaxLag)))
-		l.maxTotal = max(l.maxTotal, r.TotalLag)
+// groupColumns declares the overview's columns, in screen order: the bar
+// gives way first, then MAX LAG, then the state's words give way to its
+// name.
+func (g *GroupsPane) groupColumns() []column[model.GroupSummary] {
+	st := g.styles
+	return []column[model.GroupSummary]{
+		{title: "GROUP", min: 16, max: 48, drop: 2, grow: 1, text: func(r *model.GroupSummary) string { return r.ID }},
+		{title: "STATE", min: 24, max: 24, narrowAt: 3, grow: 0,
+			text:   func(r *model.GroupSummary) string { s, _ := groupState(r, true); return s },
+			narrow: func(r *model.GroupSummary) string { s, _ := groupState(r, false); return s },
+			paint: func(r *model.GroupSummary) paint {
+				_, level := groupState(r, false)
+				return [...]paint{st.stateOK, st.stateWarn, st.stateBad}[level]
+			}},
+		{title: "MEMBERS", right: true, drop: 1, grow: 2, text: func(r *model.GroupSummary) string { return strconv.Itoa(r.Members) }},
+		{title: "TOTAL LAG", right: true, grow: 1, text: func(r *model.GroupSummary) string { return model.Thousands(r.TotalLag) }},
+		{title: "MAX LAG", right: true, drop: 4, grow: 3, text: func(r *model.GroupSummary) string { return model.Thousands(r.MaxLag) }},
+		{title: "LAG BAR", min: 9, drop: 5, grow: 4, fill: true, natural: 30},
 	}
-	nat[gcState] = stateLong
-	nat[gcBar] = 40
-	for c := range numGroupCols {
-		l.show[c] = true
-	}
-	l.w = nat
-	l.w[gcGroup] = min(nat[gcGroup], 16)
-	l.w[gcBar] = 7
-	avail := g.width - 1 // cursor gutter
-	used := func() int {
-		n, cols := 0, 0
-		for c := range numGroupCols {
-			if l.show[c] {
-				n += l.w[c]
-				cols++
-			}
-		}
-		return n + max(cols-1, 0)
-	}
-	for step := 0; used() > avail && step < 5; step++ {
-		switch step {
-		case 0:
-			l.show[gcBar] = false
-		case 1:
-			l.show[gcMax] = false
-		case 2:
-			l.w[gcState] = stateShort
-		case 3:
-			l.w[gcGroup] = min(l.w[gcGroup], 8)
-		case 4:
-			l.show[gcMembers] = false
-		}
-	}
-	l.stateWords = l.w[gcState] == stateLong
-	extra := avail - used()
-	grow := func(c, target int) {
-		if !l.show[c] || extra <= 0 {
-			return
-		}
-		if d := min(extra, target-l.w[c]); d > 0 {
-			l.w[c] += d
-			extra -= d
-		}
-	}
-	grow(gcGroup, min(nat[gcGroup], 32))
-	grow(gcBar, 20)
-	grow(gcGroup, nat[gcGroup])
-	grow(gcBar, nat[gcBar])
-	return l
 }
 
 // View renders the title, the column header and the visible rows.
-func (g GroupsPane) View() string {
+func (g *GroupsPane) View() string {
 	if g.width <= 0 || g.height <= 0 {
 		return ""
 	}
 	start, end := g.sc.Window()
 	visible := g.rows[start:end]
-	l := g.layout(visible)
+	g.grid.cols[len(g.grid.cols)-1].render = g.bar // this frame's pane: its most lagging group
+	l := g.grid.layout(visible, g.width, g.now)
 	var b strings.Builder
 	b.WriteString(g.title(start, end))
 	if g.height < 2 {
 		return b.String()
 	}
 	b.WriteByte('\n')
-	b.WriteString(g.header(l))
+	b.WriteString(g.styles.ColHeader.Render(g.grid.header(l)))
 	for i := range visible {
 		b.WriteByte('\n')
-		g.row(&b, l, &visible[i], start+i == g.sc.Cursor())
+		r := &visible[i]
+		switch {
+		case start+i == g.sc.Cursor():
+			var line strings.Builder
+			g.grid.row(&line, l, r, glyphCursor, false)
+			b.WriteString(g.styles.Selected.Render(line.String()))
+		case r.Err != "":
+			g.grid.row(&b, l, r, glyphError, true)
+		default:
+			g.grid.row(&b, l, r, " ", true)
+		}
 	}
 	return b.String()
 }
 
-func (g GroupsPane) title(start, end int) string {
+func (g *GroupsPane) title(start, end int) string {
 	st := g.styles
 	s := st.PaneTitle.Render(glyphFocused + " Groups " + strconv.Itoa(len(g.rows)))
 	extra := []string{"sort: total lag"}
@@ -221,69 +182,15 @@ func (g GroupsPane) title(start, end int) string {
 	if g.stale {
 		extra = append(extra, glyphStale+" stale")
 	}
+	extra = append(extra, glyphWorst+" most lag", "bar: total lag, a segment a decade")
 	s += st.Muted.Render("  " + strings.Join(extra, " · "))
 	return ansi.Truncate(s, g.width, ellipsis)
 }
 
-func (g GroupsPane) header(l groupsLayout) string {
-	titles := [numGroupCols]string{"GROUP", "STATE", "MEMBERS", "TOTAL LAG", "MAX LAG", "LAG BAR (" + glyphWorst + " = most lag)"}
-	if l.w[gcBar] < len(titles[gcBar]) {
-		titles[gcBar] = "LAG BAR"
-	}
-	right := [numGroupCols]bool{gcMembers: true, gcTotal: true, gcMax: true}
-	return g.styles.ColHeader.Render(" " + joinCells(titles[:], l.w[:], l.show[:], right[:]))
-}
-
-// row writes one group row. The selected row is rendered plain and then
-// reversed as a whole.
-func (g GroupsPane) row(b *strings.Builder, l groupsLayout, r *model.GroupSummary, selected bool) {
-	st := g.styles
-	styled := !selected
-	var line strings.Builder
-	switch {
-	case selected:
-		line.WriteString(glyphCursor)
-	case r.Err != "":
-		line.WriteString(glyphError)
-	default:
-		line.WriteByte(' ')
-	}
-	line.WriteString(cell(model.Printable(r.ID), l.w[gcGroup], false))
-	line.WriteByte(' ')
-	text, level := groupState(r, l.stateWords)
-	s := cell(text, l.w[gcState], false)
-	if styled {
-		s = [...]func(...string) string{st.StateOK.Render, st.StateWarn.Render, st.StateBad.Render}[level](s)
-	}
-	line.WriteString(s)
-	if l.show[gcMembers] {
-		line.WriteByte(' ')
-		line.WriteString(cell(strconv.Itoa(r.Members), l.w[gcMembers], true))
-	}
-	line.WriteByte(' ')
-	lag := cell(model.Thousands(r.TotalLag), l.w[gcTotal], true)
-	if styled {
-		lag = st.lagStyle(r.TotalLag, l.maxTotal).Render(lag)
-	}
-	line.WriteString(lag)
-	if l.show[gcMax] {
-		line.WriteByte(' ')
-		line.WriteString(cell(model.Thousands(r.MaxLag), l.w[gcMax], true))
-	}
-	if l.show[gcBar] {
-		line.WriteByte(' ')
-		line.WriteString(g.bar(r, l.w[gcBar], l.maxTotal, styled))
-	}
-	if selected {
-		b.WriteString(st.Selected.Render(line.String()))
-		return
-	}
-	b.WriteString(line.String())
-}
-
-// bar draws the total lag over the largest on screen, like the partition
-// table's bar; a group that could not all be read shows its error.
-func (g GroupsPane) bar(r *model.GroupSummary, w int, maxTotal int64, styled bool) string {
+// bar draws a group's total lag on fixed decades (lagCells: 1–9 one cell,
+// a segment for each tenfold), so a bar means the same in every row and
+// every poll; a group that could not all be read shows its error.
+func (g *GroupsPane) bar(r *model.GroupSummary, w int, styled bool) string {
 	st := g.styles
 	if r.Err != "" {
 		s := cell(glyphError+" "+oneLine(r.Err), w, false)
@@ -295,14 +202,13 @@ func (g GroupsPane) bar(r *model.GroupSummary, w int, maxTotal int64, styled boo
 	inner, marker := w, ""
 	if w >= 4 {
 		inner, marker = w-2, "  "
-		if r.TotalLag > 0 && r.TotalLag == maxTotal {
+		if g.hasMost && r.ID == g.most {
 			marker = " " + glyphWorst
 		}
 	}
 	filled := 0
-	if r.TotalLag > 0 && maxTotal > 0 {
-		filled = int((r.TotalLag*int64(inner) + maxTotal - 1) / maxTotal)
-		filled = min(max(filled, 1), inner)
+	if r.TotalLag > 0 {
+		filled = lagCells(r.TotalLag, inner)
 	}
 	full := strings.Repeat(glyphBarFull, filled)
 	track := strings.Repeat(glyphBarTrack, inner-filled)
@@ -311,7 +217,7 @@ func (g GroupsPane) bar(r *model.GroupSummary, w int, maxTotal int64, styled boo
 	}
 	s := ""
 	if filled > 0 {
-		s = st.lagStyle(r.TotalLag, maxTotal).Render(full)
+		s = st.lagLow.Render(full)
 	}
 	if inner > filled {
 		s += st.lagNone.Render(track)
@@ -320,4 +226,13 @@ func (g GroupsPane) bar(r *model.GroupSummary, w int, maxTotal int64, styled boo
 		return s + st.worst.Render(marker)
 	}
 	return s + marker
+}
+
+func (g *GroupsPane) mostLag() int64 {
+	for i := range g.rows {
+		if g.rows[i].ID == g.most {
+			return g.rows[i].TotalLag
+		}
+	}
+	return 0
 }

@@ -89,12 +89,17 @@ func hostileSnapshots(n names, scenario int) []model.Snapshot {
 	// Twenty seconds with both members, then the hostile one leaves (the
 	// events name it); every 4s, so the lanes draw owners.
 	var out []model.Snapshot
-	for i := range 8 {
+	for i := range 9 {
 		ms := two
-		if i >= 5 {
+		if i >= 6 {
 			ms = one
 		}
-		out = append(out, model.NewSnapshot(obs(t0.Add(time.Duration(i)*4*time.Second), ms)))
+		o := obs(t0.Add(time.Duration(i)*4*time.Second), ms)
+		if i == 5 && scenario != scenarioMissing {
+			// A rebalance: no owners, the tables show the owners before.
+			o.Group.State, o.Members = model.StatePreparingRebalance, []model.Member{{MemberID: n.member, ClientID: n.client, Host: n.host}}
+		}
+		out = append(out, model.NewSnapshot(o))
 	}
 	return out
 }
@@ -142,6 +147,9 @@ func renderScenario(t *testing.T, n names, scenario int) []frame {
 	for i := 1; i < len(snaps); i++ {
 		clk.Set(snaps[i].TakenAt)
 		feed(t, a, a.group.pollNow())
+		if snaps[i].Group.Rebalancing() {
+			shoot()
+		}
 	}
 	for _, k := range []string{"tab", "tab", "down", "v", "?", "?", "v", "tab"} {
 		a.Update(keyPress(k))

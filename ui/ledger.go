@@ -168,7 +168,7 @@ func (p LedgerPane) flashLine() string {
 	st := p.styles
 	switch {
 	case p.flash == "":
-		return st.Muted.Render("  " + p.hint)
+		return st.Muted.Render("  " + oneLine(p.hint))
 	case p.flashErr:
 		return st.Err.Render(glyphError + " " + oneLine(p.flash))
 	default:

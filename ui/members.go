@@ -3,6 +3,7 @@ package ui
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -30,30 +31,19 @@ type Members struct {
 	mostLag   int
 	// notes say what only the demo knows about each member (ui/demo.go).
 	notes []string
+	grid  grid[memberRow]
+	now   time.Time
 }
-
-// Members columns, in screen order.
-const (
-	mcolClient = iota
-	mcolHost
-	mcolMember
-	mcolCount
-	mcolLag
-	mcolRate
-	mcolParts
-	numMCols
-)
 
 const membersChrome = 2 // title and column header
 
-// maxPartsText bounds the partition list kept per member; the screen is
-// never wider.
-const maxPartsText = 512
-
 // NewMembers returns an empty members pane.
 func NewMembers(st Styles, km KeyMap) Members {
-	return Members{styles: st, keys: km}
+	return Members{styles: st, keys: km, grid: newGrid(memberColumns())}
 }
+
+// SetNow sets the clock the column widths are held by.
+func (m *Members) SetNow(now time.Time) { m.now = now }
 
 // SetSize sets the pane's outer size, title and column header included.
 func (m *Members) SetSize(w, h int) {
@@ -81,7 +71,7 @@ func (m *Members) SetMembers(ms []model.Member) {
 	m.members = ms
 	m.parts = make([]string, len(ms))
 	for i := range ms {
-		m.parts[i] = partitionList(ms[i].Partitions)
+		m.parts[i] = model.PartitionList(ms[i].Partitions, model.MultiTopic(ms[i].Partitions))
 	}
 	m.sc.SetLen(len(ms))
 	m.mostLag = -1
@@ -119,58 +109,10 @@ func (m Members) Update(msg tea.Msg) (Members, tea.Cmd) {
 	return m, nil
 }
 
-// partitionList writes a member's partitions compactly: runs become ranges
-// ("0-3,7"), and the topic is named when it has more than one
-// ("orders[0-3] payments[1]"). Partitions arrive sorted by topic, number.
-func partitionList(tps []model.TopicPartition) string {
-	if len(tps) == 0 {
-		return "-"
-	}
-	multi := false
-	for _, tp := range tps[1:] {
-		if tp.Topic != tps[0].Topic {
-			multi = true
-			break
-		}
-	}
-	var b strings.Builder
-	for i := 0; i < len(tps) && b.Len() < maxPartsText; {
-		topic := tps[i].Topic
-		if multi {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(model.Printable(topic))
-			b.WriteByte('[')
-		}
-		first := true
-		for i < len(tps) && tps[i].Topic == topic {
-			j := i
-			for j+1 < len(tps) && tps[j+1].Topic == topic && tps[j+1].Partition == tps[j].Partition+1 {
-				j++
-			}
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			b.WriteString(strconv.Itoa(int(tps[i].Partition)))
-			if j > i {
-				b.WriteByte('-')
-				b.WriteString(strconv.Itoa(int(tps[j].Partition)))
-			}
-			i = j + 1
-		}
-		if multi {
-			b.WriteByte(']')
-		}
-	}
-	return b.String()
-}
-
 // lagText is member i's LAG cell; the member with the most lag, when
 // there are several, is marked so an overloaded member stands out.
 func (m Members) lagText(i int) string {
-	s := strconv.FormatInt(m.members[i].Lag, 10)
+	s := model.Thousands(m.members[i].Lag)
 	if i == m.mostLag {
 		return s + " " + glyphWorst
 	}
@@ -202,7 +144,7 @@ func memberHost(h string) string {
 	if h == "" {
 		return "-"
 	}
-	return model.Printable(strings.TrimPrefix(h, "/"))
+	return strings.TrimPrefix(h, "/")
 }
 
 // memberName names a member on screen: its client id, or its short member
@@ -214,94 +156,80 @@ func memberName(mb *model.Member) string {
 	return model.ShortID(mb.MemberID)
 }
 
+// memberRow is one row of the members pane as the grid draws it: the
+// member and what the pane says of it.
+type memberRow struct {
+	m     *model.Member
+	parts string // PARTITIONS: its partitions, or why none, or a demo note
+	lag   string // LAG, marked when it is the member with the most
+	note  bool   // parts holds a demo note, which is never cut
+}
+
+// memberColumns declares the members pane's columns, in screen order:
+// member id, host, partition count and rate give way first, the
+// partitions (with the demo's notes) take the rest.
+func memberColumns() []column[memberRow] {
+	return []column[memberRow]{
+		{title: "CLIENT-ID", min: 9, max: 24, grow: 1, text: func(r *memberRow) string { return memberName(r.m) }},
+		{title: "HOST", drop: 3, grow: 3, text: func(r *memberRow) string { return memberHost(r.m.Host) }},
+		{title: "MEMBER-ID", drop: 4, grow: 4, text: func(r *memberRow) string { return model.ShortID(r.m.MemberID) }},
+		{title: "PARTS", right: true, drop: 2, grow: 2, text: func(r *memberRow) string { return strconv.Itoa(len(r.m.Partitions)) }},
+		{title: "LAG", right: true, grow: 0, text: func(r *memberRow) string { return r.lag }},
+		{title: "CONSUME/s", right: true, drop: 1, grow: 5, text: func(r *memberRow) string {
+			return rateNum(r.m.ConsumeRate) + staleMark(r.m.ConsumeRate)
+		}},
+		{title: "PARTITIONS", min: 10, fill: true, natural: 10, text: func(r *memberRow) string { return r.parts }},
+	}
+}
+
 // View renders the title, the column header and the visible members.
-func (m Members) View() string {
+func (m *Members) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
 	start, end := m.sc.Window()
-	visible := m.members[start:end]
-
-	var nat [numMCols]int
-	nat[mcolClient], nat[mcolHost], nat[mcolMember] = 9, 4, 9
-	nat[mcolCount], nat[mcolLag], nat[mcolParts] = 5, 3, 10
-	nat[mcolRate] = 9
-	for i := range visible {
-		mb := &visible[i]
-		nat[mcolClient] = max(nat[mcolClient], textWidth(memberName(mb)))
-		nat[mcolHost] = max(nat[mcolHost], textWidth(memberHost(mb.Host)))
-		nat[mcolLag] = max(nat[mcolLag], digits(mb.Lag)+2) // + " ◀"
-		nat[mcolRate] = max(nat[mcolRate], len(rateNum(mb.ConsumeRate)))
-		nat[mcolParts] = max(nat[mcolParts], textWidth(m.partsText(start+i)))
+	rows := make([]memberRow, 0, end-start)
+	for i := start; i < end; i++ {
+		rows = append(rows, memberRow{m: &m.members[i], parts: m.partsText(i), lag: m.lagText(i),
+			note: i < len(m.notes) && m.notes[i] != ""})
 	}
-	w := nat
-	w[mcolClient] = min(nat[mcolClient], 24)
-	w[mcolParts] = max(10, m.notesWidth(start, end)) // a demo note is never cut
-	show := [numMCols]bool{true, true, true, true, true, true, true}
-	avail := m.width - 1
-	used := func() int {
-		n, cols := 0, 0
-		for c := range numMCols {
-			if show[c] {
-				n += w[c]
-				cols++
-			}
-		}
-		return n + max(cols-1, 0)
-	}
-	for _, c := range []int{mcolMember, mcolHost, mcolCount, mcolRate} {
-		if used() <= avail {
-			break
-		}
-		show[c] = false
-	}
-	if extra := avail - used(); extra > 0 {
-		d := min(extra, nat[mcolClient]-w[mcolClient])
-		w[mcolClient] += d
-		w[mcolParts] += extra - d
-	}
+	// A demo note is never cut: the partitions column is at least as
+	// wide as the widest.
+	last := len(m.grid.cols) - 1
+	m.grid.cols[last].min = max(10, m.notesWidth(start, end))
+	l := m.grid.layout(rows, m.width, m.now)
 
 	var b strings.Builder
 	b.WriteString(m.title(start, end))
 	if m.height < 2 {
 		return b.String()
 	}
-	titles := [numMCols]string{"CLIENT-ID", "HOST", "MEMBER-ID", "PARTS", "LAG", "CONSUME/s", "PARTITIONS"}
-	right := [numMCols]bool{mcolCount: true, mcolLag: true, mcolRate: true}
-	cells := func(vals [numMCols]string) string { return joinCells(vals[:], w[:], show[:], right[:]) }
 	b.WriteByte('\n')
-	b.WriteString(m.styles.ColHeader.Render(" " + cells(titles)))
+	b.WriteString(m.styles.ColHeader.Render(m.grid.header(l)))
 	if len(m.members) == 0 && m.height > membersChrome {
 		b.WriteByte('\n')
 		b.WriteString(m.styles.Muted.Render(cell("  no active members", m.width, false)))
 	}
-	for i := range visible {
-		mb := &visible[i]
-		vals := [numMCols]string{
-			memberName(mb),
-			memberHost(mb.Host),
-			model.ShortID(mb.MemberID),
-			strconv.Itoa(len(mb.Partitions)),
-			m.lagText(start + i),
-			rateNum(mb.ConsumeRate),
-			m.partsText(start + i),
-		}
+	for i := range rows {
 		b.WriteByte('\n')
-		selected := m.focused && start+i == m.sc.Cursor()
-		if selected {
-			b.WriteString(m.styles.Selected.Render(glyphCursor + cells(vals)))
+		if m.focused && start+i == m.sc.Cursor() {
+			var line strings.Builder
+			m.grid.row(&line, l, &rows[i], glyphCursor, false)
+			b.WriteString(m.styles.Selected.Render(line.String()))
 			continue
 		}
-		line := " " + cells(vals)
-		if len(mb.Partitions) == 0 {
-			line = m.styles.Muted.Render(line)
+		var line strings.Builder
+		m.grid.row(&line, l, &rows[i], " ", true)
+		if len(rows[i].m.Partitions) == 0 {
+			b.WriteString(m.styles.Muted.Render(line.String()))
+			continue
 		}
-		b.WriteString(line)
+		b.WriteString(line.String())
 	}
 	return b.String()
 }
 
-func (m Members) title(start, end int) string {
+func (m *Members) title(start, end int) string {
 	st := m.styles.PaneTitleOff
 	glyph := glyphUnfocused
 	if m.focused {

@@ -159,6 +159,7 @@ func (o *OverviewPage) relayout() {
 	}
 	o.bodyW, o.bodyH = w, max(h-headH-helpH, 0)
 	o.pane.SetSize(o.bodyW, o.bodyH)
+	o.pane.SetNow(o.opts.Now())
 }
 
 // shortHelp is the one-line help: the keys, then help and quit, which are

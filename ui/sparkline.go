@@ -77,16 +77,12 @@ func (s Styles) statusPaint(st model.Status) paint {
 
 // barPaint colours a partition's lag bar and lag by its status, so a
 // small lag on a stalled partition is red and a large one that is being
-// worked off is not. Rows without a status (not annotated) fall back to
-// the scale.
-func (s Styles) barPaint(p *model.PartitionLag, maxLag int64) paint {
-	if p.Status == "" {
-		return s.lagStyle(p.Lag, maxLag)
-	}
+// worked off is not.
+func (s Styles) barPaint(p *model.PartitionLag) paint {
 	if p.Lag <= 0 {
 		return s.lagNone
 	}
-	if p.Status == model.StatusOK {
+	if p.Status == model.StatusOK || p.Status == "" {
 		return s.lagLow
 	}
 	return s.statusPaint(p.Status)
@@ -114,7 +110,7 @@ func lagAgeText(p *model.PartitionLag) string {
 	case !p.LagAgeKnown:
 		return "-"
 	}
-	return durText(p.LagAge)
+	return model.Age(p.LagAge)
 }
 
 // durText writes a duration compactly: 0s, <1s, 12s, 2m04s, 3h05m, 2d04h.
@@ -166,9 +162,17 @@ func perSec(r model.Rate) string {
 	return rateNum(r) + "/s"
 }
 
-// rateText is the RATE cell: consume/produce per second, "12/15".
+// rateText is the RATE cell: consume/produce per second, "12/15"; a rate
+// not measured this poll shows its last value, marked "12~".
 func rateText(p *model.PartitionLag) string {
-	return rateNum(p.ConsumeRate) + "/" + rateNum(p.ProduceRate)
+	return rateNum(p.ConsumeRate) + staleMark(p.ConsumeRate) + "/" + rateNum(p.ProduceRate) + staleMark(p.ProduceRate)
+}
+
+func staleMark(r model.Rate) string {
+	if r.Stale {
+		return glyphStaleRate
+	}
+	return ""
 }
 
 // partName names a partition for the header: "orders/2".

@@ -64,6 +64,7 @@ type Styles struct {
 	// Paints of the styles the table draws on every visible row.
 	lagNone, lagLow, lagMid, lagHigh paint
 	worst, err, unowned              paint
+	stateOK, stateWarn, stateBad     paint
 }
 
 // paint is a style reduced to the escape sequences around its text. Rows
@@ -157,19 +158,6 @@ func NewStyles(noColor bool) Styles {
 	}
 	s.lagNone, s.lagLow, s.lagMid, s.lagHigh = newPaint(s.LagNone), newPaint(s.LagLow), newPaint(s.LagMid), newPaint(s.LagHigh)
 	s.worst, s.err, s.unowned = newPaint(s.Worst), newPaint(s.Err), newPaint(s.Unowned)
+	s.stateOK, s.stateWarn, s.stateBad = newPaint(s.StateOK), newPaint(s.StateWarn), newPaint(s.StateBad)
 	return s
-}
-
-// lagStyle picks the bar colour for a lag relative to the largest on screen.
-func (s Styles) lagStyle(lag, maxLag int64) paint {
-	switch {
-	case lag <= 0 || maxLag <= 0:
-		return s.lagNone
-	case lag*3 >= maxLag*2:
-		return s.lagHigh
-	case lag*3 >= maxLag:
-		return s.lagMid
-	default:
-		return s.lagLow
-	}
 }

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -10,25 +12,31 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// Table is the partition pane: one row per partition with its owner,
-// offsets, lag and a lag bar scaled to the largest lag on screen. Only the
-// rows in the scroll window are measured and rendered, so its cost does not
-// grow with the partition count.
+// Table is the partition pane: one row per partition with its status,
+// owner, offsets, lag, lag age, rates and a bar that says how long the
+// oldest unprocessed record has waited, on a fixed scale (ageMarks), so a
+// bar means the same on every row and every poll. Only the rows in the
+// scroll window are measured and rendered, so its cost does not grow with
+// the partition count.
 type Table struct {
 	styles  Styles
 	keys    KeyMap
 	rows    []model.PartitionLag
 	sc      scroller
+	grid    grid[model.PartitionLag]
 	width   int
 	height  int
 	focused bool
 	stale   bool
+	now     time.Time
 	// highlight marks the partitions of the selected timeline event.
 	highlight map[model.TopicPartition]bool
 
 	// Set by SetView: how the rows were sorted and filtered, how many
 	// partitions the snapshot has, and its worst partition (marked).
 	viewDesc string
+	// empty says why no row shows, when none does.
+	empty    string
 	total    int
 	worst    model.TopicPartition
 	hasWorst bool
@@ -37,29 +45,77 @@ type Table struct {
 	oneTopic string
 }
 
-// Table columns, in screen order.
-const (
-	colTopic = iota
-	colPart
-	colStatus
-	colOwner
-	colCommitted
-	colLogEnd
-	colLag
-	colAge
-	colRate
-	colBar
-	numCols
-)
-
 // tableChrome is the number of lines above the rows: title and column
 // header.
 const tableChrome = 2
 
+// ageMarks are the lag ages the bar's segments end at: a bar reaching the
+// second segment's end has waited 30s, the last one's an hour or more.
+// Lag in flight (under 5s) draws one cell.
+var ageMarks = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour}
+
+// Glyphs of the table.
+const (
+	glyphPrevOwner = "◌" // the owner before a rebalance that left the partition unowned
+	glyphStaleRate = "~" // a rate not measured this poll: its last value
+	glyphBarByLag  = "▒" // the lag age is unknown: the bar counts lag decades instead
+)
+
 // NewTable returns an empty partition table.
 func NewTable(st Styles, km KeyMap) Table {
-	return Table{styles: st, keys: km}
+	t := Table{styles: st, keys: km}
+	t.grid = newGrid(t.columns())
+	return t
 }
+
+// columns declares the table's columns, in screen order. They give way
+// (drop, highest first) log-end, committed, rates, topic, bar; the
+// status's word gives way to its glyph before any of them.
+func (t *Table) columns() []column[model.PartitionLag] {
+	st := t.styles
+	right := true
+	return []column[model.PartitionLag]{
+		{title: "TOPIC", min: 12, max: 40, drop: 4, grow: 3,
+			text: func(p *model.PartitionLag) string { return p.Topic }},
+		{title: "PARTITION", short: "P", right: right, min: 1, grow: 4,
+			text:   func(p *model.PartitionLag) string { return strconv.Itoa(int(p.Partition)) },
+			narrow: func(p *model.PartitionLag) string { return strconv.Itoa(int(p.Partition)) }},
+		{title: "STATUS", short: "S", min: statusWidth, narrowAt: 3, grow: 0,
+			text:   func(p *model.PartitionLag) string { return statusText(p.Status, true) },
+			narrow: func(p *model.PartitionLag) string { return statusText(p.Status, false) },
+			paint:  func(p *model.PartitionLag) paint { return st.statusPaint(p.Status) }},
+		{title: "OWNER", min: 10, drop: 1, grow: 5,
+			text:   func(p *model.PartitionLag) string { return ownerText(p, true) },
+			narrow: func(p *model.PartitionLag) string { return ownerText(p, false) },
+			paint: func(p *model.PartitionLag) paint {
+				if !p.Owned() {
+					return st.unowned
+				}
+				return paint{}
+			}},
+		{title: "COMMITTED", right: right, drop: 8, grow: 6,
+			text: func(p *model.PartitionLag) string { return model.Offset(p.Committed) }},
+		{title: "LOG-END", right: right, drop: 9, grow: 7,
+			text: func(p *model.PartitionLag) string { return model.Offset(p.LogEnd) }},
+		{title: "LAG", right: right, grow: 1,
+			text:  lagText,
+			paint: func(p *model.PartitionLag) paint { return st.barPaint(p) }},
+		{title: "LAG AGE", short: "AGE", right: right, min: 6, drop: 2, grow: 2,
+			text: lagAgeText},
+		{title: "CONS/PROD", short: "RATE", right: right, drop: 7, grow: 8, text: rateText},
+		{title: "LAG BAR", min: 12, drop: 5, grow: 9, fill: true, natural: 42},
+	}
+}
+
+// statusWidth is the STATUS column's width with words: the longest label,
+// so a partition turning LAGGING does not widen it.
+var statusWidth = func() int {
+	w := 0
+	for _, s := range model.Statuses() {
+		w = max(w, textWidth(s.Label()))
+	}
+	return w
+}()
 
 // SetSize sets the pane's outer size, title and column header included.
 func (t *Table) SetSize(w, h int) {
@@ -72,6 +128,9 @@ func (t *Table) SetFocused(f bool) { t.focused = f }
 
 // SetStale marks the rows as last-known data from an earlier poll.
 func (t *Table) SetStale(s bool) { t.stale = s }
+
+// SetNow sets the clock the column widths are held by.
+func (t *Table) SetNow(now time.Time) { t.now = now }
 
 // SetRows replaces the rows. The table keeps a reference, not a copy. The
 // selected partition stays selected when it is still present.
@@ -97,10 +156,10 @@ func (t *Table) SetRows(rows []model.PartitionLag) {
 }
 
 // SetView tells the table how its rows were chosen, for the title (desc,
-// "sort: lag · only lag"; total partitions before filtering), and which
-// partition is the worst, for the marker.
-func (t *Table) SetView(desc string, total int, worst model.TopicPartition, hasWorst bool) {
-	t.viewDesc, t.total, t.worst, t.hasWorst = desc, total, worst, hasWorst
+// "sort: lag · only lag"; total partitions before filtering), why none
+// shows when none does, and which partition is the worst, for the marker.
+func (t *Table) SetView(desc, empty string, total int, worst model.TopicPartition, hasWorst bool) {
+	t.viewDesc, t.empty, t.total, t.worst, t.hasWorst = desc, empty, total, worst, hasWorst
 }
 
 // Selected returns the partition under the cursor.
@@ -123,24 +182,15 @@ func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
 	return t, nil
 }
 
-// tableLayout is the visible columns and their widths for one frame.
-type tableLayout struct {
-	show      [numCols]bool
-	w         [numCols]int
-	partTitle string
-	ownerHost bool // OWNER shows the host too
-	barTitle  string
-	// titles of the issue-5 columns, shortened to their widths
-	statusTitle, ageTitle, rateTitle string
-	statusWords                      bool // STATUS fits the words, not only glyphs
-	maxLag                           int64
-	fromStart                        bool // a visible row counts lag from log start
-}
-
 // ownerText is the OWNER cell: client id and host, or only the client id
-// when the column is too narrow for both.
+// when the column is too narrow for both; while a rebalance leaves the
+// partition unowned, the owner it had, marked. The grid makes cells
+// printable; the name is made so here too, for the header's worst line.
 func ownerText(p *model.PartitionLag, withHost bool) string {
 	if !p.Owned() {
+		if p.PrevOwner != "" {
+			return glyphPrevOwner + " " + p.PrevOwner
+		}
 		return "-"
 	}
 	name := p.ClientID
@@ -151,187 +201,52 @@ func ownerText(p *model.PartitionLag, withHost bool) string {
 	if p.Host == "" || !withHost {
 		return name
 	}
-	return name + " (" + model.Printable(strings.TrimPrefix(p.Host, "/")) + ")"
+	return name + " (" + strings.TrimPrefix(p.Host, "/") + ")"
 }
 
+// lagText is the LAG cell, with thousands separators as everywhere; a lag
+// counted from the log start (nothing committed) is marked *.
 func lagText(p *model.PartitionLag) string {
-	s := strconv.FormatInt(p.Lag, 10)
+	s := model.Thousands(p.Lag)
 	if p.LagFromStart && p.LogEnd >= 0 {
 		s += glyphFromStart
 	}
 	return s
 }
 
-func digits(n int64) int {
-	if n < 0 {
-		return 1 // "-"
-	}
-	d := 1
-	for n >= 10 {
-		n /= 10
-		d++
-	}
-	return d
-}
-
-// layout fits the columns to the pane width from the visible rows: columns
-// are dropped (LOG-END, COMMITTED, OWNER, bar) until the minimum widths
-// fit, then spare cells go to the columns that read best wider.
-func (t Table) layout(rows []model.PartitionLag) tableLayout {
-	var l tableLayout
-	var nat [numCols]int
-	ownerShort := 5
-	nat[colTopic], nat[colPart], nat[colOwner] = 5, 1, 5
-	nat[colCommitted], nat[colLogEnd], nat[colLag] = 9, 7, 3
-	nat[colStatus], nat[colAge], nat[colRate] = 6, 3, 9
-	for i := range rows {
-		p := &rows[i]
-		nat[colTopic] = max(nat[colTopic], textWidth(model.Printable(p.Topic)))
-		nat[colPart] = max(nat[colPart], digits(int64(p.Partition)))
-		nat[colOwner] = max(nat[colOwner], textWidth(ownerText(p, true)))
-		ownerShort = max(ownerShort, textWidth(ownerText(p, false)))
-		nat[colCommitted] = max(nat[colCommitted], digits(p.Committed))
-		nat[colLogEnd] = max(nat[colLogEnd], digits(p.LogEnd))
-		lw := digits(p.Lag)
-		if p.LagFromStart && p.LogEnd >= 0 {
-			lw++
-			l.fromStart = true
-		}
-		nat[colLag] = max(nat[colLag], lw)
-		l.maxLag = max(l.maxLag, p.Lag)
-		if p.Status != "" {
-			nat[colStatus] = max(nat[colStatus], textWidth(p.Status.Label()))
-		}
-		nat[colAge] = max(nat[colAge], len(lagAgeText(p)))
-		nat[colRate] = max(nat[colRate], len(rateText(p)))
-	}
-	nat[colBar] = 60
-
-	minW := nat
-	minW[colTopic] = min(nat[colTopic], 20)
-	minW[colOwner] = min(ownerShort, 10)
-	shrinkStatus := -1 // step below: the glyph alone, without the word
-	minW[colBar] = 7
-
-	avail := t.width - 1 // cursor gutter
-	for c := range numCols {
-		l.show[c] = true
-	}
-	used := func() int {
-		n, cols := 0, 0
-		for c := range numCols {
-			if l.show[c] {
-				n += l.w[c]
-				cols++
-			}
-		}
-		return n + max(cols-1, 0)
-	}
-	l.w = minW
-	// Dropped first to last (negative: the topic gives up cells instead);
-	// partition, owner, lag, status and age stay longest.
-	dropTopic := -2 // step below: drop TOPIC when every row has the same
-	for _, c := range []int{colLogEnd, colCommitted, colRate, dropTopic, -12, colBar, shrinkStatus, -8, colAge, colOwner} {
-		if used() <= avail {
-			break
-		}
-		if c == dropTopic {
-			l.show[colTopic] = t.oneTopic == ""
-			continue
-		}
-		if c == shrinkStatus {
-			l.w[colStatus] = 1
-			continue
-		}
-		if c < 0 {
-			l.w[colTopic] = min(l.w[colTopic], -c)
-			continue
-		}
-		l.show[c] = false
-	}
-	extra := avail - used()
-	grow := func(c, target int) {
-		if !l.show[c] || extra <= 0 {
-			return
-		}
-		d := min(extra, target-l.w[c])
-		if d > 0 {
-			l.w[c] += d
-			extra -= d
-		}
-	}
-	grow(colStatus, nat[colStatus]) // the word, not only the glyph
-	grow(colBar, 10)
-	grow(colTopic, min(nat[colTopic], 24))
-	grow(colPart, max(nat[colPart], 4))
-	grow(colBar, 16)
-	grow(colOwner, ownerShort)
-	if extra >= nat[colOwner]-l.w[colOwner] { // the host fits too
-		grow(colOwner, nat[colOwner])
-	}
-	grow(colPart, max(nat[colPart], 9))
-	grow(colTopic, nat[colTopic])
-	grow(colBar, nat[colBar])
-
-	l.ownerHost = l.w[colOwner] >= nat[colOwner]
-	switch w := l.w[colPart]; {
-	case w >= 9:
-		l.partTitle = "PARTITION"
-	case w >= 4:
-		l.partTitle = "PART"
-	default:
-		l.partTitle = "P"
-	}
-	switch w := l.w[colBar]; {
-	case w >= 19 && (t.hasWorst || len(rows) > 0 && rows[0].Status != ""):
-		// Statuses known: the marker is the worst partition's, when
-		// there is one (lag only in flight names none).
-		l.barTitle = "LAG BAR (" + glyphWorst + " = worst)"
-	case w >= 22:
-		l.barTitle = "LAG BAR (" + glyphWorst + " = most lag)"
-	case w >= 7:
-		l.barTitle = "LAG BAR"
-	}
-	l.statusWords = l.w[colStatus] >= nat[colStatus]
-	l.statusTitle = "STATUS"
-	if !l.statusWords {
-		l.w[colStatus], l.statusTitle = 1, "S"
-	}
-	l.ageTitle = "LAG AGE"
-	if l.w[colAge] < 7 {
-		l.ageTitle = "AGE"
-	}
-	l.rateTitle = "CONS/PROD"
-	if l.w[colRate] < 9 {
-		l.rateTitle = "RATE"
-	}
-	return l
-}
-
 // View renders the title, the column header and the visible rows.
-func (t Table) View() string {
+func (t *Table) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
 	start, end := t.sc.Window()
 	visible := t.rows[start:end]
-	l := t.layout(visible)
+	t.grid.cols[len(t.grid.cols)-1].render = t.bar // this frame's table: its worst, its styles
+	t.grid.cols[0].drop = 4
+	if t.oneTopic == "" {
+		t.grid.cols[0].drop = 0 // several topics: the topic is never dropped
+	}
+	l := t.grid.layout(visible, t.width, t.now)
 
 	var b strings.Builder
 	b.Grow((t.width + 16) * t.height)
 	topic := ""
-	if !l.show[colTopic] {
+	if !l.show[0] {
 		topic = t.oneTopic
 	}
-	b.WriteString(t.title(start, end, l.fromStart, topic))
+	b.WriteString(t.title(start, end, visible, topic))
 	if t.height < 2 {
 		return b.String()
 	}
 	b.WriteByte('\n')
-	b.WriteString(t.header(l))
+	b.WriteString(t.styles.ColHeader.Render(t.header(l)))
 	if len(t.rows) == 0 && t.height > tableChrome {
+		empty := t.empty
+		if empty == "" {
+			empty = "no partitions: nothing assigned or committed yet"
+		}
 		b.WriteByte('\n')
-		b.WriteString(t.styles.Muted.Render(cell("  no partitions: nothing assigned or committed yet", t.width, false)))
+		b.WriteString(t.styles.Muted.Render(cell("  "+empty, t.width, false)))
 	}
 	for i := range visible {
 		b.WriteByte('\n')
@@ -340,7 +255,49 @@ func (t Table) View() string {
 	return b.String()
 }
 
-func (t Table) title(start, end int, fromStart bool, topic string) string {
+// header is the grid's header with the bar column as a ruler of its
+// scale when it is wide enough: "LAG BAR 5s  30s  2m …".
+func (t *Table) header(l gridLayout) string {
+	h := t.grid.header(l)
+	last := len(t.grid.cols) - 1
+	if !l.show[last] {
+		return h
+	}
+	w := l.w[last]
+	ruler := t.ruler(w)
+	if ruler == "" {
+		return h
+	}
+	return h[:len(h)-len(cell(t.grid.cols[last].title, w, false))] + ruler
+}
+
+// ruler labels the bar's scale under its segment ends, or "" when they do
+// not fit.
+func (t *Table) ruler(w int) string {
+	inner := w - 2
+	if inner < 20 {
+		return ""
+	}
+	line := []rune(spaces(w))
+	pos := 0
+	for i, m := range ageMarks {
+		end := barCells(m, inner)
+		label := model.Setting(m)
+		at := max(end-len(label), pos)
+		if i == 0 {
+			at = 0
+			label = "≤" + label
+		}
+		if at+len([]rune(label)) > w {
+			return ""
+		}
+		copy(line[at:], []rune(label))
+		pos = at + len([]rune(label)) + 1
+	}
+	return string(line)
+}
+
+func (t *Table) title(start, end int, visible []model.PartitionLag, topic string) string {
 	st := t.styles.PaneTitleOff
 	glyph := glyphUnfocused
 	if t.focused {
@@ -364,26 +321,36 @@ func (t Table) title(start, end int, fromStart bool, topic string) string {
 	if t.stale {
 		extra = append(extra, glyphStale+" stale")
 	}
+	// The legend is always there, so the line does not shift as rows
+	// come and go; the rarer marks only while a row shows them.
+	extra = append(extra, glyphWorst+" worst", "bar: lag age")
+	var fromStart, prev, staleRate, byLag bool
+	for i := range visible {
+		p := &visible[i]
+		fromStart = fromStart || p.LagFromStart && p.LogEnd >= 0
+		prev = prev || !p.Owned() && p.PrevOwner != ""
+		staleRate = staleRate || p.ConsumeRate.Stale || p.ProduceRate.Stale
+		byLag = byLag || p.Lag > 0 && !p.LagAgeKnown && !p.LagAgeGone
+	}
 	if fromStart {
 		extra = append(extra, glyphFromStart+" no commit: lag from log start")
 	}
-	if len(extra) > 0 {
-		s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
+	if prev {
+		extra = append(extra, glyphPrevOwner+" owner before the rebalance")
 	}
+	if staleRate {
+		extra = append(extra, glyphStaleRate+" last rate")
+	}
+	if byLag {
+		extra = append(extra, glyphBarByLag+" age unknown: bar by lag")
+	}
+	s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
 	return ansi.Truncate(s, t.width, ellipsis)
-}
-
-func (t Table) header(l tableLayout) string {
-	titles := [numCols]string{"TOPIC", l.partTitle, l.statusTitle, "OWNER", "COMMITTED", "LOG-END", "LAG", l.ageTitle, l.rateTitle, l.barTitle}
-	right := [numCols]bool{colPart: true, colCommitted: true, colLogEnd: true, colLag: true, colAge: true, colRate: true}
-	return t.styles.ColHeader.Render(" " + joinCells(titles[:], l.w[:], l.show[:], right[:]))
 }
 
 // row writes one partition row. The selected row is rendered plain and then
 // reversed as a whole, so inner colours never cut the highlight.
-func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, selected bool) {
-	st := t.styles
-	styled := !selected
+func (t *Table) row(b *strings.Builder, l gridLayout, p *model.PartitionLag, selected bool) {
 	gutter := " "
 	switch {
 	case selected:
@@ -393,79 +360,57 @@ func (t Table) row(b *strings.Builder, l tableLayout, p *model.PartitionLag, sel
 	case p.Err != "":
 		gutter = glyphError
 	}
-	var line strings.Builder
-	line.WriteString(gutter)
-	sep := func() { line.WriteByte(' ') }
-	if l.show[colTopic] {
-		line.WriteString(cell(model.Printable(p.Topic), l.w[colTopic], false))
-		sep()
-	}
-	line.WriteString(cell(strconv.Itoa(int(p.Partition)), l.w[colPart], true))
-	if l.show[colStatus] {
-		sep()
-		s := cell(statusText(p.Status, l.statusWords), l.w[colStatus], false)
-		if styled {
-			s = st.statusPaint(p.Status).Render(s)
-		}
-		line.WriteString(s)
-	}
-	if l.show[colOwner] {
-		sep()
-		o := cell(ownerText(p, l.ownerHost), l.w[colOwner], false)
-		if styled && !p.Owned() {
-			o = st.unowned.Render(o)
-		}
-		line.WriteString(o)
-	}
-	if l.show[colCommitted] {
-		sep()
-		line.WriteString(cell(model.Offset(p.Committed), l.w[colCommitted], true))
-	}
-	if l.show[colLogEnd] {
-		sep()
-		line.WriteString(cell(model.Offset(p.LogEnd), l.w[colLogEnd], true))
-	}
-	sep()
-	lag := cell(lagText(p), l.w[colLag], true)
-	if styled {
-		lag = st.barPaint(p, l.maxLag).Render(lag)
-	}
-	line.WriteString(lag)
-	if l.show[colAge] {
-		sep()
-		line.WriteString(cell(lagAgeText(p), l.w[colAge], true))
-	}
-	if l.show[colRate] {
-		sep()
-		line.WriteString(cell(rateText(p), l.w[colRate], true))
-	}
-	if l.show[colBar] {
-		sep()
-		line.WriteString(t.bar(p, l.w[colBar], l.maxLag, styled))
-	}
 	if selected {
-		b.WriteString(st.Selected.Render(line.String()))
+		var line strings.Builder
+		t.grid.row(&line, l, p, gutter, false)
+		b.WriteString(t.styles.Selected.Render(line.String()))
 		return
 	}
-	b.WriteString(line.String())
+	t.grid.row(b, l, p, gutter, true)
 }
 
 // isWorst reports whether p gets the worst-partition marker: the
-// snapshot's worst partition once statuses are known, the largest lag on
-// screen before.
-func (t Table) isWorst(p *model.PartitionLag, maxLag int64) bool {
-	if t.hasWorst {
-		return p.TopicPartition == t.worst
-	}
-	return p.Status == "" && p.Lag > 0 && p.Lag == maxLag
+// snapshot's worst partition once statuses are known.
+func (t *Table) isWorst(p *model.PartitionLag) bool {
+	return t.hasWorst && p.TopicPartition == t.worst
 }
 
-// bar draws the lag bar: filled cells (█) proportional to lag over the
-// largest lag on screen, a track (░) for the rest, and a marker (◀) on the
-// partition with the most lag. A partition whose offsets could not be read
-// shows its error instead: a bar drawn from offsets that could not all be
-// read would mislead.
-func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) string {
+// barCells is how many of inner cells the bar of a lag age a fills: one
+// up to the first mark, then each segment between marks an equal share,
+// filled logarithmically within it; an hour or more fills it all.
+func barCells(a time.Duration, inner int) int {
+	if a <= ageMarks[0] {
+		return 1
+	}
+	segs := len(ageMarks) - 1
+	seg := float64(inner-1) / float64(segs)
+	for i := 1; i < len(ageMarks); i++ {
+		if a <= ageMarks[i] {
+			f := math.Log(float64(a)/float64(ageMarks[i-1])) / math.Log(float64(ageMarks[i])/float64(ageMarks[i-1]))
+			return min(1+int(math.Round(seg*(float64(i-1)+f))), inner)
+		}
+	}
+	return inner
+}
+
+// lagCells is the bar of a lag whose age is unknown: one segment a decade
+// above 1 (1–9 one cell, 10s to the first segment's end …).
+func lagCells(lag int64, inner int) int {
+	if lag <= 1 {
+		return 1
+	}
+	segs := len(ageMarks) - 1
+	seg := float64(inner-1) / float64(segs)
+	return min(1+int(math.Round(seg*math.Log10(float64(lag)))), inner)
+}
+
+// bar draws how long the oldest unprocessed record has waited: filled
+// cells (█) on the fixed scale of ageMarks, a track (░) for the rest, and
+// a marker (◀) on the worst partition. Lag in flight draws one cell; with
+// no age known the bar counts lag decades, drawn ▒. A partition whose
+// offsets could not be read shows its error instead: a bar drawn from
+// offsets that could not all be read would mislead.
+func (t *Table) bar(p *model.PartitionLag, w int, styled bool) string {
 	st := t.styles
 	if p.Err != "" {
 		s := cell(glyphError+" "+oneLine(p.Err), w, false)
@@ -474,28 +419,31 @@ func (t Table) bar(p *model.PartitionLag, w int, maxLag int64, styled bool) stri
 		}
 		return s
 	}
-	inner := w
-	marker := ""
+	inner, marker := w, ""
 	if w >= 4 {
-		inner = w - 2
-		marker = "  "
-		if t.isWorst(p, maxLag) {
+		inner, marker = w-2, "  "
+		if t.isWorst(p) {
 			marker = " " + glyphWorst
 		}
 	}
-	filled := 0
-	if p.Lag > 0 && maxLag > 0 {
-		filled = int((p.Lag*int64(inner) + maxLag - 1) / maxLag)
-		filled = min(max(filled, 1), inner)
+	filled, glyph := 0, glyphBarFull
+	switch {
+	case p.Lag <= 0 || p.LagMarkersOnly:
+	case p.LagAgeGone:
+		filled = inner
+	case p.LagAgeKnown:
+		filled = barCells(p.LagAge, inner)
+	default:
+		filled, glyph = lagCells(p.Lag, inner), glyphBarByLag
 	}
-	full := strings.Repeat(glyphBarFull, filled)
+	full := strings.Repeat(glyph, filled)
 	track := strings.Repeat(glyphBarTrack, inner-filled)
 	if !styled {
 		return full + track + marker
 	}
 	var s string
 	if filled > 0 {
-		s = st.barPaint(p, maxLag).Render(full)
+		s = st.barPaint(p).Render(full)
 	}
 	if inner > filled {
 		s += st.lagNone.Render(track)

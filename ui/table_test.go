@@ -3,37 +3,79 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
 
-func TestLagBar(t *testing.T) {
+// The bar says how long the oldest unprocessed record has waited, on a
+// fixed scale: lag in flight is one cell, minutes behind a long bar even
+// alone, and a row's bar depends on nothing but the row.
+func TestLagBarByAge(t *testing.T) {
 	tb := NewTable(NewStyles(true), DefaultKeyMap())
+	const w = 42 // 40 cells of bar and the marker
+	row := func(lag int64, age time.Duration, known bool) model.PartitionLag {
+		return model.PartitionLag{Lag: lag, LogEnd: 1000, LagAge: age, LagAgeKnown: known, Status: model.StatusOK}
+	}
+	cells := func(p model.PartitionLag) int {
+		got := ansi.Strip(tb.bar(&p, w, true))
+		if textWidth(got) != w {
+			t.Fatalf("bar %q is %d cells, want %d", got, textWidth(got), w)
+		}
+		return strings.Count(got, glyphBarFull) + strings.Count(got, glyphBarByLag)
+	}
 	tests := []struct {
-		lag, max int64
-		want     string
+		p    model.PartitionLag
+		want int
 	}{
-		{100, 100, "██████████ ◀"},
-		{50, 100, "█████░░░░░  "},
-		{1, 100, "█░░░░░░░░░  "}, // any lag shows at least one cell
-		{0, 100, "░░░░░░░░░░  "},
-		{0, 0, "░░░░░░░░░░  "},
+		{row(0, 0, true), 0},
+		{row(1, 300*time.Millisecond, true), 1}, // in flight
+		{row(5000, 4*time.Second, true), 1},     // many messages, none waiting long
+		{row(3, 30*time.Second, true), 11},      // the first segment's end: 1 + 40/4... of 39 cells
+		{row(3, 10*time.Minute, true), 30},      // the third mark
+		{row(3, 3*time.Hour, true), 40},         // an hour or more: all
+		{model.PartitionLag{Lag: 9, LogEnd: 9, LagAgeGone: true}, 40},
 	}
 	for _, tt := range tests {
-		p := model.PartitionLag{Lag: tt.lag, LogEnd: 1000}
-		got := ansi.Strip(tb.bar(&p, 12, tt.max, true))
-		if got != tt.want {
-			t.Errorf("bar(lag %d of %d) = %q, want %q", tt.lag, tt.max, got, tt.want)
-		}
-		if w := textWidth(got); w != 12 {
-			t.Errorf("bar(lag %d of %d) is %d cells, want 12", tt.lag, tt.max, w)
+		if got := cells(tt.p); got != tt.want {
+			t.Errorf("lag %d aged %s (known %v, gone %v): %d cells, want %d", tt.p.Lag, tt.p.LagAge, tt.p.LagAgeKnown, tt.p.LagAgeGone, got, tt.want)
 		}
 	}
+	prev := 0
+	for a := time.Second; a < 2*time.Hour; a = a * 3 / 2 {
+		n := cells(row(10, a, true))
+		if n < prev {
+			t.Fatalf("the bar shrank from %d to %d cells as the age grew to %s", prev, n, a)
+		}
+		prev = n
+	}
+	// No age known: lag decades, drawn ▒ so it does not pass for an age.
+	if got := ansi.Strip(tb.bar(&model.PartitionLag{Lag: 500, LogEnd: 600}, w, true)); !strings.HasPrefix(got, glyphBarByLag) || strings.Contains(got, glyphBarFull) {
+		t.Errorf("bar with no known age = %q, want ▒ cells", got)
+	}
 	p := model.PartitionLag{Lag: 5, Err: "OFFSET_NOT_AVAILABLE"}
-	if got := ansi.Strip(tb.bar(&p, 12, 5, true)); !strings.HasPrefix(got, "! OFFSET_") {
+	if got := ansi.Strip(tb.bar(&p, 12, true)); !strings.HasPrefix(got, "! OFFSET_") {
 		t.Errorf("bar with an error = %q, want the error", got)
+	}
+}
+
+// The bar is coloured by status: one cell of OK lag in the OK colour, a
+// stalled partition's in the STALLED colour.
+func TestBarColourByStatus(t *testing.T) {
+	st := NewStyles(false)
+	tb := NewTable(st, DefaultKeyMap())
+	ok := model.PartitionLag{Lag: 1, LogEnd: 10, Status: model.StatusOK, LagAgeKnown: true, LagAge: time.Second}
+	if bar := tb.bar(&ok, 12, true); !strings.Contains(bar, st.lagLow.pre+"█"+st.lagLow.post) || strings.Contains(bar, "██") {
+		t.Errorf("OK lag in flight: %q, want one cell in the OK colour", bar)
+	}
+	stalled := model.PartitionLag{Lag: 3, LogEnd: 10, Status: model.StatusStalled, LagAgeKnown: true, LagAge: 45 * time.Second}
+	if bar := tb.bar(&stalled, 12, true); !strings.Contains(bar, st.statusPaint(model.StatusStalled).pre+"█") {
+		t.Errorf("STALLED: %q, want its cells in the STALLED colour", bar)
+	}
+	if st.statusPaint(model.StatusStalled) == st.lagLow {
+		t.Fatal("STALLED and OK share a colour: the test cannot fail")
 	}
 }
 

@@ -12,24 +12,6 @@ import (
 // cell truncates s to w terminal cells (with an ellipsis) and pads it with
 // spaces to exactly w cells, on the right or, with right set, on the left.
 // Widths are cells, not runes, so wide runes keep columns aligned.
-// joinCells lays out the shown columns of one row: each value fitted to its
-// width (right-aligned where right says so), separated by one space.
-func joinCells(vals []string, w []int, show, right []bool) string {
-	var b strings.Builder
-	first := true
-	for c, v := range vals {
-		if !show[c] {
-			continue
-		}
-		if !first {
-			b.WriteByte(' ')
-		}
-		first = false
-		b.WriteString(cell(v, w[c], right[c]))
-	}
-	return b.String()
-}
-
 func cell(s string, w int, right bool) string {
 	if w <= 0 {
 		return ""

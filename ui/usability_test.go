@@ -272,19 +272,19 @@ func TestDemoKilledMemberPollsFastUntilPastSessionTimeout(t *testing.T) {
 	}
 }
 
-// A demo note is followed by the member's partitions; of one topic they
-// are bare numbers, which read as part of the note ("evicted in 5.1s  2"):
-// they are bracketed there.
+// A demo note is followed by the member's partitions, named as everywhere
+// ("p0–p2"), so a bare number never reads as part of the note
+// ("evicted in 5.1s  2").
 func TestDemoNoteKeepsPartitionsApart(t *testing.T) {
 	st := NewStyles(true)
 	m := NewMembers(st, DefaultKeyMap())
 	m.SetMembers(caughtUpSnapshot(0).Members)
 	m.SetNotes([]string{"✗ killed · evicted in 5.1s"})
-	if got, want := m.partsText(0), "✗ killed · evicted in 5.1s  [0-2]"; got != want {
+	if got, want := m.partsText(0), "✗ killed · evicted in 5.1s  p0–p2"; got != want {
 		t.Errorf("noted partitions %q, want %q", got, want)
 	}
 	m.SetNotes(nil)
-	if got := m.partsText(0); got != "0-2" {
-		t.Errorf("partitions without a note %q, want 0-2", got)
+	if got := m.partsText(0); got != "p0–p2" {
+		t.Errorf("partitions without a note %q, want p0–p2", got)
 	}
 }

@@ -52,18 +52,13 @@ func minus(a, b []model.TopicPartition) []model.TopicPartition {
 	return out
 }
 
+// partList names partitions the way every view does (model.PartitionList):
+// "p0–p1", "no partitions".
 func partList(tps []model.TopicPartition) string {
 	if len(tps) == 0 {
 		return "no partitions"
 	}
-	s := "["
-	for i, tp := range tps {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprint(tp.Partition)
-	}
-	return s + "]"
+	return model.PartitionList(tps, model.MultiTopic(tps))
 }
 
 func ordinal(n int) string {
