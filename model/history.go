@@ -30,8 +30,10 @@ type HistoryOptions struct {
 	// inside the window to the newest, and is unknown until the samples span
 	// half of it. It is also how long REWOUND sticks. Default 10s.
 	Window time.Duration
-	// LaggingWindow is how far back lag must have grown for LAGGING.
-	// Default 30s.
+	// LaggingWindow is the short window a LAGGING verdict looks at: lag
+	// grown across it (at least three polls of it, or two poll intervals
+	// when polls are slower), while commits advance or after they stopped.
+	// Default 5s: a partition falling behind is seen in seconds.
 	LaggingWindow time.Duration
 	// SparkPoints and SparkEvery shape Snapshot.TotalLagHistory: up to
 	// SparkPoints points, one per SparkEvery. Defaults 60 and 5s (5 minutes).
@@ -47,7 +49,7 @@ func (o HistoryOptions) withDefaults() HistoryOptions {
 		o.Window = 10 * time.Second
 	}
 	if o.LaggingWindow <= 0 {
-		o.LaggingWindow = 30 * time.Second
+		o.LaggingWindow = 5 * time.Second
 	}
 	if o.SparkPoints <= 0 {
 		o.SparkPoints = 60
@@ -63,9 +65,19 @@ const (
 	// the longer of Window and LaggingWindow whatever the poll interval:
 	// memory is a few hundred bytes per partition, not per poll.
 	ringSize = 8
-	// minLaggingSamples is how many samples (the current one included) the
+	// minLaggingSamples is how many polls (the current one included) the
 	// lagging window must hold before LAGGING can be said.
-	minLaggingSamples = 4
+	minLaggingSamples = 3
+	// recentSize polls are kept per partition, unspaced, for the short
+	// window of LAGGING.
+	recentSize = 8
+	// laggingAge: with its age known, lag whose oldest record has waited
+	// less than this is being worked off, whatever its trend.
+	laggingAge = 3 * time.Second
+	// laggingMinGrow: with no age known, lag must grow by at least this
+	// many messages (and 1%) across the window, so lag of one or two in
+	// flight is never LAGGING.
+	laggingMinGrow = 5
 	// maxETA: beyond this the group is not meaningfully catching up.
 	maxETA = 365 * 24 * time.Hour
 	// verdictShare and verdictMin: "falling behind" and an ETA need
@@ -112,6 +124,14 @@ type partState struct {
 	gap   bool
 
 	status Status
+
+	// recent holds the last polls, oldest first from rhead-rn+1, for the
+	// short window of LAGGING; commitEvery is the typical time between
+	// two commit movements seen (an EWMA), so a consumer that commits
+	// every 5s (auto-commit) is not thought stopped between commits.
+	recent      [recentSize]sample
+	rhead, rn   uint8
+	commitEvery int64
 
 	// The last measured rates, and when; the last owner seen (its label
 	// and member id), shown while a rebalance leaves it unowned.
@@ -240,7 +260,6 @@ func (h *History) Annotate(s *Snapshot) []Event {
 		if !st.seen {
 			prevStatus = StatusOK
 		}
-		lagStart := -1
 		if st.seen && (p.LogEnd < 0 || (p.Committed < 0 && p.Err != "")) {
 			// Offsets or commit unreadable this poll: the lag is unknown,
 			// not zero, and the commit did not move. Keep the verdict and
@@ -250,7 +269,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			st.gap = true
 		} else {
 			var dc, de int64
-			lagStart, dc, de = h.update(p, st, now)
+			dc, de = h.update(p, st, now)
 			// Transaction markers alone are no work waiting: no verdict.
 			lag := p.Lag > 0 && !p.LagMarkersOnly
 			h.consumed = AddLag(h.consumed, dc)
@@ -267,7 +286,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 				p.Status = StatusStalled
 			case lag && staffed && !p.Owned():
 				p.Status = StatusUnowned
-			case lag && lagStart >= 0 && lagging(st, lagStart):
+			case lag && h.lagging(p, st, now, prevStatus == StatusLagging):
 				p.Status = StatusLagging
 			default:
 				p.Status = StatusOK
@@ -295,7 +314,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 		st.status = p.Status
 
 		if p.Status != prevStatus {
-			changes = append(changes, statusChange{i: i, from: prevStatus, note: h.note(p, st, lagStart, now)})
+			changes = append(changes, statusChange{i: i, from: prevStatus, note: h.note(p, st, now)})
 		}
 		if p.Lag > 0 && (p.Status == StatusStalled || p.Status == StatusStopped || p.Status == StatusUnowned) {
 			stuck = true
@@ -358,12 +377,10 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	return h.events(s, changes)
 }
 
-// update records p in st and sets p's rates. It returns the index in the
-// ring of the sample that starts the lagging window, -1 when the ring does
-// not reach back that far, and how far the committed offset and log end
-// moved since the last poll (0 when they cannot be compared: st.since is
-// then now).
-func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart int, dc, de int64) {
+// update records p in st and sets p's rates. It returns how far the
+// committed offset and log end moved since the last poll (0 when they
+// cannot be compared: st.since is then now).
+func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int64) {
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
 	if p.LagMarkersOnly {
 		cur.lag = 0 // nothing to consume: neither stalled nor lagging
@@ -385,6 +402,14 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 			reset = true
 		}
 		if cur.committed != prev.committed {
+			// The cadence of commits as polls see it; the first gap
+			// runs from the first sighting, at least as long as it.
+			gap := now - st.movedAt
+			if st.commitEvery == 0 {
+				st.commitEvery = gap
+			} else {
+				st.commitEvery = (st.commitEvery*7 + gap*3) / 10
+			}
 			st.movedAt, st.moveSeen = now, true
 		}
 		// A stall needs work waiting: an idle partition whose first new
@@ -405,7 +430,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 		}
 		st.gap = false
 		if reset {
-			st.n = 0
+			st.n, st.rn = 0, 0
 			st.lastRateAt = 0 // the old rates say nothing of the new log
 		}
 		st.push(cur, h.spacing)
@@ -413,18 +438,22 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 	if st.rewound && now-st.rewoundAt >= int64(h.opts.Window) {
 		st.rewound = false
 	}
+	// The recent polls, spaced a sixth of the short window apart (the
+	// newest always the latest), so they cover it at any poll interval.
+	if st.rn >= 2 && cur.t-st.recent[(st.rhead+recentSize-1)%recentSize].t < int64(h.opts.LaggingWindow)/6 {
+		st.recent[st.rhead] = cur
+	} else {
+		st.rhead = (st.rhead + 1) % recentSize
+		st.recent[st.rhead] = cur
+		st.rn = min(st.rn+1, recentSize)
+	}
 
-	// One pass over the ring, oldest first: rate endpoints and the start of
-	// the lagging window.
-	window, lagWindow := int64(h.opts.Window), int64(h.opts.LaggingWindow)
+	// One pass over the ring, oldest first: the rates' endpoints.
+	window := int64(h.opts.Window)
 	cOld, eOld := -1, -1
-	lagStart = -1
 	n := int(st.n)
 	for j := 0; j < n-1; j++ {
 		sm := st.at(j)
-		if now-sm.t >= lagWindow {
-			lagStart = j
-		}
 		if now-sm.t <= window || j == n-2 {
 			if cOld < 0 && (sm.committed >= 0) == (cur.committed >= 0) {
 				cOld = j
@@ -436,12 +465,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (lagStart in
 	}
 	p.ConsumeRate = h.rate(st, cOld, now, cur.committed, func(sm *sample) int64 { return sm.committed })
 	p.ProduceRate = h.rate(st, eOld, now, cur.logEnd, func(sm *sample) int64 { return sm.logEnd })
-	if lagStart >= 0 {
-		// Slow polls (an interval near the window) leave too few samples
-		// inside it: reach further back rather than never say LAGGING.
-		lagStart = min(lagStart, max(n-minLaggingSamples, 0))
-	}
-	return lagStart, dc, de
+	return dc, de
 }
 
 // keepRates remembers p's rates when they are measured, and stands the last
@@ -576,25 +600,78 @@ func (h *History) rate(st *partState, from int, now, cur int64, field func(*samp
 	return Rate{PerSec: float64(d) / (float64(dt) / float64(time.Second)), Known: true}
 }
 
-// lagging reports whether lag grew across the samples from start to the
-// newest: at least minLaggingSamples of them, every later one above the
-// first, the newest highest-but-noise, and at most one step in four going
-// down (batch commits make lag a sawtooth).
-func lagging(st *partState, start int) bool {
-	n := int(st.n)
-	if n-start < minLaggingSamples {
+// recentAt returns the i-th of the partition's recent polls, 0 the oldest.
+func (st *partState) recentAt(i int) *sample {
+	return &st.recent[(int(st.rhead)+recentSize-int(st.rn)+1+i)%recentSize]
+}
+
+// lagWindow returns the first of the recent polls inside the short window
+// (-1 when there are not two polls yet) and the window: LaggingWindow, or
+// two poll intervals when polls are slower.
+func (h *History) lagWindow(st *partState, now int64) (start int, window int64) {
+	n := int(st.rn)
+	if n < 2 {
+		return -1, 0
+	}
+	interval := now - st.recentAt(n-2).t
+	window = max(int64(h.opts.LaggingWindow), 2*interval)
+	for i := 0; i < n-1; i++ {
+		if now-st.recentAt(i).t <= window+interval/2 {
+			return i, window
+		}
+	}
+	return -1, window
+}
+
+// lagging is the LAGGING verdict on p, from its recent polls: lag grown
+// across the short window, either while commits advance (the consumer is
+// slower than the producer) or after they stopped for longer than the
+// partition commits at (a consumer gone silent: killed, hung). Lag whose
+// oldest record is younger than laggingAge is in flight, not behind.
+// Once LAGGING (was), it holds while lag has not shrunk across the window.
+func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) bool {
+	if p.LagAgeKnown && p.LagAge < laggingAge && !p.LagAgeGone {
 		return false
 	}
-	first := st.at(start).lag
-	last := st.ring[st.head].lag
-	if last <= first {
+	start, window := h.lagWindow(st, now)
+	if start < 0 {
 		return false
 	}
-	down := 0
-	prev := first
-	for j := start + 1; j < n; j++ {
-		l := st.at(j).lag
-		if l <= first {
+	n := int(st.rn)
+	first, last := st.recentAt(start), st.recentAt(n-1)
+	// Commits stopped: none across the window, and for longer than the
+	// partition's commits come.
+	stopFor := max(int64(h.opts.LaggingWindow), st.commitEvery*3/2)
+	if st.commitEvery == 0 {
+		stopFor = 3 * int64(h.opts.LaggingWindow) // no commit seen yet: its cadence is unknown
+	}
+	stopped := last.committed == first.committed && now-st.movedAt >= stopFor
+	if was {
+		return last.lag > 0 && (stopped || last.lag >= first.lag)
+	}
+	if n-start < minLaggingSamples || float64(now-first.t) < 0.75*float64(window) {
+		return false
+	}
+	grew := last.lag - first.lag
+	if stopped {
+		// A consumer gone silent: lag piling up, or its oldest record
+		// waiting past the time commits take.
+		return grew > 0 && (p.LagAgeKnown || grew >= laggingMinGrow) ||
+			p.LagAgeKnown && int64(p.LagAge) >= stopFor
+	}
+	if grew <= 0 || last.committed == first.committed {
+		return false
+	}
+	if !p.LagAgeKnown && (grew < laggingMinGrow || grew*100 < first.lag) {
+		return false
+	}
+	// Commits advance: the lag must grow throughout, every poll above
+	// the first and at most one step in four down (commits in batches
+	// make lag a sawtooth).
+	down, prev := 0, first.lag
+	for i := start + 1; i < n; i++ {
+		l := st.recentAt(i).lag
+		if l <= first.lag {
 			return false
 		}
 		if l < prev {

@@ -16,7 +16,7 @@ type statusChange struct {
 
 // note explains a partition's new status in a few words, for the event of
 // a single partition.
-func (h *History) note(p *PartitionLag, st *partState, lagStart int, now int64) string {
+func (h *History) note(p *PartitionLag, st *partState, now int64) string {
 	switch p.Status {
 	case StatusStopped:
 		return fmt.Sprintf("group has no active members, lag %d", p.Lag)
@@ -28,8 +28,16 @@ func (h *History) note(p *PartitionLag, st *partState, lagStart int, now int64) 
 	case StatusUnowned:
 		return fmt.Sprintf("no member owns it, lag %d", p.Lag)
 	case StatusLagging:
-		first := st.at(lagStart)
-		return fmt.Sprintf("lag grew %d → %d over %s", first.lag, p.Lag, time.Duration(now-first.t).Round(time.Second))
+		start, _ := h.lagWindow(st, now)
+		if start < 0 {
+			return fmt.Sprintf("lag %s", Thousands(p.Lag))
+		}
+		first := st.recentAt(start)
+		s := fmt.Sprintf("lag grew %s → %s in %s", Thousands(first.lag), Thousands(p.Lag), Age(time.Duration(now-first.t)))
+		if since := time.Duration(now - st.movedAt); first.committed == p.Committed && since >= h.opts.LaggingWindow {
+			s += ", no commit for " + Age(since)
+		}
+		return s
 	}
 	return fmt.Sprintf("lag %d", p.Lag)
 }
@@ -104,7 +112,7 @@ func (h *History) reason(s Status) string {
 	case StatusUnowned:
 		return "no member owns them"
 	case StatusLagging:
-		return "lag grew over the last " + h.opts.LaggingWindow.String()
+		return "lag grew over the last " + Setting(h.opts.LaggingWindow)
 	}
 	return "recovered"
 }
