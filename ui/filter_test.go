@@ -281,9 +281,11 @@ func TestSparkline(t *testing.T) {
 		want string
 	}{
 		{[]int64{0, 0, 0}, 10, "▁▁▁"},
-		{[]int64{0, 7, 14}, 10, "▁▄█"},
-		{[]int64{1, 1000}, 10, "▂█"}, // any lag shows
-		{[]int64{5, 1, 2, 3}, 2, "▅█"},
+		{[]int64{1, 1, 1, 1}, 10, "▂▂▂▂"}, // steady lag in flight: a flat low line
+		{[]int64{0, 7, 14}, 10, "▁▂▃"},    // one level a decade
+		{[]int64{1, 1000}, 10, "▂▅"},
+		{[]int64{5, 1, 2, 3}, 2, "▂▂"}, // the last w points
+		{[]int64{10_000_000, 1 << 62}, 5, "██"},
 		{nil, 5, ""},
 	}
 	for _, tt := range tests {
@@ -294,11 +296,11 @@ func TestSparkline(t *testing.T) {
 }
 
 func TestDurAndRateText(t *testing.T) {
-	durs := map[time.Duration]string{0: "0s", 300 * time.Millisecond: "<1s", 12 * time.Second: "12s",
+	durs := map[time.Duration]string{0: "0s", 300 * time.Millisecond: "0.3s", 12 * time.Second: "12s",
 		124 * time.Second: "2m04s", 3*time.Hour + 5*time.Minute: "3h05m", 50 * time.Hour: "2d02h"}
 	for d, want := range durs {
-		if got := durText(d); got != want {
-			t.Errorf("durText(%v) = %q, want %q", d, got, want)
+		if got := model.Age(d); got != want {
+			t.Errorf("model.Age(%v) = %q, want %q", d, got, want)
 		}
 	}
 	rates := map[float64]string{0: "0", 0.44: "0.4", 12.4: "12", 1234: "1.2k", 35_000: "35k", 1_250_000: "1.2M"}
@@ -350,7 +352,7 @@ func TestHeaderETAAndFallingBehind(t *testing.T) {
 	h.SetSize(120, 2)
 	h.SetState(WatchState{Group: "order-workers", Snap: s, HasSnap: true, LastGood: t0, Now: t0})
 	out := h.View()
-	for _, w := range []string{"consume 120/s vs produce 80/s", "zero lag in 2m04s", "lag 527 ▁▂█"} {
+	for _, w := range []string{"consume 120/s vs produce 80/s", "zero lag in 2m04s", "lag 527 ▁▄▄"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("header lacks %q:\n%s", w, out)
 		}

@@ -79,42 +79,47 @@ func (h Header) stateSegment() string {
 	}
 }
 
-// segments lists the summary items in priority order; items that do not
-// fit are dropped from the end.
-func (h Header) segments() []string {
+// segments lists the summary items of each line, in priority order: the
+// first line says which group and how it is (state, status, lag), the
+// second how fast it goes and where (rates, verdict, age of the data,
+// members, brokers). Each item keeps its line, so the header holds still
+// as numbers widen; items that do not fit are dropped from the end.
+func (h Header) segments() (first, second []string) {
 	st, s := h.styles, h.st
-	var segs []string
 	if h.width >= 60 {
-		segs = append(segs, st.Title.Render("kgwatch"))
+		first = append(first, st.Title.Render("kgwatch"))
 	}
-	segs = append(segs, st.Group.Render(model.Printable(s.Group)), h.stateSegment())
-	if s.HasSnap && s.Snap.Group.Exists() {
-		segs = append(segs, h.lagSegments()...)
+	first = append(first, st.Group.Render(model.Printable(s.Group)), h.stateSegment())
+	exists := s.HasSnap && s.Snap.Group.Exists()
+	if exists {
+		lag, rates := h.lagSegments()
+		first = append(first, lag...)
+		second = append(second, rates...)
 	}
 	if s.HasSnap {
-		age := ageText(s.Now.Sub(s.LastGood))
+		age := model.Age(s.Now.Sub(s.LastGood))
 		if s.Err != nil {
-			segs = append(segs, st.Banner.Render(glyphStale+" stale "+age))
+			second = append(second, st.Banner.Render(glyphStale+" stale "+age))
 		} else {
-			segs = append(segs, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
+			second = append(second, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
 		}
 	}
-	if s.HasSnap && s.Snap.Group.Exists() {
+	if exists {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
-			segs = append(segs, st.Value.Render(model.Count(n, "member")))
+			second = append(second, st.Value.Render(model.Count(n, "member")))
 		}
 		if a := s.Snap.Group.Assignor; a != "" {
-			segs = append(segs, st.Label.Render("assignor ")+st.Value.Render(model.Printable(a)))
+			second = append(second, st.Label.Render("assignor ")+st.Value.Render(model.Printable(a)))
 		}
 	}
 	if s.Waiting() {
-		segs = append(segs, st.Label.Render("polling every ")+st.Value.Render(s.Interval.String()))
+		second = append(second, st.Label.Render("polling every ")+st.Value.Render(s.Interval.String()))
 	}
-	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(brokerList(s.Brokers, h.width-len("brokers "))))
+	second = append(second, st.Label.Render("brokers ")+st.Value.Render(brokerList(s.Brokers, h.width-len("brokers "))))
 	if c := s.Snap.Group.Coordinator; c != "" {
-		segs = append(segs, st.Label.Render("coordinator ")+st.Value.Render(model.Printable(c)))
+		second = append(second, st.Label.Render("coordinator ")+st.Value.Render(model.Printable(c)))
 	}
-	return segs
+	return first, second
 }
 
 // View renders the summary lines and, after a failed poll, the banner.
@@ -134,29 +139,16 @@ func (h Header) View() string {
 		}
 		summary--
 	}
-	if summary > 0 {
-		sep := h.styles.Separator.Render(" · ")
-		sepW := textWidth(sep)
-		var cur strings.Builder
-		curW := 0
-		for _, seg := range h.segments() {
-			w := textWidth(seg)
-			switch {
-			case curW == 0:
-				cur.WriteString(seg)
-				curW = w
-			case curW+sepW+w <= h.width:
-				cur.WriteString(sep)
-				cur.WriteString(seg)
-				curW += sepW + w
-			case len(lines)+1 < summary:
-				lines = append(lines, cur.String())
-				cur.Reset()
-				cur.WriteString(seg)
-				curW = w
-			}
-		}
-		lines = append(lines, cur.String())
+	sep := h.styles.Separator.Render(" · ")
+	first, second := h.segments()
+	switch {
+	case summary >= 2:
+		// What the first line cannot hold comes first on the second (a
+		// narrow terminal), before the second line's own items.
+		l1, n := fitting(first, sep, h.width)
+		lines = append(lines, l1, joinFitting(append(first[n:len(first):len(first)], second...), sep, h.width))
+	case summary == 1:
+		lines = append(lines, joinFitting(append(first, second...), sep, h.width))
 	}
 	if worst != "" {
 		lines = append(lines, worst)
@@ -191,7 +183,7 @@ func (h Header) banner() string {
 	}
 	msg := glyphStale + " poll failed"
 	if wait := s.RetryAt.Sub(s.Now); wait > 0 {
-		msg += ", retry in " + ageText(wait)
+		msg += ", retry in " + model.Age(wait)
 	} else {
 		msg += ", retrying"
 	}

@@ -325,17 +325,7 @@ func (l Lanes) title(start, end int, g laneGeometry) string {
 }
 
 // spanText writes a span the axis way: 30s, 3m, 3m30s, 1h.
-func spanText(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	case d%time.Minute == 0 && d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m" + pad2(int(d%time.Minute/time.Second)) + "s"
-	}
-	return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
-}
+func spanText(d time.Duration) string { return model.Setting(d.Round(time.Second)) }
 
 // axis writes the time axis: "PART" over the labels, a mark every minute
 // (every 30s when the span is short), "now" at the right edge, and ▼ over

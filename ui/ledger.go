@@ -179,8 +179,15 @@ func (p LedgerPane) flashLine() string {
 // joinFitting joins the segments that fit in w, in order, dropping the
 // rest from the end.
 func joinFitting(segs []string, sep string, w int) string {
+	s, _ := fitting(segs, sep, w)
+	return s
+}
+
+// fitting is joinFitting, also returning how many segments it took (the
+// first always, cut to w by the caller if it must be).
+func fitting(segs []string, sep string, w int) (string, int) {
 	var b strings.Builder
-	used := 0
+	used, n := 0, 0
 	for i, s := range segs {
 		sw := textWidth(s)
 		if i > 0 {
@@ -194,6 +201,7 @@ func joinFitting(segs []string, sep string, w int) string {
 		}
 		b.WriteString(s)
 		used += sw
+		n++
 	}
-	return b.String()
+	return b.String(), n
 }

@@ -196,7 +196,7 @@ func (o *OverviewPage) header(w int) string {
 		}
 		segs = append(segs, st.Value.Render(model.Count(len(o.groups), "group")),
 			st.Label.Render("total lag ")+st.Value.Render(model.Thousands(total)))
-		age := ageText(now.Sub(p.LastGood))
+		age := model.Age(now.Sub(p.LastGood))
 		if p.Err != nil {
 			segs = append(segs, st.Banner.Render(glyphStale+" stale "+age))
 		} else {
@@ -209,7 +209,7 @@ func (o *OverviewPage) header(w int) string {
 	if p.Err != nil {
 		msg := glyphStale + " poll failed"
 		if wait := p.RetryAt.Sub(now); wait > 0 {
-			msg += ", retry in " + ageText(wait)
+			msg += ", retry in " + model.Age(wait)
 		}
 		if p.Failures > 1 {
 			msg += " (attempt " + strconv.Itoa(p.Failures+1) + ")"

@@ -4,7 +4,6 @@ import (
 	"image/color"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -14,10 +13,11 @@ import (
 // sparkLevels are the eight heights of a sparkline cell, lowest first.
 var sparkLevels = []rune("▁▂▃▄▅▆▇█")
 
-// sparkline draws the last w points as one cell each, scaled from zero to
-// the largest point, so a flat line at the bottom means no lag rather than
-// "the same lag as before". Any lag above zero shows at least the second
-// level.
+// sparkline draws the last w points as one cell each on a fixed scale,
+// one level a decade: no lag is the bottom level, 1–9 the second, 10–99
+// the third … a million or more the top. A steady lag in flight is a flat
+// low line, and a line climbing a level means ten times the lag, whatever
+// came before.
 func sparkline(points []int64, w int) string {
 	if w <= 0 || len(points) == 0 {
 		return ""
@@ -25,17 +25,12 @@ func sparkline(points []int64, w int) string {
 	if len(points) > w {
 		points = points[len(points)-w:]
 	}
-	var top int64
-	for _, p := range points {
-		top = max(top, p)
-	}
 	var b strings.Builder
 	b.Grow(len(points) * 3)
-	last := int64(len(sparkLevels) - 1)
 	for _, p := range points {
-		lvl := int64(0)
-		if p > 0 && top > 0 {
-			lvl = max(p*last/top, 1)
+		lvl := 0
+		for v := p; v > 0 && lvl < len(sparkLevels)-1; v /= 10 {
+			lvl++
 		}
 		b.WriteRune(sparkLevels[lvl])
 	}
@@ -111,24 +106,6 @@ func lagAgeText(p *model.PartitionLag) string {
 		return "-"
 	}
 	return model.Age(p.LagAge)
-}
-
-// durText writes a duration compactly: 0s, <1s, 12s, 2m04s, 3h05m, 2d04h.
-func durText(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "0s"
-	case d < time.Second:
-		return "<1s"
-	case d < time.Minute:
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m" + pad2(int(d%time.Minute/time.Second)) + "s"
-	case d < 24*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + "h" + pad2(int(d%time.Hour/time.Minute)) + "m"
-	default:
-		return strconv.Itoa(int(d/(24*time.Hour))) + "d" + pad2(int(d%(24*time.Hour)/time.Hour)) + "h"
-	}
 }
 
 // rateNum writes a per-second rate compactly: 0, 0.4, 12, 1.2k, 35k, 1.2M;
@@ -224,25 +201,25 @@ func worstText(p *model.PartitionLag, short, oneTopic bool) string {
 	return s + ", " + p.Status.Label()
 }
 
-// lagSegments are the header items issue 5 adds after the group state: the
-// group's status, total lag with its sparkline, the worst partition (when
-// it has no line of its own), consume vs produce rate and the ETA. Short
-// forms below 80 columns.
-func (h Header) lagSegments() []string {
+// lagSegments are the header's items about lag: on the first line the
+// group's status and total lag with its sparkline (and the worst
+// partition, when it has no line of its own); on the second the consume
+// vs produce rate and the verdict (ETA to zero lag, or falling behind).
+// Short forms below 80 columns.
+func (h Header) lagSegments() (lag, rates []string) {
 	st, s := h.styles, &h.st.Snap
-	var segs []string
 	if s.Status != "" {
-		segs = append(segs, st.statusPaint(s.Status).Render(s.Status.Label()))
+		lag = append(lag, st.statusPaint(s.Status).Render(s.Status.Label()))
 	}
-	lag := st.Label.Render("lag ") + st.Value.Render(model.Thousands(s.TotalLag))
+	total := st.Label.Render("lag ") + st.Value.Render(model.Thousands(s.TotalLag))
 	if sw := min(len(s.TotalLagHistory), h.width/8); sw >= 2 {
-		lag += " " + st.statusPaint(s.Status).Render(sparkline(s.TotalLagHistory, sw))
+		total += " " + st.statusPaint(s.Status).Render(sparkline(s.TotalLagHistory, sw))
 	}
-	segs = append(segs, lag)
+	lag = append(lag, total)
 	if h.maxLines < 3 {
-		// No line of its own: the worst partition comes before the rates.
+		// No line of its own: the worst partition comes after the lag.
 		if w := h.worstSegment(false); w != "" {
-			segs = append(segs, w)
+			lag = append(lag, w)
 		}
 	}
 	if s.ConsumeRate.Known || s.ProduceRate.Known {
@@ -250,16 +227,16 @@ func (h Header) lagSegments() []string {
 		if h.width < 80 {
 			consume, produce = "cons ", " prod "
 		}
-		segs = append(segs, st.Label.Render(consume)+st.Value.Render(perSec(s.ConsumeRate))+
+		rates = append(rates, st.Label.Render(consume)+st.Value.Render(perSec(s.ConsumeRate))+
 			st.Label.Render(produce)+st.Value.Render(perSec(s.ProduceRate)))
 	}
 	switch {
 	case s.FallingBehind:
-		segs = append(segs, st.StateWarn.Render("falling behind"))
+		rates = append(rates, st.StateWarn.Render("falling behind"))
 	case s.ETAKnown:
-		segs = append(segs, st.Label.Render("zero lag in ")+st.Value.Render(durText(s.ETA)))
+		rates = append(rates, st.Label.Render("zero lag in ")+st.Value.Render(model.Age(s.ETA)))
 	}
-	return segs
+	return lag, rates
 }
 
 // worstSegment is the worst partition as a header line (own: a line of its

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -88,33 +86,6 @@ func center(s string, w, h int) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-// ageText writes a duration the way the header shows ages: 0.4s, 12s,
-// 3m05s, 2h10m.
-func ageText(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < 10*time.Second:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	case d < time.Minute:
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	case d < time.Hour:
-		m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
-		return strconv.Itoa(m) + "m" + pad2(s) + "s"
-	default:
-		h, m := int(d/time.Hour), int(d%time.Hour/time.Minute)
-		return strconv.Itoa(h) + "h" + pad2(m) + "m"
-	}
-}
-
-func pad2(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
 }
 
 // narrowGlyphs are the non-ASCII characters the UI draws itself, each one

@@ -151,18 +151,6 @@ func (t Timeline) Update(msg tea.Msg) (Timeline, tea.Cmd) {
 	return t, nil
 }
 
-// relText writes how long ago something was: "0.4s ago", "12.4s ago",
-// "3m05s ago", "2h10m ago".
-func relText(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	if d < time.Minute {
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s ago"
-	}
-	return ageText(d) + " ago"
-}
-
 // eventText is what happened, in words: the event's detail, with the
 // member named by client id and short member id.
 func eventText(e *model.Event) string {
@@ -263,7 +251,7 @@ func (t Timeline) line(b *strings.Builder, e *model.Event, selected, again bool,
 			used += clockW + 1
 		}
 		if agoW > 0 {
-			line.WriteString(t.paint(t.kinds[kindInfo], cell(relText(t.now.Sub(e.Time)), agoW, true), selected))
+			line.WriteString(t.paint(t.kinds[kindInfo], cell(model.Age(t.now.Sub(e.Time))+" ago", agoW, true), selected))
 			line.WriteByte(' ')
 			used += agoW + 1
 		}

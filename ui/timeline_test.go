@@ -117,7 +117,7 @@ func TestTimelineShowsTheStory(t *testing.T) {
 	out := plain(a)
 	for _, want := range []string{
 		"■ Partitions", "□ Members", "□ Timeline",
-		"10:02:00.4  15.0s ago ~ state PreparingRebalance → Stable", "✓ rebalance took 0.41s",
+		"10:02:00.4    15s ago ~ state PreparingRebalance → Stable", "✓ rebalance took 0.41s",
 		"× consumer-b (ddccbbaa) left",
 		"→ p1: consumer-b → consumer-a",
 		"+ consumer-c (11110000) joined",
