@@ -159,7 +159,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	capturing := a.group != nil && a.group.Capturing()
+	capturing := a.group != nil && a.group.Capturing() || a.group == nil && a.overview.Capturing()
 	switch {
 	case key.Matches(msg, a.keys.Quit) && (!capturing || msg.String() == "ctrl+c"):
 		return a.quit()
@@ -178,7 +178,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	// selected group, esc or backspace on a group opened from it goes
 	// back (unless the group page takes the key: a filter to clear).
 	switch {
-	case a.group == nil && a.open != nil && key.Matches(msg, a.keys.Open):
+	case a.group == nil && a.open != nil && key.Matches(msg, a.keys.Open) && !capturing:
 		if id, ok := a.overview.Selected(); ok {
 			return a.openGroup(id)
 		}

@@ -15,13 +15,8 @@ import (
 // with lag" (`l`).
 type rowView struct {
 	sort    model.SortKey
-	query   string // the applied filter
 	onlyLag bool
-
-	// editing is true while the filter input is open; draft is its text.
-	// Keys typed then go to the input, not to other bindings.
-	editing bool
-	draft   string
+	textFilter
 
 	// bufs are reused between polls for the sorted, filtered rows. Two
 	// alternate, because the table still reads the previous rows while it
@@ -89,41 +84,22 @@ func (v *rowView) empty(total int) string {
 // it took the key.
 func (g *GroupPage) viewKey(msg tea.KeyPressMsg) bool {
 	v := &g.rows
-	if v.editing {
-		switch msg.String() {
-		case "ctrl+c":
-			return false
-		case "enter":
-			v.editing = false
-			v.query = strings.TrimSpace(v.draft)
+	if took, changed := v.typed(msg); took {
+		if changed {
 			g.refreshRows()
-		case "esc":
-			v.editing, v.draft, v.query = false, "", ""
-			g.refreshRows()
-		case "backspace", "ctrl+h":
-			if v.draft != "" {
-				_, n := utf8.DecodeLastRuneInString(v.draft)
-				v.draft = v.draft[:len(v.draft)-n]
-			}
-		case "ctrl+u":
-			v.draft = ""
-		default:
-			if t := msg.Text; t != "" && utf8.RuneCountInString(v.draft) < maxFilterLen {
-				v.draft += strings.Map(func(r rune) rune {
-					if r < 0x20 || r == 0x7f {
-						return -1
-					}
-					return r
-				}, t)
-			}
 		}
+		return true
+	}
+	if g.showLanes && tableOnly(msg, g.keys) {
+		// Off in the lanes (and out of their help), but never silent.
+		g.notice("the lanes show every partition as it is: sort (o), filter (/) and only lag (l) shape the table — v goes back to it")
 		return true
 	}
 	switch {
 	case key.Matches(msg, g.keys.Sort):
 		v.sort = v.sort.Next()
 	case key.Matches(msg, g.keys.Filter):
-		v.editing, v.draft = true, v.query
+		v.open()
 	case key.Matches(msg, g.keys.OnlyLag):
 		v.onlyLag = !v.onlyLag
 	case key.Matches(msg, g.keys.ClearFilter) && v.query != "":
@@ -135,20 +111,86 @@ func (g *GroupPage) viewKey(msg tea.KeyPressMsg) bool {
 	return true
 }
 
+// tableOnly reports whether msg is one of the keys that shape the table
+// (o, /, l), disabled or not.
+func tableOnly(msg tea.KeyPressMsg, km KeyMap) bool {
+	for _, b := range []key.Binding{km.Sort, km.Filter, km.OnlyLag} {
+		for _, k := range b.Keys() {
+			if msg.String() == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // maxFilterLen bounds the filter text.
 const maxFilterLen = 64
 
 // filterLine is the filter input, shown in place of the help line while it
-// is open: "/ pay█  enter apply · esc clear".
+// is open.
 func (g *GroupPage) filterLine(w int) string {
-	v := &g.rows
-	if !v.editing || w <= 0 {
+	return g.rows.line(w, g.styles, "topic, owner or status")
+}
+
+// textFilter is a filter typed after `/`: the query applied, and while the
+// input is open (editing) the draft being typed, which takes every key.
+type textFilter struct {
+	query   string
+	editing bool
+	draft   string
+}
+
+// open opens the input on the applied query.
+func (f *textFilter) open() { f.editing, f.draft = true, f.query }
+
+// typed takes a key while the input is open: enter applies, esc clears,
+// backspace and ctrl+u edit, text is typed (control characters dropped).
+// It reports whether it took the key and whether the query changed; it
+// never takes ctrl+c.
+func (f *textFilter) typed(msg tea.KeyPressMsg) (took, changed bool) {
+	if !f.editing {
+		return false, false
+	}
+	switch msg.String() {
+	case "ctrl+c":
+		return false, false
+	case "enter":
+		f.editing = false
+		f.query = strings.TrimSpace(f.draft)
+		return true, true
+	case "esc":
+		f.editing, f.draft, f.query = false, "", ""
+		return true, true
+	case "backspace", "ctrl+h":
+		if f.draft != "" {
+			_, n := utf8.DecodeLastRuneInString(f.draft)
+			f.draft = f.draft[:len(f.draft)-n]
+		}
+	case "ctrl+u":
+		f.draft = ""
+	default:
+		if t := msg.Text; t != "" && utf8.RuneCountInString(f.draft) < maxFilterLen {
+			f.draft += strings.Map(func(r rune) rune {
+				if r < 0x20 || r == 0x7f {
+					return -1
+				}
+				return r
+			}, t)
+		}
+	}
+	return true, false
+}
+
+// line is the input, shown in place of the help line while it is open:
+// "filter / pay▏  enter apply · esc clear · what it matches".
+func (f *textFilter) line(w int, st Styles, matches string) string {
+	if !f.editing || w <= 0 {
 		return ""
 	}
-	st := g.styles
-	hint := "  enter apply · esc clear · topic, owner or status"
+	hint := "  enter apply · esc clear · " + matches
 	prompt := st.Help.ShortKey.Render("filter /") + " "
-	text := v.draft + glyphInputCursor
+	text := model.Printable(f.draft) + glyphInputCursor
 	line := prompt + text + st.Muted.Render(hint)
 	if textWidth(line) > w {
 		line = prompt + text + st.Muted.Render("  enter · esc")

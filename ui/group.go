@@ -80,6 +80,12 @@ type GroupPage struct {
 	// ledger pane, rendered by relayout.
 	demo     *demoPanel
 	demoText string
+
+	// note answers a key that cannot act here (o in the lanes), in place
+	// of the help line for a few seconds; in demo mode the demo's line
+	// under the ledger says it instead.
+	note   string
+	noteAt time.Time
 }
 
 // newGroupPage returns a page for w, under ctx; back enables the key that
@@ -405,8 +411,10 @@ func (g *GroupPage) syncTimeline() {
 func (g *GroupPage) notice(s string) {
 	if g.demo != nil {
 		g.demo.show(s, false, g.st.Now)
-		g.relayout()
+	} else {
+		g.note, g.noteAt = s, g.st.Now
 	}
+	g.relayout()
 }
 
 // target is the member the demo's member keys act on: the owner of the

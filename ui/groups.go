@@ -27,6 +27,15 @@ type GroupsPane struct {
 	// most is the group with the most total lag, marked ◀.
 	most    string
 	hasMost bool
+	// desc says how the rows were sorted and filtered, empty why none
+	// shows, total how many groups there are before filtering.
+	desc, empty string
+	total       int
+}
+
+// SetView tells the pane how its rows were chosen, for the title.
+func (g *GroupsPane) SetView(desc, empty string, total int) {
+	g.desc, g.empty, g.total = desc, empty, total
 }
 
 // groupsChrome is the number of lines above the rows: title and column
@@ -155,6 +164,10 @@ func (g *GroupsPane) View() string {
 	}
 	b.WriteByte('\n')
 	b.WriteString(g.styles.ColHeader.Render(g.grid.header(l)))
+	if len(g.rows) == 0 && g.empty != "" && g.height > groupsChrome {
+		b.WriteByte('\n')
+		b.WriteString(g.styles.Muted.Render(cell("  "+g.empty, g.width, false)))
+	}
 	for i := range visible {
 		b.WriteByte('\n')
 		r := &visible[i]
@@ -174,8 +187,16 @@ func (g *GroupsPane) View() string {
 
 func (g *GroupsPane) title(start, end int) string {
 	st := g.styles
-	s := st.PaneTitle.Render(glyphFocused + " Groups " + strconv.Itoa(len(g.rows)))
-	extra := []string{"sort: total lag"}
+	n := strconv.Itoa(len(g.rows))
+	if g.total > len(g.rows) {
+		n += " of " + strconv.Itoa(g.total)
+	}
+	s := st.PaneTitle.Render(glyphFocused + " Groups " + n)
+	desc := g.desc
+	if desc == "" {
+		desc = "sort: total lag"
+	}
+	extra := []string{desc}
 	if len(g.rows) > end-start && end > start {
 		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
 	}

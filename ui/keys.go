@@ -134,7 +134,7 @@ func (k KeyMap) FullHelp(demo []key.Binding) [][]key.Binding {
 // OverviewShortHelp is the overview's one-line help, without the help and
 // quit keys (as ShortHelp).
 func (k KeyMap) OverviewShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Open}
+	return []key.Binding{k.Up, k.Down, k.Open, k.Sort, k.Filter, k.OnlyLag}
 }
 
 // OverviewFullHelp is the overview's help after `?`.
@@ -142,6 +142,7 @@ func (k KeyMap) OverviewFullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.Open},
+		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
 		{k.Help, k.Quit},
 	}
 }

@@ -45,6 +45,12 @@ func (g *GroupPage) relayout() {
 			g.helpText = g.shortHelp(w)
 		}
 	}
+	if g.note != "" && g.st.Now.Sub(g.noteAt) >= flashFor {
+		g.note = ""
+	}
+	if g.note != "" && g.helpText != "" {
+		g.helpText = g.styles.Banner.Render(cell(glyphError+" "+oneLine(g.note), w, false))
+	}
 	if f := g.filterLine(w); f != "" && h-headH >= 2 {
 		g.helpText = f // typing goes there: it replaces the help
 	}

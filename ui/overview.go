@@ -28,6 +28,10 @@ type OverviewPage struct {
 	groups []model.GroupSummary
 	has    bool // a poll succeeded
 	paused bool // a group page shows: no polling
+	// The view of the groups: sort (o), filter (/), only with lag (l).
+	sort    model.GroupSortKey
+	onlyLag bool
+	filter  textFilter
 
 	width, height int
 	headerText    string
@@ -106,7 +110,7 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 		}
 		if err == nil {
 			o.groups, o.has = gs, true
-			o.pane.SetRows(o.groups)
+			o.refresh()
 		}
 		o.pane.SetStale(err != nil && o.has)
 		if !o.paused {
@@ -125,8 +129,52 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (o *OverviewPage) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	o.pane, _ = o.pane.Update(msg)
+	if took, changed := o.filter.typed(msg); took {
+		if changed {
+			o.refresh()
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, o.keys.Sort):
+		o.sort = o.sort.Next()
+	case key.Matches(msg, o.keys.Filter):
+		o.filter.open()
+	case key.Matches(msg, o.keys.OnlyLag):
+		o.onlyLag = !o.onlyLag
+	case key.Matches(msg, o.keys.ClearFilter) && o.filter.query != "":
+		o.filter.query = ""
+	default:
+		o.pane, _ = o.pane.Update(msg)
+		return nil
+	}
+	o.refresh()
 	return nil
+}
+
+// Capturing reports whether keys go to the filter being typed.
+func (o *OverviewPage) Capturing() bool { return o.filter.editing }
+
+// refresh hands the pane the groups as the view shows them.
+func (o *OverviewPage) refresh() {
+	rows := model.ViewGroups(o.groups, o.sort, o.filter.query, o.onlyLag)
+	desc := "sort: " + o.sort.String()
+	if o.filter.query != "" {
+		desc += " · filter \"" + o.filter.query + "\""
+	}
+	if o.onlyLag {
+		desc += " · only lag"
+	}
+	empty := ""
+	switch {
+	case len(rows) > 0 || len(o.groups) == 0:
+	case o.filter.query != "":
+		empty = "no group matches \"" + o.filter.query + "\" (esc clears the filter)"
+	case o.onlyLag:
+		empty = "no group has lag (l shows all " + model.Count(len(o.groups), "group") + ")"
+	}
+	o.pane.SetRows(rows)
+	o.pane.SetView(desc, empty, len(o.groups))
 }
 
 // Selected returns the id of the group under the cursor.
@@ -152,6 +200,9 @@ func (o *OverviewPage) relayout() {
 		if o.helpText == "" {
 			o.helpText = o.shortHelp(w)
 		}
+	}
+	if f := o.filter.line(w, o.styles, "group id or state"); f != "" && h-headH >= 2 {
+		o.helpText = f // typing goes there: it replaces the help
 	}
 	helpH := 0
 	if o.helpText != "" {

@@ -133,7 +133,7 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 			t.Errorf("overview lacks %q:\n%s", want, out)
 		}
 	}
-	for _, absent := range []string{"all groups", "sort", "tab", "lanes"} {
+	for _, absent := range []string{"all groups", "tab", "lanes"} {
 		if strings.Contains(a.overview.helpText, absent) {
 			t.Errorf("overview help offers %q, which does nothing there: %q", absent, a.overview.helpText)
 		}
@@ -278,5 +278,53 @@ func TestOverviewNoColorKeepsMeaning(t *testing.T) {
 				t.Errorf("NoColor=%v: overview lacks %q", noColor, w)
 			}
 		}
+	}
+}
+
+// The overview sorts (o), filters (/) and shows only groups with lag (l),
+// as the group view does, and says so in its title; a filter matching
+// nothing says why the pane is empty and how to clear it.
+func TestOverviewSortFilterOnlyLag(t *testing.T) {
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, &watched{}, 120, 40)
+	firstRow := func() string { // the row under the column header
+		lines := strings.Split(plain(a), "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, " GROUP ") && i+1 < len(lines) {
+				return strings.Fields(strings.TrimLeft(lines[i+1], glyphCursor+glyphError+" "))[0]
+			}
+		}
+		return ""
+	}
+	if got := firstRow(); got != "billing-reconciliation-nightly" {
+		t.Fatalf("first row %q, want the group with the most lag", got)
+	}
+	a.Update(ovKey("o")) // max lag: billing still first
+	a.Update(ovKey("o")) // state: the unreadable group first
+	if out := plain(a); !strings.Contains(out, "sort: state") || firstRow() != "payments" {
+		t.Errorf("sort by state: first %q:\n%s", firstRow(), out)
+	}
+	a.Update(ovKey("o")) // name
+	if firstRow() != "audit" {
+		t.Errorf("sort by name: first %q", firstRow())
+	}
+	a.Update(ovKey("l"))
+	if out := plain(a); !strings.Contains(out, "Groups 5 of 6") || strings.Contains(out, "new-service") {
+		t.Errorf("only lag still lists new-service, or the count is wrong:\n%s", out)
+	}
+	for _, k := range []string{"/", "z", "z", "z", "enter"} {
+		a.Update(ovKey(k))
+	}
+	if out := plain(a); !strings.Contains(out, `no group matches "zzz" (esc clears the filter)`) {
+		t.Errorf("a filter matching nothing does not say so:\n%s", out)
+	}
+	a.Update(ovKey("esc"))
+	a.Update(ovKey("l"))
+	if out := plain(a); !strings.Contains(out, "Groups 6") || strings.Contains(out, "no group matches") {
+		t.Errorf("esc and l did not bring every group back:\n%s", out)
+	}
+	// q while the filter is typed is typed, not quit.
+	a.Update(ovKey("/"))
+	if _, cmd := a.Update(ovKey("q")); cmd != nil || !strings.Contains(plain(a), "filter / q") {
+		t.Errorf("q while filtering quit or was not typed:\n%s", plain(a))
 	}
 }
