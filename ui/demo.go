@@ -48,7 +48,7 @@ type demoKey struct {
 	act func(target string, rate float64) model.DemoAction
 	// say is the line shown after it: what happened, in the audience's
 	// words.
-	say func(out model.DemoOutcome, a model.DemoAction, p *demoPanel) string
+	say func(out model.DemoOutcome, a model.DemoAction, c sayCtx) string
 	// short: listed in the one-line help.
 	short bool
 }
@@ -69,28 +69,28 @@ func demoKeys() []demoKey {
 	bind := func(k, help string) key.Binding { return key.NewBinding(key.WithKeys(k), key.WithHelp(k, help)) }
 	return []demoKey{
 		{binding: bind("n", "add consumer"), act: whole(model.DemoSpawn), short: true,
-			say: func(o model.DemoOutcome, _ model.DemoAction, p *demoPanel) string {
-				return o.ClientID + " started: it joins " + p.group + " and the group rebalances"
+			say: func(o model.DemoOutcome, _ model.DemoAction, c sayCtx) string {
+				return o.ClientID + " started: it joins " + c.group + " and the group rebalances"
 			}},
 		{binding: bind("x", "stop"), verb: "stops", act: member(model.DemoStop), short: true,
-			say: func(_ model.DemoOutcome, a model.DemoAction, _ *demoPanel) string {
+			say: func(_ model.DemoOutcome, a model.DemoAction, _ sayCtx) string {
 				return a.ClientID + " stopping gracefully: it leaves the group (LeaveGroup), the group rebalances at once"
 			}},
 		{binding: bind("X", "kill -9"), verb: "kills", act: member(model.DemoKill), short: true,
-			say: func(_ model.DemoOutcome, a model.DemoAction, p *demoPanel) string {
-				return a.ClientID + " killed: no LeaveGroup, the group waits " + model.Setting(p.set.SessionTimeout) + " (session timeout)"
+			say: func(_ model.DemoOutcome, a model.DemoAction, c sayCtx) string {
+				return a.ClientID + " killed: no LeaveGroup, the group waits " + model.Setting(c.set.SessionTimeout) + " (session timeout)"
 			}},
 		{binding: bind("r", "restart"), verb: "restarts", act: member(model.DemoRestart), short: true,
-			say: func(_ model.DemoOutcome, a model.DemoAction, p *demoPanel) string {
-				if p.set.Static {
+			say: func(_ model.DemoOutcome, a model.DemoAction, c sayCtx) string {
+				if c.set.Static {
 					return a.ClientID + " restarting with the same group.instance.id: no LeaveGroup, and no rebalance if it is back within " +
-						model.Setting(p.set.SessionTimeout)
+						model.Setting(c.set.SessionTimeout)
 				}
 				return a.ClientID + " restarting: it leaves and joins again, two rebalances (--static keeps it)"
 			}},
 		{binding: bind("s", "slow"), verb: "slows down", act: member(model.DemoSlow), short: true,
-			say: func(o model.DemoOutcome, a model.DemoAction, p *demoPanel) string {
-				set := p.set
+			say: func(o model.DemoOutcome, a model.DemoAction, c sayCtx) string {
+				set := c.set
 				switch {
 				case !o.On:
 					return a.ClientID + " back to normal: " + model.Setting(set.ProcessTime) + " per order"
@@ -101,16 +101,16 @@ func demoKeys() []demoKey {
 				return a.ClientID + " slow: " + model.Setting(set.SlowProcessTime) + " per order: its partitions' lag climbs"
 			}},
 		{binding: bind("p", "pause"), act: whole(model.DemoPause), short: true,
-			say: func(o model.DemoOutcome, _ model.DemoAction, p *demoPanel) string {
+			say: func(o model.DemoOutcome, _ model.DemoAction, c sayCtx) string {
 				if o.On {
 					return "producer paused"
 				}
-				return "producer resumed at " + producerRate(p.status.Rate)
+				return "producer resumed at " + producerRate(c.status.Rate)
 			}},
 		{binding: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "rate")), act: rate(false), short: true, say: sayRate},
 		{binding: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "rate +")), act: rate(true), say: sayRate},
 		{binding: bind("h", "hot key"), act: whole(model.DemoHotKey), short: true,
-			say: func(o model.DemoOutcome, _ model.DemoAction, _ *demoPanel) string {
+			say: func(o model.DemoOutcome, _ model.DemoAction, _ sayCtx) string {
 				if o.On {
 					return "hot key on: most orders carry one key and land on one partition"
 				}
@@ -119,12 +119,21 @@ func demoKeys() []demoKey {
 	}
 }
 
-func sayRate(_ model.DemoOutcome, a model.DemoAction, p *demoPanel) string {
+func sayRate(_ model.DemoOutcome, a model.DemoAction, c sayCtx) string {
 	s := "producer rate " + producerRate(a.Rate)
-	if p.status.Paused {
+	if c.status.Paused {
 		s += " (paused: p resumes)"
 	}
 	return s
+}
+
+// sayCtx is what a key's words need: the demo's settings and group, and
+// its state right after the action. It is copied before the action runs
+// off the update loop, so the words never read the panel meanwhile.
+type sayCtx struct {
+	set    DemoSettings
+	group  string
+	status model.DemoStatus
 }
 
 // Demo refresh cadence: consumers and ledger are read once a second, and
@@ -339,16 +348,15 @@ func (p *demoPanel) key(msg tea.KeyPressMsg, t target, now time.Time) (tea.Cmd, 
 			id = c.ClientID
 		}
 		a := k.act(id, p.status.Rate)
-		d, say := p.d, k.say
+		d, say, c := p.d, k.say, sayCtx{set: p.set, group: p.group}
 		return func() tea.Msg {
 			out, err := d.Act(a)
 			st := d.Status(false)
 			if err != nil {
 				return demoActionMsg{p: p, Flash: err.Error(), Err: true, Status: st}
 			}
-			q := *p // the words see the state after the action
-			q.status = st
-			return demoActionMsg{p: p, Flash: say(out, a, &q), Status: st}
+			c.status = st // the words see the state after the action
+			return demoActionMsg{p: p, Flash: say(out, a, c), Status: st}
 		}, true
 	}
 	return nil, false
