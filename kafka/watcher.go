@@ -74,7 +74,9 @@ type Watcher struct {
 	askedVia int32
 	meta     metadataCache
 	stamps   stampCache
-	closed   bool
+	// vers holds each connection's API versions, for kmsg requests.
+	vers   versionCache
+	closed bool
 }
 
 // broker is a broker's id and address.
