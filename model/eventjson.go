@@ -26,6 +26,7 @@ type jsonEvent struct {
 	DurationMS *int64            `json:"duration_ms,omitempty"`
 	State      string            `json:"state,omitempty"`
 	Inferred   bool              `json:"inferred"`
+	Phase      string            `json:"phase,omitempty"`
 	Detail     string            `json:"detail,omitempty"`
 }
 
@@ -45,6 +46,7 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 		Group:    e.Group,
 		State:    e.State,
 		Inferred: e.Inferred,
+		Phase:    e.Phase,
 		Detail:   e.Detail,
 	}
 	spec, _ := e.Type.Spec()
