@@ -50,6 +50,11 @@ func TestPollWaitsOutCoordinatorLoading(t *testing.T) {
 	busy(int16(kmsg.OffsetFetch), 2, func(req kmsg.Request) kmsg.Response {
 		res := req.ResponseKind().(*kmsg.OffsetFetchResponse)
 		res.ErrorCode = kerr.CoordinatorLoadInProgress.Code
+		if req.GetVersion() >= 8 { // one error per group asked
+			g := kmsg.NewOffsetFetchResponseGroup()
+			g.Group, g.ErrorCode = "loaders", kerr.CoordinatorLoadInProgress.Code
+			res.Groups = append(res.Groups, g)
+		}
 		return res
 	})
 	s, err := w.Poll(context.Background())

@@ -52,6 +52,32 @@ type brokerVersions map[int16][2]int16
 type versionCache struct {
 	mu    sync.Mutex
 	conns map[weak.Pointer[protocol.Conn]]brokerVersions
+	// brokers holds the versions last seen per broker id, so a request
+	// whose shape depends on the version (one OffsetFetch for many
+	// groups needs v8) can be built for it.
+	brokers map[int32]brokerVersions
+}
+
+// supports reports whether broker id was last seen speaking key at version
+// v or above; known is false before any kmsg exchange with it.
+func (c *versionCache) supports(id int32, key, v int16) (ok, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	bv, known := c.brokers[id]
+	if !known {
+		return false, false
+	}
+	r, has := bv[key]
+	return has && r[1] >= v, true
+}
+
+func (c *versionCache) seen(id int32, v brokerVersions) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.brokers == nil {
+		c.brokers = make(map[int32]brokerVersions)
+	}
+	c.brokers[id] = v
 }
 
 func (c *versionCache) get(conn *protocol.Conn) (brokerVersions, bool) {
@@ -135,6 +161,9 @@ func (r *kmsgRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
 		if conn != nil && r.cache != nil {
 			r.cache.put(conn, versions)
 		}
+	}
+	if r.cache != nil {
+		r.cache.seen(r.broker, versions)
 	}
 	v, uerr := r.pick(versions)
 	if uerr != nil {

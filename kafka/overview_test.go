@@ -51,10 +51,10 @@ func TestOverviewThreeGroups(t *testing.T) {
 				return len(gs) == 3 && gs[1].State == model.StateStable && gs[2].State == model.StateStable
 			}, func() string { return fmt.Sprintf("%+v", gs) })
 			want := []model.GroupSummary{
-				{ID: "empty-lag", State: model.StateEmpty, // an admin commit makes a group with no protocol
+				{ID: "empty-lag", State: model.StateEmpty, Type: model.TypeClassic, // an admin commit makes a group with no protocol
 					Members: 0, Partitions: 3, Committed: 3, TotalLag: 20, MaxLag: 9},
-				{ID: "stable", State: model.StateStable, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 6, MaxLag: 2},
-				{ID: "no-commits", State: model.StateStable, ProtocolType: "consumer", Members: 1, Partitions: 1, Committed: 0, TotalLag: 0, MaxLag: 0},
+				{ID: "stable", State: model.StateStable, Type: model.TypeClassic, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 6, MaxLag: 2},
+				{ID: "no-commits", State: model.StateStable, Type: model.TypeClassic, ProtocolType: "consumer", Members: 1, Partitions: 1, Committed: 0, TotalLag: 0, MaxLag: 0},
 			}
 			for i := range want {
 				if g := gs[i]; g != want[i] {
@@ -69,7 +69,8 @@ func TestOverviewThreeGroups(t *testing.T) {
 }
 
 // TestOverviewRequestCount: an overview's requests grow with the brokers,
-// and with the groups only by one OffsetFetch per group.
+// not with the groups: one OffsetFetch (v8+) per coordinator for all its
+// groups.
 func TestOverviewRequestCount(t *testing.T) {
 	tc := newTestCluster(t, true)
 	tc.createTopic(t, "orders", 6)
@@ -101,18 +102,18 @@ func TestOverviewRequestCount(t *testing.T) {
 		if c["ListGroups"] != 3 {
 			t.Errorf("ListGroups = %d, want 3 (one per broker): %v", c["ListGroups"], c)
 		}
-		if c["DescribeGroups"] > 3 || c["ListOffsets"] > 3 {
-			t.Errorf("DescribeGroups %d, ListOffsets %d: want at most one per broker: %v", c["DescribeGroups"], c["ListOffsets"], c)
+		if c["DescribeGroups"] > 3 || c["ListOffsets"] > 3 || c["OffsetFetch"] > 3 {
+			t.Errorf("DescribeGroups %d, ListOffsets %d, OffsetFetch %d: want at most one per broker: %v", c["DescribeGroups"], c["ListOffsets"], c["OffsetFetch"], c)
 		}
 		if c["FindCoordinator"] != 0 || c["Metadata"] != 0 {
 			t.Errorf("FindCoordinator %d, Metadata %d: want none (listing broker coordinates; metadata cached): %v", c["FindCoordinator"], c["Metadata"], c)
 		}
 	}
-	if small["OffsetFetch"] != 3 || large["OffsetFetch"] != 40 {
-		t.Errorf("OffsetFetch = %d and %d, want one per group (3, 40)", small["OffsetFetch"], large["OffsetFetch"])
+	if large["DescribeGroups"] != 3 || large["OffsetFetch"] != 3 {
+		t.Errorf("40 groups: DescribeGroups = %d, OffsetFetch = %d, want 3 each (one per coordinator)", large["DescribeGroups"], large["OffsetFetch"])
 	}
-	if large["DescribeGroups"] != 3 {
-		t.Errorf("40 groups: DescribeGroups = %d, want 3 (one per coordinator)", large["DescribeGroups"])
+	if !o.Batched() {
+		t.Error("Batched() = false on a Kafka 4.0 cluster")
 	}
 	if r := tc.refusals(); len(r) > 0 {
 		t.Fatalf("requests refused by Kafka 4.0: %v", r)
