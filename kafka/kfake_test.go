@@ -12,6 +12,7 @@ import (
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -36,6 +37,12 @@ type testCluster struct {
 	mu      sync.Mutex
 	counts  map[string]int // requests by name since resetCounts
 	refused []string
+	// nonClassic names the consumer-protocol groups, which DescribeGroups
+	// answers as Apache Kafka 4 does (see describeAsKafka4); mixed counts
+	// DescribeGroups requests that asked for them and classic groups at
+	// once, which the control cannot answer.
+	nonClassic map[string]bool
+	mixed      int
 }
 
 // newTestCluster starts a cluster. With kafka40 it advertises at most Kafka
@@ -63,8 +70,65 @@ func newTestCluster(t testing.TB, kafka40 bool, opts ...kfake.Opt) *testCluster 
 		}
 		return nil, nil, false
 	})
+	c.ControlKey(int16(kmsg.DescribeGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		return tc.describeAsKafka4(req.(*kmsg.DescribeGroupsRequest))
+	})
 	t.Cleanup(c.Close)
 	return tc
+}
+
+// markNonClassic records that group runs the consumer protocol (KIP-848).
+func (tc *testCluster) markNonClassic(group string) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.nonClassic == nil {
+		tc.nonClassic = map[string]bool{}
+	}
+	tc.nonClassic[group] = true
+}
+
+// describeAsKafka4 answers a classic DescribeGroups for consumer-protocol
+// groups as Apache Kafka 4's GroupMetadataManager.describeGroups does:
+// state Dead, no protocol, no members, and from v6 error 69
+// GROUP_ID_NOT_FOUND, "Group … is not a classic group." (kfake alone
+// answers with the live state, which would hide a watcher that relies on
+// the classic API). Requests for classic groups only are kfake's.
+func (tc *testCluster) describeAsKafka4(req *kmsg.DescribeGroupsRequest) (kmsg.Response, error, bool) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	n := 0
+	for _, g := range req.Groups {
+		if tc.nonClassic[g] {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, nil, false
+	case n < len(req.Groups):
+		tc.mixed++
+		return nil, errors.New("test control: DescribeGroups mixing classic and consumer-protocol groups"), true
+	}
+	res := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
+	for _, g := range req.Groups {
+		rg := kmsg.NewDescribeGroupsResponseGroup()
+		rg.Group, rg.State = g, "Dead"
+		if req.GetVersion() >= 6 {
+			rg.ErrorCode = kerr.GroupIDNotFound.Code
+			rg.ErrorMessage = kmsg.StringPtr("Group " + g + " is not a classic group.")
+		}
+		res.Groups = append(res.Groups, rg)
+	}
+	return res, nil, true
+}
+
+// mixedDescribes returns how many DescribeGroups the control could not
+// answer as Kafka would.
+func (tc *testCluster) mixedDescribes() int {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.mixed
 }
 
 // resetCounts zeroes the request counters.

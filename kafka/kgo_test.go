@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -62,5 +63,23 @@ func (m *kgoMember) kill() {
 		m.stop()
 		<-m.done
 		go m.cl.Close() // its leave cannot reach the broker; do not wait
+	})
+}
+
+// consumer848 starts a franz-go member of group on the consumer protocol
+// (KIP-848: the coordinator assigns), and marks group so classic
+// DescribeGroups answers for it as Kafka 4 does.
+func (tc *testCluster) consumer848(t testing.TB, group, clientID string, topics []string, opts ...kgo.Opt) *kgoMember {
+	t.Helper()
+	tc.markNonClassic(group)
+	return tc.kgoJoin(t, clientID, append([]kgo.Opt{kgo.ConsumerGroup(group), kgo.ConsumeTopics(topics...), kgo.ServerSideBalancer()}, opts...)...)
+}
+
+// fast848 are broker configs that make consumer-protocol groups quick to
+// test: heartbeats every 250ms, sessions of 3s.
+func fast848() kfake.Opt {
+	return kfake.BrokerConfigs(map[string]string{
+		"group.consumer.heartbeat.interval.ms": "250",
+		"group.consumer.session.timeout.ms":    "3000",
 	})
 }

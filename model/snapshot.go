@@ -158,7 +158,9 @@ type Member struct {
 	// current assignment).
 	Partitions []TopicPartition
 	// MemberEpoch is the epoch the member has reconciled to (consumer and
-	// share groups; 0 for classic members).
+	// share groups; 0 for classic members). -2 is a static member that
+	// left for now (a restart): it keeps its partitions until its session
+	// times out or it comes back with the same InstanceID.
 	MemberEpoch int32
 	// TargetPartitions is what the coordinator wants a consumer group
 	// member to own; nil for other groups.
@@ -484,7 +486,11 @@ func NewSnapshot(o Observation) Snapshot {
 	if o.Group.Type == TypeConsumer {
 		for i := range members {
 			m := &members[i]
-			m.Reconciling = m.MemberEpoch < o.Group.AssignmentEpoch || !slices.Equal(m.Partitions, m.TargetPartitions)
+			// A negative epoch is a static member gone for now (it left
+			// with epoch -2 and keeps its partitions until its session
+			// times out): it is not reconciling.
+			m.Reconciling = m.MemberEpoch >= 0 &&
+				(m.MemberEpoch < o.Group.AssignmentEpoch || !slices.Equal(m.Partitions, m.TargetPartitions))
 		}
 	}
 

@@ -32,6 +32,8 @@ func consumerObservation() Observation {
 				Partitions: tps("orders", 0, 1, 2), TargetPartitions: tps("orders", 0, 1)},
 			{MemberID: "m0", ClientID: "c0", MemberEpoch: 5,
 				Partitions: nil, TargetPartitions: nil},
+			{MemberID: "m9", ClientID: "c9", InstanceID: "worker-9", MemberEpoch: -2,
+				Partitions: nil, TargetPartitions: tps("orders", 1)},
 		},
 		Committed: map[TopicPartition]int64{tp("orders", 0): 4},
 		Offsets:   offsets,
@@ -58,8 +60,9 @@ func TestNewSnapshotConsumerGroup(t *testing.T) {
 	for _, m := range s.Members {
 		rec[m.ClientID] = m.Reconciling
 	}
-	// c2: epoch behind; c1: owns p2 beyond its target; c0: caught up, empty.
-	if !rec["c2"] || !rec["c1"] || rec["c0"] {
+	// c2: epoch behind; c1: owns p2 beyond its target; c0: caught up,
+	// empty; c9: a static member away for now (epoch -2).
+	if !rec["c2"] || !rec["c1"] || rec["c0"] || rec["c9"] {
 		t.Errorf("reconciling %v, want c1 and c2 only", rec)
 	}
 	if got := s.Members[2].TargetPartitions; !reflect.DeepEqual(got, tps("orders", 2, 3)) {
