@@ -112,7 +112,8 @@ type differ struct {
 	stable  *snapView // last Stable snapshot: partition counts
 	rb      *openRebalance
 	// phase is a cooperative rebalance whose revoke phase completed: its
-	// assign phase is to come.
+	// assign phase is to come (a member that gave partitions up rejoins
+	// at once; the next rebalance to complete is that phase).
 	phase *openRebalance
 	// coop: the group was seen rebalancing cooperatively (its members'
 	// subscriptions say so only while Stable; it holds from then on).
@@ -137,7 +138,13 @@ func (d *differ) commit(v *snapView) {
 	d.coop = d.coop || v.coop
 	switch v.state {
 	case StateStable:
-		d.settled, d.stable = v, v
+		d.settled = v
+		if d.phase == nil {
+			// Between a cooperative rebalance's phases the revoked
+			// partitions are nobody's: the partition counts wait for
+			// the assign phase.
+			d.stable = v
+		}
 	case StateEmpty, StateDead:
 		d.settled = v
 	}
@@ -267,15 +274,12 @@ func (d *differ) observe(s Snapshot) []Event {
 		e.Inferred = true
 		if d.phase != nil {
 			e.Phase = PhaseAssign
+			e.Detail = startDetail("assign phase of the cooperative rebalance happened between polls", causes)
 		}
 		out = append(out, e)
 		d.rb = &openRebalance{at: cur.at, base: d.settled}
 		out = append(out, d.completeClassic(b, cur, true)...)
 		d.rb = nil
-	case cur.state == StateStable && d.phase != nil:
-		// Stable again with the revoked partitions still unowned and no
-		// rebalance since: no assign phase followed.
-		d.phase = nil
 	}
 
 	if cur.state == StateEmpty && prev.state != StateEmpty && groupExists(prev.state) {
@@ -284,7 +288,7 @@ func (d *differ) observe(s Snapshot) []Event {
 	if !groupExists(cur.state) && groupExists(prev.state) {
 		out = append(out, b.event(EventGroupGone, d.group+" no longer exists"))
 	}
-	if cur.state == StateStable && d.stable != nil {
+	if cur.state == StateStable && d.stable != nil && d.phase == nil {
 		out = append(out, partitionsChanged(b, d.stable, cur)...)
 	}
 	d.commit(cur)
@@ -337,11 +341,20 @@ func (d *differ) completeClassic(b stamp, cur *snapView, inferred bool) []Event 
 	whole := &openRebalance{at: d.phase.at, timed: d.phase.timed && rb.timed && !inferred, outage: d.phase.outage || rb.outage, base: d.phase.base}
 	out := rebalanceCompleted(b, whole, cur, inferred, coop)
 	out[0].Phase = PhaseAssign
-	phase := "assign phase between polls"
-	if !inferred && rb.timed {
-		phase = "assign phase took " + Elapsed(nonNegative(cur.at.Sub(rb.at)))
+	var prefix string
+	switch {
+	case whole.timed:
+		prefix = "assign phase took " + Elapsed(nonNegative(cur.at.Sub(rb.at))) +
+			"; cooperative rebalance took " + Elapsed(out[0].Duration)
+	case inferred && d.phase.timed:
+		prefix = "assign phase between polls; the cooperative rebalance began " +
+			Elapsed(nonNegative(cur.at.Sub(d.phase.at))) + " before"
+	default:
+		prefix = "assign phase of a cooperative rebalance completed, duration unknown"
 	}
-	out[0].Detail = phase + "; cooperative " + out[0].Detail
+	if i := strings.Index(out[0].Detail, ": "); i >= 0 {
+		out[0].Detail = prefix + out[0].Detail[i:]
+	}
 	d.phase = nil
 	return out
 }

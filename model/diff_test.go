@@ -205,6 +205,28 @@ func TestDiffCases(t *testing.T) {
 			},
 		},
 		{
+			// The revoke phase's Stable lasts while the member revokes;
+			// the assign phase comes and goes between two polls.
+			name: "cooperative, assign phase between polls",
+			snaps: []Snapshot{
+				coop(0, stable, mem(a, 0, 1, 2)),
+				coop(1, preparing, mem(a), mem(b)),
+				coop(1.2, stable, mem(a, 0, 1), mem(b)),
+				coop(2.2, stable, mem(a, 0, 1), mem(b)),
+				coop(3.2, stable, mem(a, 0, 1), mem(b, 2)),
+			},
+			want: []string{
+				"member_joined client=consumer-b | consumer-b joined (host /127.0.0.1)",
+				"state_changed | Stable → PreparingRebalance",
+				"rebalance_started | rebalance started: consumer-b joined",
+				"state_changed | PreparingRebalance → Stable",
+				"rebalance_completed moves=2:consumer-a→ dur=200ms phase=revoke | revoke phase of a cooperative rebalance took 0.20s: consumer-a gave up p2; the next generation assigns it",
+				"rebalance_started inferred phase=assign | assign phase of the cooperative rebalance happened between polls",
+				"rebalance_completed moves=2:consumer-a→consumer-b inferred phase=assign | assign phase between polls; the cooperative rebalance began 2.20s before: 1 partition moved",
+				"partition_moved parts=2 consumer-a→consumer-b inferred | p2: consumer-a → consumer-b",
+			},
+		},
+		{
 			name: "rebalance hidden between polls: join",
 			snaps: []Snapshot{
 				snap(0, stable, mem(a, 0, 1, 2)),
