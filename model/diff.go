@@ -201,7 +201,7 @@ func (d *differ) observe(s Snapshot) []Event {
 			continue
 		}
 		e := b.event(EventMemberLeft, "")
-		e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+		e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
 		owned := ""
 		if parts, ok := d.knownPartitions(k); ok {
 			e.Partitions, owned = parts, "it owned"
@@ -219,7 +219,7 @@ func (d *differ) observe(s Snapshot) []Event {
 			_, was := prev.byID[m.MemberID]
 			if old := prev.members[j].MemberID; old != m.MemberID && !was {
 				e := b.event(EventMemberJoined, "")
-				e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+				e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
 				e.Detail = fmt.Sprintf("%s rejoined as static member %q with a new member id (was %s): same member, no rebalance",
 					memberLabel(m), m.InstanceID, ShortID(old))
 				out = append(out, e)
@@ -227,7 +227,7 @@ func (d *differ) observe(s Snapshot) []Event {
 			continue
 		}
 		e := b.event(EventMemberJoined, "")
-		e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+		e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
 		if cur.assigned() && len(m.Partitions) == 0 && len(m.TargetPartitions) > 0 {
 			e.Detail = memberDetail(m, "joined", "it is to receive", m.TargetPartitions, cur.multiTopic())
 		} else if cur.assigned() {

@@ -81,7 +81,7 @@ func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Ev
 		switch {
 		case m.Reconciling && !was:
 			e := b.event(EventMemberReconciling, "")
-			e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+			e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
 			receive, give := diffParts(m.TargetPartitions, m.Partitions), diffParts(m.Partitions, m.TargetPartitions)
 			e.Partitions = append(slices.Clone(receive), give...)
 			slices.SortFunc(e.Partitions, compareTP)
@@ -102,7 +102,7 @@ func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Ev
 			reconciling = append(reconciling, e)
 		case !m.Reconciling && was:
 			e := b.event(EventMemberReconciled, "")
-			e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+			e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
 			e.Partitions = m.Partitions
 			e.Detail = fmt.Sprintf("%s reconciled at epoch %d", memberLabel(m), m.MemberEpoch)
 			if len(m.Partitions) == 0 {

@@ -154,6 +154,10 @@ func TestDiffConsumerStaticRestart(t *testing.T) {
 		}
 		t.Fatalf("static restart gave %d events, want one member_joined saying no rebalance", len(got))
 	}
+	b, err := MarshalEventJSON(got[0])
+	if err != nil || !strings.Contains(string(b), `"instance_id":"worker-1"`) {
+		t.Errorf("member_joined JSON %s (%v) lacks instance_id", b, err)
+	}
 }
 
 // Lanes read a consumer group's owners while it reconciles: the partition

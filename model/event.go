@@ -65,10 +65,12 @@ type Event struct {
 	Time  time.Time
 	Type  EventType
 	Group string
-	// MemberID, ClientID and Host name the member the event is about.
+	// MemberID, ClientID and Host name the member the event is about;
+	// InstanceID is its group.instance.id when it is a static member.
 	MemberID   string
 	ClientID   string
 	Host       string
+	InstanceID string
 	Partitions []TopicPartition
 	// From and To are client ids, for a single move.
 	From string
