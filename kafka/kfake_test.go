@@ -415,3 +415,49 @@ func (tc *testCluster) produceEach(t testing.TB, topic string, n, perPartition i
 		t.Fatalf("produce to %s: %v", topic, err)
 	}
 }
+
+// commitGroups commits offsets of topic for every group, as an admin tool
+// would, over one franz-go client (one request per group, pooled
+// connections): quick enough for thousands of groups.
+func (tc *testCluster) commitGroups(t testing.TB, groups []string, topic string, offsets map[int32]int64) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tc.addrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	sem := make(chan struct{}, 32)
+	errs := make(chan error, len(groups))
+	for _, g := range groups {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			req := kmsg.NewPtrOffsetCommitRequest()
+			req.Group, req.Generation = g, -1
+			rt := kmsg.NewOffsetCommitRequestTopic()
+			rt.Topic = topic
+			for p, o := range offsets {
+				rp := kmsg.NewOffsetCommitRequestTopicPartition()
+				rp.Partition, rp.Offset = p, o
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			req.Topics = []kmsg.OffsetCommitRequestTopic{rt}
+			res, err := req.RequestWith(context.Background(), cl)
+			if err == nil {
+				for _, t := range res.Topics {
+					for _, p := range t.Partitions {
+						if p.ErrorCode != 0 {
+							err = fmt.Errorf("commit %s/%d for %s: error %d", topic, p.Partition, g, p.ErrorCode)
+						}
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range groups {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kversion"
+
 	"github.com/kgwatch/kgwatch/model"
 )
 
@@ -157,5 +160,87 @@ func TestOverviewErrorsOnOneLine(t *testing.T) {
 	_, err := o.Overview(context.Background())
 	if err == nil || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("overview of a stopped cluster: err = %q, want one line", err)
+	}
+}
+
+// groupNames returns n group ids.
+func groupNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("group-%04d", i)
+	}
+	return out
+}
+
+// TestOverviewThousandGroups: 1,000 groups on 3 brokers in under 40
+// requests a poll, none refused by Kafka 4.0.
+func TestOverviewThousandGroups(t *testing.T) {
+	tc := newTestCluster(t, true)
+	tc.createTopic(t, "orders", 6)
+	tc.produceEach(t, "orders", 6, 5, time.Now())
+	tc.commitGroups(t, groupNames(1000), "orders", map[int32]int64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 0})
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second})
+	defer o.Close()
+	tc.resetCounts()
+	overviewOnce(t, o) // cold, as --once: connections, metadata
+	cold := tc.requestCounts()
+	tc.resetCounts()
+	gs := overviewOnce(t, o)
+	c := tc.requestCounts()
+	total, coldTotal := 0, 0
+	for _, n := range c {
+		total += n
+	}
+	for _, n := range cold {
+		coldTotal += n
+	}
+	t.Logf("1,000 groups: %d requests %v; cold (--once): %d %v", total, c, coldTotal, cold)
+	if coldTotal >= 40 {
+		t.Errorf("a cold overview of 1,000 groups sent %d requests, want under 40: %v", coldTotal, cold)
+	}
+	if len(gs) != 1000 {
+		t.Fatalf("%d groups, want 1000", len(gs))
+	}
+	for _, g := range gs {
+		if g.TotalLag != 15 || g.Committed != 6 || g.Err != "" || g.Type != model.TypeClassic {
+			t.Fatalf("group %+v: want lag 15 over 6 committed partitions", g)
+		}
+	}
+	if total >= 40 {
+		t.Errorf("%d requests for 1,000 groups, want under 40: %v", total, c)
+	}
+	if !o.Batched() {
+		t.Error("Batched() = false on a Kafka 4.0 cluster")
+	}
+	if r := tc.refusals(); len(r) > 0 {
+		t.Fatalf("requests refused by Kafka 4.0: %v", r)
+	}
+}
+
+// A broker older than Kafka 3.0 takes one group per OffsetFetch (v7): the
+// overview falls back to one per group, and says so.
+func TestOverviewWithoutOffsetFetchV8(t *testing.T) {
+	tc := newTestCluster(t, false, kfake.MaxVersions(kversion.V2_8_0()))
+	tc.createTopic(t, "orders", 3)
+	tc.produceEach(t, "orders", 3, 5, time.Now())
+	tc.commitGroups(t, groupNames(5), "orders", map[int32]int64{0: 1, 1: 2, 2: 3})
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	defer o.Close()
+	overviewOnce(t, o)
+	tc.resetCounts()
+	gs := overviewOnce(t, o)
+	if len(gs) != 5 {
+		t.Fatalf("%d groups, want 5", len(gs))
+	}
+	for _, g := range gs {
+		if g.TotalLag != 9 || g.Err != "" || g.State != model.StateEmpty {
+			t.Errorf("group %+v: want Empty, lag 9", g)
+		}
+	}
+	if c := tc.requestCounts(); c["OffsetFetch"] != 5 {
+		t.Errorf("OffsetFetch = %d, want one per group (5): %v", c["OffsetFetch"], c)
+	}
+	if o.Batched() {
+		t.Error("Batched() = true on a broker without OffsetFetch v8")
 	}
 }
