@@ -138,6 +138,15 @@ func TestPollConsumerGroup(t *testing.T) {
 			if j.GroupType != "consumer" || j.Epoch == nil || len(j.Members) != 2 || j.Members[0].MemberEpoch == nil || j.Members[0].Target == nil {
 				t.Errorf("JSON lacks consumer group fields: %s", b)
 			}
+			// A steady poll describes the group once, as what it is.
+			tc.resetCounts()
+			if _, err := w.Poll(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			c := tc.requestCounts()
+			if c["ConsumerGroupDescribe"] != 1 || c["DescribeGroups"]+c["ShareGroupDescribe"]+c["Metadata"] != 0 {
+				t.Errorf("steady poll sent %v: want one ConsumerGroupDescribe, no other describe, topic ids cached", c)
+			}
 			if r := tc.refusals(); len(r) > 0 {
 				t.Errorf("refused: %v", r)
 			}

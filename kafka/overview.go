@@ -69,11 +69,6 @@ func (o *OverviewWatcher) Batched() bool {
 	return o.perGroup == 0 && o.w.vers.brokers != nil
 }
 
-// listed is one group as its coordinator listed it.
-type listed struct {
-	id, protocolType, state, typ string
-}
-
 // groupRead is what one coordinator said of one group.
 type groupRead struct {
 	sum       model.GroupSummary
@@ -225,11 +220,12 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 	reads = make([]groupRead, len(lg))
 	byType := map[string][]int{}
 	for i, g := range lg {
-		l := listed{id: g.Group, protocolType: g.ProtocolType, state: g.GroupState, typ: g.GroupType}
-		reads[i].sum = model.GroupSummary{ID: l.id, Type: l.typ, ProtocolType: l.protocolType, State: l.state}
-		switch l.typ {
+		// v4+ gives the state, v5+ the type: a streams group keeps the
+		// listed state, as no describe kgwatch speaks knows it.
+		reads[i].sum = model.GroupSummary{ID: g.Group, Type: g.GroupType, ProtocolType: g.ProtocolType, State: g.GroupState}
+		switch g.GroupType {
 		case model.TypeConsumer, model.TypeShare, model.TypeStreams:
-			byType[l.typ] = append(byType[l.typ], i)
+			byType[g.GroupType] = append(byType[g.GroupType], i)
 		default: // classic, or a broker too old to say (before v5)
 			byType[model.TypeClassic] = append(byType[model.TypeClassic], i)
 		}

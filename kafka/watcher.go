@@ -56,10 +56,12 @@ const clientID = "kgwatch"
 // metadataMaxAge is how long cached topic metadata is trusted.
 const metadataMaxAge = 30 * time.Second
 
-// Watcher reads snapshots of one consumer group. It only ever sends read
-// requests (FindCoordinator, DescribeGroups, OffsetFetch, Metadata,
-// ListOffsets, Fetch): it never joins, commits or produces. A Watcher is
-// safe for concurrent use; polls are serialized.
+// Watcher reads snapshots of one group, of any type (classic, consumer,
+// share). It only ever sends read requests (FindCoordinator,
+// ConsumerGroupDescribe, ShareGroupDescribe, DescribeGroups, OffsetFetch,
+// DescribeShareGroupOffsets, ListGroups, Metadata, ListOffsets, Fetch,
+// ApiVersions): it never joins, commits or produces. A Watcher is safe for
+// concurrent use; polls are serialized.
 type Watcher struct {
 	cfg  Config
 	addr net.Addr
