@@ -65,8 +65,9 @@ func epochMove(prev, cur *snapView) string {
 }
 
 // reconcileEvents compares each member's reconciliation in prev and cur:
-// member_reconciling for one that fell behind (or joined behind),
-// member_reconciled for one that caught up.
+// member_reconciling for one that fell behind (or joined behind, or whose
+// target changed while it was behind), member_reconciled for one that
+// caught up.
 func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Event) {
 	multi := cur.multiTopic()
 	for i, m := range cur.members {
@@ -74,12 +75,14 @@ func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Ev
 		if cur.byKey[k] != i {
 			continue
 		}
-		was := false
+		was, retarget := false, false
 		if j, ok := prev.byKey[k]; ok && prev.brokerAssigned() {
 			was = prev.members[j].Reconciling
+			retarget = was && !slices.Equal(prev.members[j].TargetPartitions, m.TargetPartitions)
 		}
 		switch {
-		case m.Reconciling && !was:
+		case m.Reconciling && (!was || retarget):
+			// Fell behind, or its target moved again while it was.
 			e := b.event(EventMemberReconciling, "")
 			e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
 			receive, give := diffParts(m.TargetPartitions, m.Partitions), diffParts(m.Partitions, m.TargetPartitions)

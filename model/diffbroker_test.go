@@ -70,6 +70,25 @@ func TestDiffConsumerGroup(t *testing.T) {
 			},
 		},
 		{
+			// The target moves again while consumer-a is behind: what it
+			// now has to do is reported.
+			name: "target moves while reconciling",
+			snaps: []Snapshot{
+				csnap(0, StateStable, 1, cmem(a, 1, ps(0, 1, 2), ps(0, 1, 2))),
+				csnap(1, StateReconciling, 2, cmem(a, 1, ps(0, 1, 2), ps(0, 1, 2)), cmem(c, 0, nil, nil)),
+				csnap(2, StateReconciling, 2, cmem(a, 1, ps(0, 1, 2), ps(0, 1)), cmem(c, 0, nil, ps(2))),
+			},
+			want: []string{
+				"member_joined client=consumer-c | consumer-c joined (host /127.0.0.1); it owns no partitions",
+				"state_changed | Stable → Reconciling",
+				"rebalance_started | rebalance started (target assignment epoch 1 → 2): consumer-c joined",
+				"member_reconciling client=consumer-a | consumer-a reconciling towards assignment epoch 2: at epoch 1",
+				"member_reconciling client=consumer-c | consumer-c reconciling towards assignment epoch 2: at epoch 0",
+				"member_reconciling client=consumer-a parts=2 | consumer-a reconciling towards assignment epoch 2: to give up p2, at epoch 1",
+				"member_reconciling client=consumer-c parts=2 | consumer-c reconciling towards assignment epoch 2: to receive p2, at epoch 0",
+			},
+		},
+		{
 			name: "clean leave",
 			snaps: []Snapshot{
 				csnap(0, StateStable, 3, cmem(a, 3, ps(0, 1), ps(0, 1)), cmem(b, 3, ps(2), ps(2))),
