@@ -66,7 +66,7 @@ func (o *OverviewWatcher) Close() error { return o.w.Close() }
 func (o *OverviewWatcher) Batched() bool {
 	o.w.mu.Lock()
 	defer o.w.mu.Unlock()
-	return o.perGroup == 0 && o.w.vers.brokers != nil
+	return o.perGroup == 0 && o.w.vers.anyBroker()
 }
 
 // groupRead is what one coordinator said of one group.
@@ -512,8 +512,7 @@ func (o *OverviewWatcher) fetchShareStarts(ctx context.Context, b broker, reads 
 			continue
 		}
 		var errs map[model.TopicPartition]string
-		// Topic ids without names stay ids: share offsets name topics.
-		r.committed, r.shareLag, errs = shareOffsets(g, func([16]byte) string { return "" })
+		r.committed, r.shareLag, errs = shareOffsets(g, w.topicName) // no id is learned meanwhile
 		if len(errs) > 0 {
 			r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("start offsets of %s unreadable", plural(len(errs), "partition")))
 		}

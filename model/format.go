@@ -247,7 +247,11 @@ func FormatTable(s Snapshot) string {
 	case s.Group.Rebalancing():
 		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", group)
 	case s.Group.State == StateUnknown:
-		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is not a classic group (a KIP-848 consumer group?): its members are unknown, its offsets are shown.\n\n", group)
+		what := "is not a classic group kgwatch can describe"
+		if t := s.Group.Type; t == TypeStreams {
+			what = "is a streams group, which kgwatch lists but cannot describe yet"
+		}
+		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' %s: its members are unknown, its offsets are shown.\n\n", group, what)
 	default:
 		b.WriteString("\n")
 	}

@@ -26,10 +26,10 @@ const (
 	// the reader.
 	StateAssigning   = "Assigning"
 	StateReconciling = "Reconciling"
-	// StateUnknown is a group that DescribeGroups reports as Dead although
-	// it has committed offsets: a group of another protocol, such as a
-	// KIP-848 consumer group, which the classic API cannot describe. Its
-	// lag is known; its members and state are not.
+	// StateUnknown is a group that every describe kgwatch speaks reports
+	// as missing although it has committed offsets: a streams group
+	// (KIP-1071), or one whose type the broker's APIs cannot describe.
+	// Its lag is known; its members and state are not.
 	StateUnknown = "Unknown"
 	// StateNotReady is a KIP-1071 streams group not yet able to run.
 	StateNotReady = "NotReady"
@@ -133,7 +133,8 @@ func (g Group) StateText() string {
 	case StateDead, "":
 		return "does not exist"
 	case StateUnknown:
-		if g.Type != "" {
+		switch g.Type { // a broker's word, named only when it is a known type
+		case TypeStreams, TypeConsumer, TypeShare, TypeClassic:
 			return "is a " + g.Type + " group kgwatch cannot describe: members unknown"
 		}
 		return "has commits but is not a classic group: members unknown"
