@@ -145,6 +145,9 @@ func TestPollConsumerGroup(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := tc.requestCounts()
+			if v, o := tc.version("ConsumerGroupDescribe"), tc.version("OffsetFetch"); v != 1 || o != 9 {
+				t.Errorf("ConsumerGroupDescribe v%d, OffsetFetch v%d: want v1 and v9", v, o)
+			}
 			if c["ConsumerGroupDescribe"] != 1 || c["DescribeGroups"]+c["ShareGroupDescribe"]+c["Metadata"] != 0 {
 				t.Errorf("steady poll sent %v: want one ConsumerGroupDescribe, no other describe, topic ids cached", c)
 			}

@@ -37,6 +37,8 @@ type testCluster struct {
 	mu      sync.Mutex
 	counts  map[string]int // requests by name since resetCounts
 	refused []string
+	// versions is the highest version received per request name.
+	versions map[string]int16
 	// nonClassic names the consumer-protocol groups, which DescribeGroups
 	// answers as Apache Kafka 4 does (see describeAsKafka4); mixed counts
 	// DescribeGroups requests that asked for them and classic groups at
@@ -58,11 +60,14 @@ func newTestCluster(t testing.TB, kafka40 bool, opts ...kfake.Opt) *testCluster 
 	if err != nil {
 		t.Fatalf("start kfake cluster: %v", err)
 	}
-	tc := &testCluster{Cluster: c, addrs: c.ListenAddrs(), counts: map[string]int{}}
+	tc := &testCluster{Cluster: c, addrs: c.ListenAddrs(), counts: map[string]int{}, versions: map[string]int16{}}
 	c.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		tc.counts[requestName(req)]++
+		if v, ok := tc.versions[requestName(req)]; !ok || req.GetVersion() > v {
+			tc.versions[requestName(req)] = req.GetVersion()
+		}
 		if min, ok := kafka40Min[req.Key()]; kafka40 && ok && req.GetVersion() < min {
 			tc.refused = append(tc.refused, fmt.Sprintf("%s v%d", kmsg.NameForKey(req.Key()), req.GetVersion()))
 			c.KeepControl()
@@ -131,11 +136,23 @@ func (tc *testCluster) mixedDescribes() int {
 	return tc.mixed
 }
 
-// resetCounts zeroes the request counters.
+// version returns the highest version of request name received, -1 when
+// none was.
+func (tc *testCluster) version(name string) int16 {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if v, ok := tc.versions[name]; ok {
+		return v
+	}
+	return -1
+}
+
+// resetCounts zeroes the request counters and versions.
 func (tc *testCluster) resetCounts() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	tc.counts = map[string]int{}
+	tc.versions = map[string]int16{}
 }
 
 // brokerDiscovery names the Metadata requests that ask for no topic: the

@@ -184,6 +184,14 @@ func TestOverviewThousandGroups(t *testing.T) {
 	tc.resetCounts()
 	overviewOnce(t, o) // cold, as --once: connections, metadata
 	cold := tc.requestCounts()
+	// kmsg requests at the versions Kafka 4.0 and kmsg share, not
+	// kafka-go's (ListGroups v2, DescribeGroups v5, OffsetFetch v5,
+	// Metadata v8).
+	for name, want := range map[string]int16{"ListGroups": 5, "DescribeGroups": 6, "OffsetFetch": 9, "Metadata": 13} {
+		if v := tc.version(name); v != want {
+			t.Errorf("%s sent at v%d, want v%d", name, v, want)
+		}
+	}
 	tc.resetCounts()
 	gs := overviewOnce(t, o)
 	c := tc.requestCounts()

@@ -85,6 +85,9 @@ func TestPollShareGroup(t *testing.T) {
 	if table := model.FormatTable(s); strings.Contains(table, "does not exist") {
 		t.Errorf("table calls the share group missing:\n%s", table)
 	}
+	if v, w := tc.version("ShareGroupDescribe"), tc.version("DescribeShareGroupOffsets"); v != 1 || w != 1 {
+		t.Errorf("ShareGroupDescribe v%d, DescribeShareGroupOffsets v%d: want v1 each (kmsg's and kfake's highest)", v, w)
+	}
 }
 
 // The broker's lag of a share group where records wait: produced after the
