@@ -7,6 +7,7 @@ import (
 
 	"github.com/segmentio/kafka-go/protocol"
 	meta "github.com/segmentio/kafka-go/protocol/metadata"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // metadataHedgeAfter is how long the broker a Metadata request is routed
@@ -20,7 +21,7 @@ const metadataHedgeAfter = time.Second
 // metadataHedgeAfter, to the other brokers the transport knows, one more
 // each metadataHedgeAfter, in id order; the first answer is returned. When
 // none answers, the routed broker's error is returned.
-func (w *Watcher) metadataFromAny(ctx context.Context, m *metadataRequest) (protocol.Message, error) {
+func (w *Watcher) metadataFromAny(ctx context.Context, m *kmsgRequest) (protocol.Message, error) {
 	ids := []int32{m.broker}
 	if w.tr != nil {
 		if res, err := w.send(ctx, &meta.Request{TopicNames: []string{}}); err == nil {
@@ -40,7 +41,8 @@ func (w *Watcher) metadataFromAny(ctx context.Context, m *metadataRequest) (prot
 	hedge := min(metadataHedgeAfter, w.cfg.Timeout/4)
 	win, res, errs := firstAnswer(ctx, len(ids), hedge, func(ctx context.Context, i int) (protocol.Message, error) {
 		r := *m // each try encodes its own copy (the version is per connection)
-		r.route = route{ids[i]}
+		req := *m.req.(*kmsg.MetadataRequest)
+		r.req, r.route = &req, route{ids[i]}
 		return w.send(ctx, &r)
 	})
 	if win < 0 {

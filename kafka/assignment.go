@@ -1,107 +1,177 @@
 package kafka
 
 import (
-	"encoding/binary"
+	"encoding/hex"
 	"errors"
-	"sort"
+	"slices"
 
-	"github.com/segmentio/kafka-go/protocol/describegroups"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// members turns DescribeGroups members into model members. Assignments are
-// decoded only for the consumer protocol; a member whose assignment is empty
-// (the group is rebalancing) or undecodable is listed with no partitions.
-func members(g describegroups.ResponseGroup) []model.Member {
-	out := make([]model.Member, 0, len(g.Members))
+// classicMembers turns a DescribeGroups group's members into model members.
+// Assignments and subscriptions are decoded (with kmsg's consumer protocol
+// codecs) only for the consumer protocol; a member whose assignment is
+// empty (the group is rebalancing: coordinators send none then) or
+// undecodable is listed with no partitions.
+//
+// cooperative reports whether some member joined still owning partitions
+// (its ConsumerProtocolSubscription v1+ lists them): eager members revoke
+// everything before they join, cooperative ones keep what they are not
+// asked to give up, so the group rebalances incrementally.
+func classicMembers(g kmsg.DescribeGroupsResponseGroup) (out []model.Member, cooperative bool) {
+	out = make([]model.Member, 0, len(g.Members))
+	consumer := g.ProtocolType == "consumer" || g.ProtocolType == ""
 	for _, m := range g.Members {
-		mm := model.Member{MemberID: m.MemberID, InstanceID: m.GroupInstanceID, ClientID: m.ClientID, Host: m.ClientHost}
-		if g.ProtocolType == "consumer" || g.ProtocolType == "" {
+		mm := model.Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+		if m.InstanceID != nil {
+			mm.InstanceID = *m.InstanceID
+		}
+		if consumer {
 			if parts, err := decodeAssignment(m.MemberAssignment); err == nil {
 				mm.Partitions = parts
 			}
+			if meta, err := decodeSubscription(m.ProtocolMetadata); err == nil && meta != nil {
+				mm.SubscribedTopics = meta.Topics
+				for _, o := range meta.OwnedPartitions {
+					cooperative = cooperative || len(o.Partitions) > 0
+				}
+			}
+		}
+		out = append(out, mm)
+	}
+	return out, cooperative
+}
+
+var errNegativeVersion = errors.New("consumer protocol: negative version")
+
+// decodeAssignment decodes a ConsumerProtocolAssignment (any version); nil
+// bytes are no assignment.
+func decodeAssignment(b []byte) ([]model.TopicPartition, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var a kmsg.ConsumerMemberAssignment
+	if err := a.ReadFrom(b); err != nil {
+		return nil, err
+	}
+	if a.Version < 0 {
+		return nil, errNegativeVersion
+	}
+	var out []model.TopicPartition
+	for _, t := range a.Topics {
+		for _, p := range t.Partitions {
+			out = append(out, model.TopicPartition{Topic: t.Topic, Partition: p})
+		}
+	}
+	slices.SortFunc(out, compareTP)
+	return out, nil
+}
+
+// decodeSubscription decodes a ConsumerProtocolSubscription; nil bytes
+// give nil.
+func decodeSubscription(b []byte) (*kmsg.ConsumerMemberMetadata, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var m kmsg.ConsumerMemberMetadata
+	if err := m.ReadFrom(b); err != nil {
+		return nil, err
+	}
+	if m.Version < 0 {
+		return nil, errNegativeVersion
+	}
+	return &m, nil
+}
+
+// consumerMembers turns a ConsumerGroupDescribe group's members into model
+// members: current assignment as Partitions, target as TargetPartitions.
+// name resolves topic ids the response gave no name for.
+func consumerMembers(g kmsg.ConsumerGroupDescribeResponseGroup, name func([16]byte) string) []model.Member {
+	out := make([]model.Member, 0, len(g.Members))
+	for _, m := range g.Members {
+		mm := model.Member{
+			MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, MemberEpoch: m.MemberEpoch,
+			Partitions:       assigned(m.Assignment.TopicPartitions, name),
+			TargetPartitions: assigned(m.TargetAssignment.TopicPartitions, name),
+			SubscribedTopics: m.SubscribedTopics,
+		}
+		if mm.TargetPartitions == nil {
+			mm.TargetPartitions = []model.TopicPartition{}
+		}
+		if m.InstanceID != nil {
+			mm.InstanceID = *m.InstanceID
+		}
+		if m.RackID != nil {
+			mm.Rack = *m.RackID
+		}
+		if m.SubscribedTopicRegex != nil {
+			mm.SubscribedRegex = *m.SubscribedTopicRegex
 		}
 		out = append(out, mm)
 	}
 	return out
 }
 
-var errShortAssignment = errors.New("consumer protocol assignment: truncated")
+// shareMembers turns a ShareGroupDescribe group's members into model
+// members.
+func shareMembers(g kmsg.ShareGroupDescribeResponseGroup, name func([16]byte) string) []model.Member {
+	out := make([]model.Member, 0, len(g.Members))
+	for _, m := range g.Members {
+		tps := make([]kmsg.AssignmentTopicPartition, len(m.Assignment.TopicPartitions))
+		for i, t := range m.Assignment.TopicPartitions {
+			tps[i] = kmsg.AssignmentTopicPartition{TopicID: t.TopicID, Topic: t.Topic, Partitions: t.Partitions}
+		}
+		mm := model.Member{
+			MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, MemberEpoch: m.MemberEpoch,
+			Partitions: assigned(tps, name), SubscribedTopics: m.SubscribedTopicNames,
+		}
+		if m.RackID != nil {
+			mm.Rack = *m.RackID
+		}
+		out = append(out, mm)
+	}
+	return out
+}
 
-// decodeAssignment decodes a ConsumerProtocolAssignment (any version: they
-// share the layout of version 0 up to the user data, which is ignored):
-//
-//	version int16, [topic string, [partition int32]], user_data bytes
-func decodeAssignment(b []byte) ([]model.TopicPartition, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	d := decoder{b: b}
-	if v := d.int16(); v < 0 {
-		return nil, errors.New("consumer protocol assignment: negative version")
-	}
-	nt := d.int32()
+// assigned lists an assignment's partitions, sorted. A topic named neither
+// in the response nor by name (deleted since) is shown by its id.
+func assigned(tps []kmsg.AssignmentTopicPartition, name func([16]byte) string) []model.TopicPartition {
 	var out []model.TopicPartition
-	for i := int32(0); i < nt && d.err == nil; i++ {
-		topic := d.string()
-		np := d.int32()
-		if np < 0 || int(np)*4 > len(d.b) {
-			d.err = errShortAssignment
-			break
+	for _, t := range tps {
+		topic := t.Topic
+		if topic == "" {
+			if topic = name(t.TopicID); topic == "" {
+				topic = topicIDText(t.TopicID)
+			}
 		}
-		for j := int32(0); j < np; j++ {
-			out = append(out, model.TopicPartition{Topic: topic, Partition: d.int32()})
+		for _, p := range t.Partitions {
+			out = append(out, model.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
-	if d.err != nil {
-		return nil, d.err
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
-	return out, nil
+	slices.SortFunc(out, compareTP)
+	return slices.Compact(out)
 }
 
-type decoder struct {
-	b   []byte
-	err error
+// unnamed returns the topic ids of tps given without a name.
+func unnamed(ids map[[16]byte]bool, tps []kmsg.AssignmentTopicPartition) {
+	for _, t := range tps {
+		if t.Topic == "" {
+			ids[t.TopicID] = true
+		}
+	}
 }
 
-func (d *decoder) need(n int) bool {
-	if d.err != nil {
-		return false
-	}
-	if n < 0 || len(d.b) < n {
-		d.err = errShortAssignment
-		d.b = nil
-		return false
-	}
-	return true
-}
+// topicIDText shows a topic id no name is known for.
+func topicIDText(id [16]byte) string { return "topic-id:" + hex.EncodeToString(id[:]) }
 
-func (d *decoder) int16() int16 {
-	if !d.need(2) {
-		return 0
+func compareTP(a, b model.TopicPartition) int {
+	if a.Less(b) {
+		return -1
 	}
-	v := int16(binary.BigEndian.Uint16(d.b))
-	d.b = d.b[2:]
-	return v
-}
-
-func (d *decoder) int32() int32 {
-	if !d.need(4) {
-		return 0
+	if b.Less(a) {
+		return 1
 	}
-	v := int32(binary.BigEndian.Uint32(d.b))
-	d.b = d.b[4:]
-	return v
-}
-
-func (d *decoder) string() string {
-	n := int(d.int16())
-	if !d.need(n) {
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
+	return 0
 }

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/segmentio/kafka-go/protocol/describegroups"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -37,23 +37,49 @@ func TestDecodeAssignment(t *testing.T) {
 }
 
 func TestMembersWithBadAssignments(t *testing.T) {
-	g := describegroups.ResponseGroup{ProtocolType: "consumer", Members: []describegroups.ResponseGroupMember{
+	g := kmsg.DescribeGroupsResponseGroup{ProtocolType: "consumer", Members: []kmsg.DescribeGroupsResponseGroupMember{
 		{MemberID: "m1", ClientID: "a", ClientHost: "/10.0.0.1", MemberAssignment: []byte{0, 0, 0, 0, 0, 9}},
 		{MemberID: "m2", ClientID: "b", ClientHost: "/10.0.0.2"},
 	}}
-	ms := members(g)
+	ms, _ := classicMembers(g)
 	if len(ms) != 2 || ms[0].Partitions != nil || ms[1].Partitions != nil || ms[0].Host != "/10.0.0.1" {
 		t.Errorf("members %+v, want two members without partitions", ms)
 	}
 }
 
 func TestMembersKeepInstanceID(t *testing.T) {
-	g := describegroups.ResponseGroup{ProtocolType: "consumer", Members: []describegroups.ResponseGroupMember{
-		{MemberID: "m1", GroupInstanceID: "worker-1", ClientID: "a"},
+	g := kmsg.DescribeGroupsResponseGroup{ProtocolType: "consumer", Members: []kmsg.DescribeGroupsResponseGroupMember{
+		{MemberID: "m1", InstanceID: kmsg.StringPtr("worker-1"), ClientID: "a"},
 		{MemberID: "m2", ClientID: "b"},
 	}}
-	ms := members(g)
+	ms, _ := classicMembers(g)
 	if len(ms) != 2 || ms[0].InstanceID != "worker-1" || ms[1].InstanceID != "" {
 		t.Errorf("members %+v, want worker-1's instance id kept", ms)
+	}
+}
+
+// Cooperative is read from the subscriptions: a member that joined still
+// owning partitions (v1+ owned partitions), never from the assignor name.
+func TestMembersCooperativeFromSubscription(t *testing.T) {
+	sub := func(owned ...int32) []byte {
+		m := kmsg.NewConsumerMemberMetadata()
+		m.Version = 2
+		m.Topics = []string{"orders"}
+		if len(owned) > 0 {
+			m.OwnedPartitions = []kmsg.ConsumerMemberMetadataOwnedPartition{{Topic: "orders", Partitions: owned}}
+		}
+		return m.AppendTo(nil)
+	}
+	eager := kmsg.DescribeGroupsResponseGroup{ProtocolType: "consumer", Protocol: "cooperative-sticky", Members: []kmsg.DescribeGroupsResponseGroupMember{
+		{MemberID: "m1", ProtocolMetadata: sub()}, {MemberID: "m2", ProtocolMetadata: sub()},
+	}}
+	if ms, coop := classicMembers(eager); coop || len(ms[0].SubscribedTopics) != 1 {
+		t.Errorf("no member kept partitions: cooperative %v (by name only), topics %v", coop, ms[0].SubscribedTopics)
+	}
+	kept := kmsg.DescribeGroupsResponseGroup{ProtocolType: "consumer", Protocol: "my-assignor", Members: []kmsg.DescribeGroupsResponseGroupMember{
+		{MemberID: "m1", ProtocolMetadata: sub(0, 1)}, {MemberID: "m2", ProtocolMetadata: sub()},
+	}}
+	if _, coop := classicMembers(kept); !coop {
+		t.Error("a member joined owning p0, p1: want cooperative")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // benchGroup sets up an Empty group committed on every partition of an
@@ -124,4 +126,78 @@ func reportRequests(b *testing.B, tc *testCluster) {
 		total += c
 	}
 	b.ReportMetric(float64(total)/float64(b.N), "requests/op")
+}
+
+// BenchmarkOverview1000 is one overview of 1,000 groups (6 committed
+// partitions each) on three loopback brokers, by a warm watcher.
+func BenchmarkOverview1000(b *testing.B) {
+	tc := newTestCluster(b, true)
+	tc.createTopic(b, "orders", 6)
+	tc.produceEach(b, "orders", 6, 5, time.Now())
+	tc.commitGroups(b, groupNames(1000), "orders", map[int32]int64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 0})
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second})
+	defer o.Close()
+	if _, err := o.Overview(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	tc.resetCounts()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		gs, err := o.Overview(context.Background())
+		if err != nil || len(gs) != 1000 {
+			b.Fatalf("%d groups, %v", len(gs), err)
+		}
+	}
+	b.StopTimer()
+	reportRequests(b, tc)
+}
+
+// benchOwned1000 is one warm poll of a group of one member owning a
+// 1,000-partition topic, every 50th partition with records.
+func benchOwned1000(b *testing.B, consumer bool, opts ...kgo.Opt) {
+	const n = 1000
+	tc := newTestCluster(b, true, fast848())
+	tc.createTopic(b, "wide", n)
+	for p := 0; p < n; p += 50 {
+		tc.produce(b, "wide", p, 5, time.Now().Add(-time.Minute))
+	}
+	if consumer {
+		tc.markNonClassic("wide-workers")
+	}
+	tc.kgoJoin(b, "consumer-a", append([]kgo.Opt{kgo.ConsumerGroup("wide-workers"), kgo.ConsumeTopics("wide")}, opts...)...)
+	w := newTestWatcher(b, tc, "wide-workers")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := w.Poll(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if s.Group.State == "Stable" && len(s.Members) == 1 && len(s.Members[0].Partitions) == n && !s.Members[0].Reconciling {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("no member owning %d partitions: %s, %d members", n, s.Group.State, len(s.Members))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tc.resetCounts()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := w.Poll(context.Background())
+		if err != nil || len(s.Partitions) != n {
+			b.Fatalf("%d partitions, %v", len(s.Partitions), err)
+		}
+	}
+	b.StopTimer()
+	reportRequests(b, tc)
+}
+
+// BenchmarkPollConsumer1000 polls a consumer-protocol group (KIP-848) of
+// 1,000 partitions; BenchmarkPollClassic1000 a classic one of the same
+// size.
+func BenchmarkPollConsumer1000(b *testing.B) { benchOwned1000(b, true, kgo.ServerSideBalancer()) }
+func BenchmarkPollClassic1000(b *testing.B) {
+	benchOwned1000(b, false, kgo.Balancers(kgo.RangeBalancer()), kgo.SessionTimeout(3*time.Second), kgo.HeartbeatInterval(100*time.Millisecond))
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go/protocol/apiversions"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -211,12 +212,14 @@ func TestMetadataFromAnotherBroker(t *testing.T) {
 	silent.Store(tc.addrs[1])
 	tap.dropAll()
 	start := time.Now()
-	res, err := w.roundTrip(context.Background(), &metadataRequest{TopicNames: []string{"orders"}, route: route{1}})
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{{Topic: kmsg.StringPtr("orders")}}
+	res, err := w.roundTrip(context.Background(), w.kmsg(req, 0, -1, route{1}))
 	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("metadata with broker 1 silent: %v (after %s)", err, took)
 	}
-	topics := topicMetas(res.(*metadataResponse))
+	topics := topicMetas(res.(*kmsgResponse).res.(*kmsg.MetadataResponse))
 	if tm := topics["orders"]; tm == nil || len(tm.partitions) != 6 {
 		t.Errorf("metadata: %+v, want orders with 6 partitions", topics)
 	}

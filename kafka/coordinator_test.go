@@ -50,6 +50,11 @@ func TestPollWaitsOutCoordinatorLoading(t *testing.T) {
 	busy(int16(kmsg.OffsetFetch), 2, func(req kmsg.Request) kmsg.Response {
 		res := req.ResponseKind().(*kmsg.OffsetFetchResponse)
 		res.ErrorCode = kerr.CoordinatorLoadInProgress.Code
+		if req.GetVersion() >= 8 { // one error per group asked
+			g := kmsg.NewOffsetFetchResponseGroup()
+			g.Group, g.ErrorCode = "loaders", kerr.CoordinatorLoadInProgress.Code
+			res.Groups = append(res.Groups, g)
+		}
 		return res
 	})
 	s, err := w.Poll(context.Background())
@@ -62,11 +67,11 @@ func TestPollWaitsOutCoordinatorLoading(t *testing.T) {
 	assertLag(t, s, 3)
 }
 
-// TestPollConsumerProtocolGroup: Kafka 4 answers the classic
-// DescribeGroups for a KIP-848 ("consumer" protocol) group as Dead, with
-// GROUP_ID_NOT_FOUND from v6. The group has commits, so it exists: its lag
-// is shown and it is not reported as missing.
-func TestPollConsumerProtocolGroup(t *testing.T) {
+// TestPollUndescribableGroupWithCommits: a group that every describe
+// kgwatch speaks calls missing (classic DescribeGroups Dead, from v6
+// GROUP_ID_NOT_FOUND, as Kafka 4 answers for a group of another type) yet
+// has commits exists: its lag is shown and it is not reported as missing.
+func TestPollUndescribableGroupWithCommits(t *testing.T) {
 	tc := newTestCluster(t, false)
 	committedGroup(t, tc, "kip848", "orders")
 	tc.ControlKey(int16(kmsg.DescribeGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -36,6 +37,14 @@ type testCluster struct {
 	mu      sync.Mutex
 	counts  map[string]int // requests by name since resetCounts
 	refused []string
+	// versions is the highest version received per request name.
+	versions map[string]int16
+	// nonClassic names the consumer-protocol groups, which DescribeGroups
+	// answers as Apache Kafka 4 does (see describeAsKafka4); mixed counts
+	// DescribeGroups requests that asked for them and classic groups at
+	// once, which the control cannot answer.
+	nonClassic map[string]bool
+	mixed      int
 }
 
 // newTestCluster starts a cluster. With kafka40 it advertises at most Kafka
@@ -51,11 +60,14 @@ func newTestCluster(t testing.TB, kafka40 bool, opts ...kfake.Opt) *testCluster 
 	if err != nil {
 		t.Fatalf("start kfake cluster: %v", err)
 	}
-	tc := &testCluster{Cluster: c, addrs: c.ListenAddrs(), counts: map[string]int{}}
+	tc := &testCluster{Cluster: c, addrs: c.ListenAddrs(), counts: map[string]int{}, versions: map[string]int16{}}
 	c.Control(func(req kmsg.Request) (kmsg.Response, error, bool) {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		tc.counts[requestName(req)]++
+		if v, ok := tc.versions[requestName(req)]; !ok || req.GetVersion() > v {
+			tc.versions[requestName(req)] = req.GetVersion()
+		}
 		if min, ok := kafka40Min[req.Key()]; kafka40 && ok && req.GetVersion() < min {
 			tc.refused = append(tc.refused, fmt.Sprintf("%s v%d", kmsg.NameForKey(req.Key()), req.GetVersion()))
 			c.KeepControl()
@@ -63,15 +75,84 @@ func newTestCluster(t testing.TB, kafka40 bool, opts ...kfake.Opt) *testCluster 
 		}
 		return nil, nil, false
 	})
+	c.ControlKey(int16(kmsg.DescribeGroups), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		return tc.describeAsKafka4(req.(*kmsg.DescribeGroupsRequest))
+	})
 	t.Cleanup(c.Close)
 	return tc
 }
 
-// resetCounts zeroes the request counters.
+// markNonClassic records that group runs the consumer protocol (KIP-848).
+func (tc *testCluster) markNonClassic(group string) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.nonClassic == nil {
+		tc.nonClassic = map[string]bool{}
+	}
+	tc.nonClassic[group] = true
+}
+
+// describeAsKafka4 answers a classic DescribeGroups for consumer-protocol
+// groups as Apache Kafka 4's GroupMetadataManager.describeGroups does:
+// state Dead, no protocol, no members, and from v6 error 69
+// GROUP_ID_NOT_FOUND, "Group … is not a classic group." (kfake alone
+// answers with the live state, which would hide a watcher that relies on
+// the classic API). Requests for classic groups only are kfake's.
+func (tc *testCluster) describeAsKafka4(req *kmsg.DescribeGroupsRequest) (kmsg.Response, error, bool) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	n := 0
+	for _, g := range req.Groups {
+		if tc.nonClassic[g] {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, nil, false
+	case n < len(req.Groups):
+		tc.mixed++
+		return nil, errors.New("test control: DescribeGroups mixing classic and consumer-protocol groups"), true
+	}
+	res := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
+	for _, g := range req.Groups {
+		rg := kmsg.NewDescribeGroupsResponseGroup()
+		rg.Group, rg.State = g, "Dead"
+		if req.GetVersion() >= 6 {
+			rg.ErrorCode = kerr.GroupIDNotFound.Code
+			rg.ErrorMessage = kmsg.StringPtr("Group " + g + " is not a classic group.")
+		}
+		res.Groups = append(res.Groups, rg)
+	}
+	return res, nil, true
+}
+
+// mixedDescribes returns how many DescribeGroups the control could not
+// answer as Kafka would.
+func (tc *testCluster) mixedDescribes() int {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.mixed
+}
+
+// version returns the highest version of request name received, -1 when
+// none was.
+func (tc *testCluster) version(name string) int16 {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if v, ok := tc.versions[name]; ok {
+		return v
+	}
+	return -1
+}
+
+// resetCounts zeroes the request counters and versions.
 func (tc *testCluster) resetCounts() {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	tc.counts = map[string]int{}
+	tc.versions = map[string]int16{}
 }
 
 // brokerDiscovery names the Metadata requests that ask for no topic: the
@@ -349,5 +430,51 @@ func (tc *testCluster) produceEach(t testing.TB, topic string, n, perPartition i
 	}
 	if err := cl.ProduceSync(context.Background(), records...).FirstErr(); err != nil {
 		t.Fatalf("produce to %s: %v", topic, err)
+	}
+}
+
+// commitGroups commits offsets of topic for every group, as an admin tool
+// would, over one franz-go client (one request per group, pooled
+// connections): quick enough for thousands of groups.
+func (tc *testCluster) commitGroups(t testing.TB, groups []string, topic string, offsets map[int32]int64) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tc.addrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	sem := make(chan struct{}, 32)
+	errs := make(chan error, len(groups))
+	for _, g := range groups {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			req := kmsg.NewPtrOffsetCommitRequest()
+			req.Group, req.Generation = g, -1
+			rt := kmsg.NewOffsetCommitRequestTopic()
+			rt.Topic = topic
+			for p, o := range offsets {
+				rp := kmsg.NewOffsetCommitRequestTopicPartition()
+				rp.Partition, rp.Offset = p, o
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			req.Topics = []kmsg.OffsetCommitRequestTopic{rt}
+			res, err := req.RequestWith(context.Background(), cl)
+			if err == nil {
+				for _, t := range res.Topics {
+					for _, p := range t.Partitions {
+						if p.ErrorCode != 0 {
+							err = fmt.Errorf("commit %s/%d for %s: error %d", topic, p.Partition, g, p.ErrorCode)
+						}
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range groups {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }

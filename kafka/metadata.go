@@ -2,9 +2,12 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -77,35 +80,105 @@ func (c *metadataCache) knows(tp model.TopicPartition) bool {
 // refreshMetadata describes topics, asking the coordinator (a broker known
 // to answer).
 func (w *Watcher) refreshMetadata(ctx context.Context, via broker, topics []string) error {
-	res, err := w.roundTrip(ctx, &metadataRequest{TopicNames: topics, route: route{via.id}})
+	tms, err := w.describeTopics(ctx, via, topics)
 	if err != nil {
 		return fmt.Errorf("describe topics of group %q on broker %s: %w", w.cfg.Group, via.addr, err)
 	}
-	w.meta = metadataCache{topics: topicMetas(res.(*metadataResponse)), fetched: time.Now()}
+	w.meta = metadataCache{topics: tms, fetched: time.Now()}
 	return nil
 }
 
+// describeTopics describes topics with Metadata (kmsg, the broker's
+// highest version: v10+ gives topic ids, which it records for
+// resolveTopicIDs) and returns their partitions and leaders.
+func (w *Watcher) describeTopics(ctx context.Context, via broker, topics []string) (map[string]*topicMeta, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = make([]kmsg.MetadataRequestTopic, len(topics))
+	for i, t := range topics {
+		req.Topics[i] = kmsg.MetadataRequestTopic{Topic: kmsg.StringPtr(t)}
+	}
+	res, err := w.sendKmsg(ctx, via.id, req, 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	r := res.(*kmsg.MetadataResponse)
+	w.learnTopicIDs(r)
+	return topicMetas(r), nil
+}
+
+// learnTopicIDs records the topic ids of a Metadata response.
+func (w *Watcher) learnTopicIDs(r *kmsg.MetadataResponse) {
+	for _, t := range r.Topics {
+		if t.Topic == nil || t.TopicID == ([16]byte{}) || t.ErrorCode != 0 {
+			continue
+		}
+		if w.topicIDs == nil {
+			w.topicIDs = make(map[[16]byte]string)
+		}
+		w.topicIDs[t.TopicID] = *t.Topic
+	}
+}
+
+// resolveTopicIDs learns the names of ids not yet known: Metadata by topic
+// id (v12+), or of every topic (v10, v11). KIP-848 and KIP-932 describes
+// may give ids without names (kfake does; Apache Kafka sends both). A
+// topic id is never reused, so names stay cached; an id no broker knows
+// (its topic was deleted) is asked for again only on a later poll.
+func (w *Watcher) resolveTopicIDs(ctx context.Context, via broker, ids map[[16]byte]bool) error {
+	var missing [][16]byte
+	for id := range ids {
+		if _, ok := w.topicIDs[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = make([]kmsg.MetadataRequestTopic, len(missing))
+	for i, id := range missing {
+		req.Topics[i] = kmsg.MetadataRequestTopic{TopicID: id}
+	}
+	res, err := w.sendKmsg(ctx, via.id, req, 12, -1)
+	var ue *UnsupportedError
+	if errors.As(err, &ue) {
+		all := kmsg.NewPtrMetadataRequest() // nil Topics: every topic
+		res, err = w.sendKmsg(ctx, via.id, all, 10, -1)
+	}
+	if err != nil {
+		return fmt.Errorf("resolve topic ids on broker %s: %w", via.addr, err)
+	}
+	w.learnTopicIDs(res.(*kmsg.MetadataResponse))
+	return nil
+}
+
+// topicName returns the cached name of a topic id, "" when unknown.
+func (w *Watcher) topicName(id [16]byte) string { return w.topicIDs[id] }
+
 // topicMetas reads the topics' partitions and leaders from a Metadata
 // response.
-func topicMetas(r *metadataResponse) map[string]*topicMeta {
+func topicMetas(r *kmsg.MetadataResponse) map[string]*topicMeta {
 	cache := make(map[string]*topicMeta, len(r.Topics))
 	for _, t := range r.Topics {
+		if t.Topic == nil {
+			continue
+		}
 		tm := &topicMeta{}
 		if t.ErrorCode != 0 {
 			tm.err = "topic metadata: " + errText(t.ErrorCode)
 		}
 		tm.partitions = make([]partitionMeta, 0, len(t.Partitions))
 		for _, p := range t.Partitions {
-			pm := partitionMeta{id: p.PartitionIndex, leader: p.LeaderID}
-			if p.ErrorCode != 0 && p.LeaderID < 0 {
+			pm := partitionMeta{id: p.Partition, leader: p.Leader}
+			if p.ErrorCode != 0 && p.Leader < 0 {
 				pm.err = "partition metadata: " + errText(p.ErrorCode)
-			} else if p.LeaderID < 0 {
+			} else if p.Leader < 0 {
 				pm.err = "partition has no leader"
 			}
 			tm.partitions = append(tm.partitions, pm)
 		}
 		sort.Slice(tm.partitions, func(i, j int) bool { return tm.partitions[i].id < tm.partitions[j].id })
-		cache[t.Name] = tm
+		cache[*t.Topic] = tm
 	}
 	return cache
 }

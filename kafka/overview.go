@@ -10,48 +10,42 @@ import (
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
-	"github.com/segmentio/kafka-go/protocol"
-	"github.com/segmentio/kafka-go/protocol/describegroups"
-	"github.com/segmentio/kafka-go/protocol/listgroups"
 	"github.com/segmentio/kafka-go/protocol/listoffsets"
-	"github.com/segmentio/kafka-go/protocol/offsetfetch"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
 
-func init() {
-	protocol.RegisterOverride(&listGroupsRequest{}, &listgroups.Response{}, overrideKey)
-}
-
-// listGroupsRequest mirrors listgroups.Request, routed to one broker: a
-// broker lists exactly the groups it coordinates.
-type listGroupsRequest struct {
-	_ struct{} `kafka:"min=v0,max=v2"`
-	route
-}
-
-func (*listGroupsRequest) ApiKey() protocol.ApiKey { return protocol.ListGroups }
-
 // offsetFetchParallel bounds the OffsetFetch requests in flight per
-// coordinator.
+// coordinator when it is too old (before v8) to take many groups in one.
 const offsetFetchParallel = 8
 
-// OverviewWatcher reads a summary of every consumer group of a cluster.
-// Like Watcher it only reads. One Overview sends, per poll:
+// offsetFetchBatch is the most groups asked in one OffsetFetch (v8+).
+const offsetFetchBatch = 500
+
+// OverviewWatcher reads a summary of every group of a cluster, of every
+// type. Like Watcher it only reads. One Overview sends, per poll and per
+// coordinator (each broker lists the groups it coordinates):
 //
-//   - ListGroups: one per broker (each lists the groups it coordinates);
-//   - DescribeGroups: one per coordinator, for all its groups;
-//   - OffsetFetch: one per group (kafka-go v0.4.51 speaks OffsetFetch up to
-//     v5; the multi-group form needs v8), sent to the coordinator that
-//     listed the group, 8 at a time per coordinator;
-//   - Metadata: one, for the committed topics, when the cache is stale;
-//   - ListOffsets (latest): one per partition leader, for the union of the
-//     committed partitions.
+//   - ListGroups: one (v5+ names each group's type, v4+ its state);
+//   - DescribeGroups, ConsumerGroupDescribe, ShareGroupDescribe: one each
+//     for that coordinator's groups of the type, none when it has none;
+//   - OffsetFetch: one for all its classic and consumer groups (v8+; up to
+//     offsetFetchBatch groups a request), or one per group on a broker
+//     older than Kafka 3.0 (OffsetFetch before v8 takes one group);
+//   - DescribeShareGroupOffsets: one for all its share groups;
 //
-// No FindCoordinator is needed: the broker that lists a group coordinates
-// it.
+// then Metadata, once, when the cached topics are stale (and to name topic
+// ids a describe gave alone), and ListOffsets (latest), one per partition
+// leader for the union of the committed partitions. No FindCoordinator is
+// needed: the broker that lists a group coordinates it. 1,000 groups on 3
+// brokers: 3 ListGroups, up to 9 describes, 3 OffsetFetch, up to 3
+// DescribeShareGroupOffsets and up to 3 ListOffsets.
 type OverviewWatcher struct {
 	w *Watcher
+	// perGroup counts the coordinators the last Overview had to ask one
+	// OffsetFetch per group (too old for v8).
+	perGroup int
 }
 
 // NewOverviewWatcher returns an overview watcher; cfg.Group is ignored.
@@ -64,22 +58,32 @@ func NewOverviewWatcher(cfg Config) *OverviewWatcher {
 // Close releases the watcher's connections.
 func (o *OverviewWatcher) Close() error { return o.w.Close() }
 
-// listed is one group as its coordinator listed it.
-type listed struct {
-	id, protocolType string
+// Batched reports whether the last Overview read every coordinator's
+// commits in batched requests (OffsetFetch v8+): its request count then
+// grows with the brokers, not the groups, and it can poll every interval.
+// It is false before the first Overview and when some coordinator needed
+// one OffsetFetch per group.
+func (o *OverviewWatcher) Batched() bool {
+	o.w.mu.Lock()
+	defer o.w.mu.Unlock()
+	return o.perGroup == 0 && o.w.vers.anyBroker()
 }
 
 // groupRead is what one coordinator said of one group.
 type groupRead struct {
 	sum       model.GroupSummary
 	committed map[model.TopicPartition]int64
+	shareLag  map[model.TopicPartition]int64
 	owned     map[model.TopicPartition]bool
+	// assigned holds a consumer or share group's current assignments,
+	// read into owned once their topic ids are named.
+	assigned [][]kmsg.AssignmentTopicPartition
 }
 
-// Overview reads every consumer group, sorted by total lag (most first).
-// It fails when a broker cannot list its groups, since the overview would
-// silently miss them; failures that concern one group (its description,
-// its commits, log-end offsets) are recorded in that group's Err.
+// Overview reads every group, sorted by total lag (most first). It fails
+// when a broker cannot list its groups, since the overview would silently
+// miss them; failures that concern one group (its description, its
+// commits, log-end offsets) are recorded in that group's Err.
 func (o *OverviewWatcher) Overview(ctx context.Context) ([]model.GroupSummary, error) {
 	w := o.w
 	w.mu.Lock()
@@ -106,21 +110,28 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 	}
 	ids := sortedKeys(brokers)
 
-	// Each broker, in parallel: list its groups, describe them in one
-	// request, fetch each one's commits.
+	// Each broker, in parallel: list its groups, describe them, fetch
+	// their commits.
 	reads := make([][]groupRead, len(ids))
 	errs := make([]error, len(ids))
+	perGroup := make([]bool, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			reads[i], errs[i] = o.readCoordinator(ctx, brokers[id])
+			reads[i], perGroup[i], errs[i] = o.readCoordinator(ctx, brokers[id])
 		}()
 	}
 	wg.Wait()
 	if err := oneLineJoin(errs); err != nil {
 		return nil, err
+	}
+	o.perGroup = 0
+	for _, p := range perGroup {
+		if p {
+			o.perGroup++
+		}
 	}
 
 	var all []groupRead
@@ -134,6 +145,7 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 			all = append(all, r)
 		}
 	}
+	o.ownedPartitions(ctx, brokers, all)
 	logEnd, lerr := o.logEnds(ctx, brokers, all)
 	out := make([]model.GroupSummary, 0, len(all))
 	for _, r := range all {
@@ -146,7 +158,7 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 			}
 		}
 		var missing int
-		s.TotalLag, s.MaxLag, missing = model.GroupLag(r.committed, logEnd)
+		s.TotalLag, s.MaxLag, missing = model.GroupLagWith(r.committed, r.shareLag, logEnd)
 		if missing > 0 {
 			e := fmt.Sprintf("log end of %s unknown", plural(missing, "partition"))
 			if lerr != "" {
@@ -160,118 +172,349 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 	return out, nil
 }
 
-// readCoordinator lists the groups broker b coordinates, describes them in
-// one request and fetches each group's committed offsets.
-func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) ([]groupRead, error) {
+// ownedPartitions fills each group's owned partitions from its consumer or
+// share assignments, naming the topic ids the describes gave alone.
+func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32]broker, all []groupRead) {
 	w := o.w
-	res, err := w.roundTrip(ctx, &listGroupsRequest{route: route{b.id}})
+	ids := map[[16]byte]bool{}
+	for _, r := range all {
+		for _, a := range r.assigned {
+			unnamed(ids, a)
+		}
+	}
+	if len(ids) > 0 {
+		_ = w.resolveTopicIDs(ctx, brokers[sortedKeys(brokers)[0]], ids) // unnamed ones count by id
+	}
+	for i := range all {
+		r := &all[i]
+		for _, a := range r.assigned {
+			for _, tp := range assigned(a, w.topicName) {
+				if r.owned == nil {
+					r.owned = make(map[model.TopicPartition]bool)
+				}
+				r.owned[tp] = true
+			}
+		}
+		r.assigned = nil
+	}
+}
+
+// readCoordinator lists the groups broker b coordinates, describes them
+// (one request per group type) and fetches their commits. perGroup says
+// the broker needed one OffsetFetch per group.
+func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads []groupRead, perGroup bool, err error) {
+	w := o.w
+	res, err := w.sendKmsg(ctx, b.id, kmsg.NewPtrListGroupsRequest(), 0, -1)
 	if err == nil {
-		if code := res.(*listgroups.Response).ErrorCode; code != 0 {
+		if code := res.(*kmsg.ListGroupsResponse).ErrorCode; code != 0 {
 			err = kafka.Error(code)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list groups on broker %s: %w", b.addr, err)
+		return nil, false, fmt.Errorf("list groups on broker %s: %w", b.addr, err)
 	}
-	lg := res.(*listgroups.Response).Groups
+	lg := res.(*kmsg.ListGroupsResponse).Groups
 	if len(lg) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
-	groups := make([]listed, len(lg))
-	names := make([]string, len(lg))
+	reads = make([]groupRead, len(lg))
+	byType := map[string][]int{}
 	for i, g := range lg {
-		groups[i] = listed{id: g.GroupID, protocolType: g.ProtocolType}
-		names[i] = g.GroupID
+		// v4+ gives the state, v5+ the type: a streams group keeps the
+		// listed state, as no describe kgwatch speaks knows it.
+		reads[i].sum = model.GroupSummary{ID: g.Group, Type: g.GroupType, ProtocolType: g.ProtocolType, State: g.GroupState}
+		switch g.GroupType {
+		case model.TypeConsumer, model.TypeShare, model.TypeStreams:
+			byType[g.GroupType] = append(byType[g.GroupType], i)
+		default: // classic, or a broker too old to say (before v5)
+			byType[model.TypeClassic] = append(byType[model.TypeClassic], i)
+		}
+	}
+	o.describeClassic(ctx, b, reads, byType[model.TypeClassic])
+	o.describeConsumer(ctx, b, reads, byType[model.TypeConsumer])
+	o.describeShare(ctx, b, reads, byType[model.TypeShare])
+	if err := ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("describe groups on coordinator %s: %w", b.addr, err)
 	}
 
-	reads := make([]groupRead, len(groups))
-	for i, g := range groups {
-		reads[i].sum = model.GroupSummary{ID: g.id, ProtocolType: g.protocolType}
+	var fetch []int // groups with offsets: all but share groups
+	for i := range reads {
+		if reads[i].sum.Type != model.TypeShare {
+			fetch = append(fetch, i)
+		}
 	}
-	res, err = w.roundTrip(ctx, &describeGroupsRequest{Groups: names, route: route{b.id}})
+	perGroup = o.fetchCommits(ctx, b, reads, fetch)
+	o.fetchShareStarts(ctx, b, reads, byType[model.TypeShare])
+	if err := ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("read groups on coordinator %s: %w", b.addr, err)
+	}
+	for i := range reads {
+		r := &reads[i]
+		// Dead to DescribeGroups yet holding commits: a group of a type
+		// the broker did not name (a ListGroups before v5), as
+		// Watcher.Poll reports it.
+		if r.sum.State == model.StateDead && len(r.committed) > 0 {
+			r.sum.State = model.StateUnknown
+		}
+	}
+	return reads, perGroup, nil
+}
+
+// describeClassic describes the classic groups at idx in one
+// DescribeGroups.
+func (o *OverviewWatcher) describeClassic(ctx context.Context, b broker, reads []groupRead, idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	for _, i := range idx {
+		req.Groups = append(req.Groups, reads[i].sum.ID)
+	}
+	res, err := o.w.sendKmsg(ctx, b.id, req, 0, -1)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("describe groups on coordinator %s: %w", b.addr, err)
+		describeFailed(reads, idx, err)
+		return
+	}
+	described := make(map[string]kmsg.DescribeGroupsResponseGroup, len(idx))
+	for _, g := range res.(*kmsg.DescribeGroupsResponse).Groups {
+		described[g.Group] = g
+	}
+	for _, i := range idx {
+		r := &reads[i]
+		g, ok := described[r.sum.ID]
+		switch {
+		case !ok:
+			r.sum.Err = "describe: group missing from the coordinator's answer"
+			continue
+		case kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || (g.ErrorCode == 0 && (g.State == "" || g.State == model.StateDead)):
+			r.sum.State = model.StateDead
+			continue
+		case g.ErrorCode != 0:
+			r.sum.Err = "describe: " + errText(g.ErrorCode)
+			continue
 		}
-		for i := range reads {
-			reads[i].sum.Err = "describe: " + err.Error()
+		r.sum.State = g.State
+		if r.sum.Type == "" {
+			r.sum.Type = model.TypeClassic
 		}
-	} else {
-		described := make(map[string]describegroups.ResponseGroup, len(names))
-		for _, g := range res.(*describegroups.Response).Groups {
-			described[g.GroupID] = g
+		if g.ProtocolType != "" {
+			r.sum.ProtocolType = g.ProtocolType
 		}
-		for i := range reads {
-			describeInto(&reads[i], described)
+		ms, _ := classicMembers(g)
+		r.sum.Members = len(ms)
+		for _, m := range ms {
+			for _, tp := range m.Partitions {
+				if r.owned == nil {
+					r.owned = make(map[model.TopicPartition]bool)
+				}
+				r.owned[tp] = true
+			}
 		}
 	}
+}
 
+// describeConsumer describes the consumer groups at idx in one
+// ConsumerGroupDescribe.
+func (o *OverviewWatcher) describeConsumer(ctx context.Context, b broker, reads []groupRead, idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	for _, i := range idx {
+		req.Groups = append(req.Groups, reads[i].sum.ID)
+	}
+	res, err := o.w.sendKmsg(ctx, b.id, req, 0, -1)
+	if err != nil {
+		describeFailed(reads, idx, err)
+		return
+	}
+	described := make(map[string]kmsg.ConsumerGroupDescribeResponseGroup, len(idx))
+	for _, g := range res.(*kmsg.ConsumerGroupDescribeResponse).Groups {
+		described[g.Group] = g
+	}
+	for _, i := range idx {
+		r := &reads[i]
+		g, ok := described[r.sum.ID]
+		if !describedOK(r, ok, g.ErrorCode) {
+			continue
+		}
+		r.sum.State, r.sum.Members = g.State, len(g.Members)
+		for _, m := range g.Members {
+			r.assigned = append(r.assigned, m.Assignment.TopicPartitions)
+		}
+	}
+}
+
+// describeShare describes the share groups at idx in one
+// ShareGroupDescribe.
+func (o *OverviewWatcher) describeShare(ctx context.Context, b broker, reads []groupRead, idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	req := kmsg.NewPtrShareGroupDescribeRequest()
+	for _, i := range idx {
+		req.GroupIDs = append(req.GroupIDs, reads[i].sum.ID)
+	}
+	res, err := o.w.sendKmsg(ctx, b.id, req, 0, -1)
+	if err != nil {
+		describeFailed(reads, idx, err)
+		return
+	}
+	described := make(map[string]kmsg.ShareGroupDescribeResponseGroup, len(idx))
+	for _, g := range res.(*kmsg.ShareGroupDescribeResponse).Groups {
+		described[g.GroupID] = g
+	}
+	for _, i := range idx {
+		r := &reads[i]
+		g, ok := described[r.sum.ID]
+		if !describedOK(r, ok, g.ErrorCode) {
+			continue
+		}
+		r.sum.State, r.sum.Members = g.GroupState, len(g.Members)
+		for _, m := range g.Members {
+			tps := make([]kmsg.AssignmentTopicPartition, len(m.Assignment.TopicPartitions))
+			for j, t := range m.Assignment.TopicPartitions {
+				tps[j] = kmsg.AssignmentTopicPartition{TopicID: t.TopicID, Topic: t.Topic, Partitions: t.Partitions}
+			}
+			r.assigned = append(r.assigned, tps)
+		}
+	}
+}
+
+// describedOK records on r what a type-specific describe said when it is
+// not a description, and reports whether it is one.
+func describedOK(r *groupRead, ok bool, code int16) bool {
+	switch {
+	case !ok:
+		r.sum.Err = "describe: group missing from the coordinator's answer"
+	case kafka.Error(code) == kafka.GroupIdNotFound:
+		r.sum.State = model.StateDead // gone since it was listed
+	case code != 0:
+		r.sum.Err = "describe: " + errText(code)
+	default:
+		return true
+	}
+	return false
+}
+
+func describeFailed(reads []groupRead, idx []int, err error) {
+	for _, i := range idx {
+		reads[i].sum.Err = joinText(reads[i].sum.Err, "describe: "+err.Error())
+	}
+}
+
+// fetchCommits reads the committed offsets of the groups at idx: one
+// OffsetFetch per offsetFetchBatch groups when the broker speaks v8, else
+// one per group (perGroup), offsetFetchParallel at a time.
+func (o *OverviewWatcher) fetchCommits(ctx context.Context, b broker, reads []groupRead, idx []int) (perGroup bool) {
+	w := o.w
+	if len(idx) == 0 {
+		return false
+	}
+	if v8, _ := w.vers.supports(b.id, 9, 8); v8 {
+		for from := 0; from < len(idx); from += offsetFetchBatch {
+			batch := idx[from:min(from+offsetFetchBatch, len(idx))]
+			names := make([]string, len(batch))
+			for k, i := range batch {
+				names[k] = reads[i].sum.ID
+			}
+			res, err := w.sendKmsg(ctx, b.id, offsetFetch(names...), 8, maxOffsetFetch)
+			if err != nil {
+				for _, i := range batch {
+					reads[i].sum.Err = joinText(reads[i].sum.Err, "commits: "+err.Error())
+				}
+				continue
+			}
+			got := make(map[string]kmsg.OffsetFetchResponseGroup, len(batch))
+			for _, g := range res.(*kmsg.OffsetFetchResponse).Groups {
+				got[g.Group] = g
+			}
+			for _, i := range batch {
+				r := &reads[i]
+				g, ok := got[r.sum.ID]
+				if !ok {
+					r.sum.Err = joinText(r.sum.Err, "commits: group missing from the coordinator's answer")
+					continue
+				}
+				takeCommits(r, g)
+			}
+		}
+		return false
+	}
 	sem := make(chan struct{}, offsetFetchParallel)
 	var wg sync.WaitGroup
-	for i := range reads {
+	for _, i := range idx {
 		r := &reads[i]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			res, err := w.roundTrip(ctx, &offsetFetchRequest{GroupID: r.sum.ID, route: route{b.id}})
-			if err == nil {
-				if code := res.(*offsetfetch.Response).ErrorCode; code != 0 && kafka.Error(code) != kafka.GroupIdNotFound {
-					err = kafka.Error(code)
-				}
-			}
+			res, err := w.sendKmsg(ctx, b.id, offsetFetch(r.sum.ID), 0, maxOffsetFetch)
 			if err != nil {
 				r.sum.Err = joinText(r.sum.Err, "commits: "+err.Error())
 				return
 			}
-			var cerrs map[model.TopicPartition]string
-			r.committed, cerrs = committed(res.(*offsetfetch.Response))
-			if len(cerrs) > 0 {
-				r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("commits of %s unreadable", plural(len(cerrs), "partition")))
+			if gs := offsetGroups(res.(*kmsg.OffsetFetchResponse), r.sum.ID); len(gs) == 1 {
+				takeCommits(r, gs[0])
 			}
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("read groups on coordinator %s: %w", b.addr, err)
-	}
-	for i := range reads {
-		r := &reads[i]
-		// Dead to DescribeGroups yet holding commits: a group of another
-		// protocol (KIP-848), as Watcher.Poll reports it.
-		if r.sum.State == model.StateDead && len(r.committed) > 0 {
-			r.sum.State = model.StateUnknown
-		}
-	}
-	return reads, nil
+	return true
 }
 
-// describeInto fills r from its DescribeGroups answer.
-func describeInto(r *groupRead, described map[string]describegroups.ResponseGroup) {
-	g, ok := described[r.sum.ID]
-	switch {
-	case !ok:
-		r.sum.Err = "describe: group missing from the coordinator's answer"
-		return
-	case kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || (g.ErrorCode == 0 && g.GroupState == ""):
-		r.sum.State = model.StateDead
-		return
-	case g.ErrorCode != 0:
-		r.sum.Err = "describe: " + errText(g.ErrorCode)
+// takeCommits records one group's OffsetFetch answer on r.
+func takeCommits(r *groupRead, g kmsg.OffsetFetchResponseGroup) {
+	if code := g.ErrorCode; code != 0 && kafka.Error(code) != kafka.GroupIdNotFound {
+		r.sum.Err = joinText(r.sum.Err, "commits: "+errText(code))
 		return
 	}
-	r.sum.State = g.GroupState
-	if g.ProtocolType != "" {
-		r.sum.ProtocolType = g.ProtocolType
+	var cerrs map[model.TopicPartition]string
+	r.committed, cerrs = committed(g)
+	if len(cerrs) > 0 {
+		r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("commits of %s unreadable", plural(len(cerrs), "partition")))
 	}
-	ms := members(g)
-	r.sum.Members = len(ms)
-	for _, m := range ms {
-		for _, tp := range m.Partitions {
-			if r.owned == nil {
-				r.owned = make(map[model.TopicPartition]bool)
-			}
-			r.owned[tp] = true
+}
+
+// fetchShareStarts reads the share groups at idx's start offsets and lag
+// in one DescribeShareGroupOffsets.
+func (o *OverviewWatcher) fetchShareStarts(ctx context.Context, b broker, reads []groupRead, idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	w := o.w
+	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	for _, i := range idx {
+		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+		rg.GroupID = reads[i].sum.ID
+		req.Groups = append(req.Groups, rg)
+	}
+	res, err := w.sendKmsg(ctx, b.id, req, 0, -1)
+	if err != nil {
+		for _, i := range idx {
+			reads[i].sum.Err = joinText(reads[i].sum.Err, "start offsets: "+err.Error())
+		}
+		return
+	}
+	got := make(map[string]kmsg.DescribeShareGroupOffsetsResponseGroup, len(idx))
+	for _, g := range res.(*kmsg.DescribeShareGroupOffsetsResponse).Groups {
+		got[g.GroupID] = g
+	}
+	for _, i := range idx {
+		r := &reads[i]
+		g, ok := got[r.sum.ID]
+		switch {
+		case !ok:
+			r.sum.Err = joinText(r.sum.Err, "start offsets: group missing from the coordinator's answer")
+			continue
+		case g.ErrorCode != 0 && kafka.Error(g.ErrorCode) != kafka.GroupIdNotFound:
+			r.sum.Err = joinText(r.sum.Err, "start offsets: "+errText(g.ErrorCode))
+			continue
+		}
+		var errs map[model.TopicPartition]string
+		r.committed, r.shareLag, errs = shareOffsets(g, w.topicName) // no id is learned meanwhile
+		if len(errs) > 0 {
+			r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("start offsets of %s unreadable", plural(len(errs), "partition")))
 		}
 	}
 }
@@ -294,12 +537,12 @@ func (o *OverviewWatcher) logEnds(ctx context.Context, brokers map[int32]broker,
 	topics := groupTopics(obs)
 	if w.meta.needsRefresh(topics, &obs, time.Now()) {
 		via := brokers[sortedKeys(brokers)[0]]
-		res, err := w.roundTrip(ctx, &metadataRequest{TopicNames: topics, route: route{via.id}})
+		tms, err := w.describeTopics(ctx, via, topics)
 		if err != nil {
 			w.meta.stale = true
 			return nil, fmt.Sprintf("describe committed topics on broker %s: %v", via.addr, err)
 		}
-		w.meta = metadataCache{topics: topicMetas(res.(*metadataResponse)), fetched: time.Now()}
+		w.meta = metadataCache{topics: tms, fetched: time.Now()}
 	}
 
 	byLeader := make(map[int32][]listoffsets.RequestTopic)

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kversion"
+
 	"github.com/kgwatch/kgwatch/model"
 )
 
@@ -51,10 +54,10 @@ func TestOverviewThreeGroups(t *testing.T) {
 				return len(gs) == 3 && gs[1].State == model.StateStable && gs[2].State == model.StateStable
 			}, func() string { return fmt.Sprintf("%+v", gs) })
 			want := []model.GroupSummary{
-				{ID: "empty-lag", State: model.StateEmpty, // an admin commit makes a group with no protocol
+				{ID: "empty-lag", State: model.StateEmpty, Type: model.TypeClassic, // an admin commit makes a group with no protocol
 					Members: 0, Partitions: 3, Committed: 3, TotalLag: 20, MaxLag: 9},
-				{ID: "stable", State: model.StateStable, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 6, MaxLag: 2},
-				{ID: "no-commits", State: model.StateStable, ProtocolType: "consumer", Members: 1, Partitions: 1, Committed: 0, TotalLag: 0, MaxLag: 0},
+				{ID: "stable", State: model.StateStable, Type: model.TypeClassic, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 6, MaxLag: 2},
+				{ID: "no-commits", State: model.StateStable, Type: model.TypeClassic, ProtocolType: "consumer", Members: 1, Partitions: 1, Committed: 0, TotalLag: 0, MaxLag: 0},
 			}
 			for i := range want {
 				if g := gs[i]; g != want[i] {
@@ -69,7 +72,8 @@ func TestOverviewThreeGroups(t *testing.T) {
 }
 
 // TestOverviewRequestCount: an overview's requests grow with the brokers,
-// and with the groups only by one OffsetFetch per group.
+// not with the groups: one OffsetFetch (v8+) per coordinator for all its
+// groups.
 func TestOverviewRequestCount(t *testing.T) {
 	tc := newTestCluster(t, true)
 	tc.createTopic(t, "orders", 6)
@@ -101,18 +105,18 @@ func TestOverviewRequestCount(t *testing.T) {
 		if c["ListGroups"] != 3 {
 			t.Errorf("ListGroups = %d, want 3 (one per broker): %v", c["ListGroups"], c)
 		}
-		if c["DescribeGroups"] > 3 || c["ListOffsets"] > 3 {
-			t.Errorf("DescribeGroups %d, ListOffsets %d: want at most one per broker: %v", c["DescribeGroups"], c["ListOffsets"], c)
+		if c["DescribeGroups"] > 3 || c["ListOffsets"] > 3 || c["OffsetFetch"] > 3 {
+			t.Errorf("DescribeGroups %d, ListOffsets %d, OffsetFetch %d: want at most one per broker: %v", c["DescribeGroups"], c["ListOffsets"], c["OffsetFetch"], c)
 		}
 		if c["FindCoordinator"] != 0 || c["Metadata"] != 0 {
 			t.Errorf("FindCoordinator %d, Metadata %d: want none (listing broker coordinates; metadata cached): %v", c["FindCoordinator"], c["Metadata"], c)
 		}
 	}
-	if small["OffsetFetch"] != 3 || large["OffsetFetch"] != 40 {
-		t.Errorf("OffsetFetch = %d and %d, want one per group (3, 40)", small["OffsetFetch"], large["OffsetFetch"])
+	if large["DescribeGroups"] != 3 || large["OffsetFetch"] != 3 {
+		t.Errorf("40 groups: DescribeGroups = %d, OffsetFetch = %d, want 3 each (one per coordinator)", large["DescribeGroups"], large["OffsetFetch"])
 	}
-	if large["DescribeGroups"] != 3 {
-		t.Errorf("40 groups: DescribeGroups = %d, want 3 (one per coordinator)", large["DescribeGroups"])
+	if !o.Batched() {
+		t.Error("Batched() = false on a Kafka 4.0 cluster")
 	}
 	if r := tc.refusals(); len(r) > 0 {
 		t.Fatalf("requests refused by Kafka 4.0: %v", r)
@@ -156,5 +160,95 @@ func TestOverviewErrorsOnOneLine(t *testing.T) {
 	_, err := o.Overview(context.Background())
 	if err == nil || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("overview of a stopped cluster: err = %q, want one line", err)
+	}
+}
+
+// groupNames returns n group ids.
+func groupNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("group-%04d", i)
+	}
+	return out
+}
+
+// TestOverviewThousandGroups: 1,000 groups on 3 brokers in under 40
+// requests a poll, none refused by Kafka 4.0.
+func TestOverviewThousandGroups(t *testing.T) {
+	tc := newTestCluster(t, true)
+	tc.createTopic(t, "orders", 6)
+	tc.produceEach(t, "orders", 6, 5, time.Now())
+	tc.commitGroups(t, groupNames(1000), "orders", map[int32]int64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 0})
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second})
+	defer o.Close()
+	tc.resetCounts()
+	overviewOnce(t, o) // cold, as --once: connections, metadata
+	cold := tc.requestCounts()
+	// kmsg requests at the versions Kafka 4.0 and kmsg share, not
+	// kafka-go's (ListGroups v2, DescribeGroups v5, OffsetFetch v5,
+	// Metadata v8).
+	for name, want := range map[string]int16{"ListGroups": 5, "DescribeGroups": 6, "OffsetFetch": 9, "Metadata": 13} {
+		if v := tc.version(name); v != want {
+			t.Errorf("%s sent at v%d, want v%d", name, v, want)
+		}
+	}
+	tc.resetCounts()
+	gs := overviewOnce(t, o)
+	c := tc.requestCounts()
+	total, coldTotal := 0, 0
+	for _, n := range c {
+		total += n
+	}
+	for _, n := range cold {
+		coldTotal += n
+	}
+	t.Logf("1,000 groups: %d requests %v; cold (--once): %d %v", total, c, coldTotal, cold)
+	if coldTotal >= 40 {
+		t.Errorf("a cold overview of 1,000 groups sent %d requests, want under 40: %v", coldTotal, cold)
+	}
+	if len(gs) != 1000 {
+		t.Fatalf("%d groups, want 1000", len(gs))
+	}
+	for _, g := range gs {
+		if g.TotalLag != 15 || g.Committed != 6 || g.Err != "" || g.Type != model.TypeClassic {
+			t.Fatalf("group %+v: want lag 15 over 6 committed partitions", g)
+		}
+	}
+	if total >= 40 {
+		t.Errorf("%d requests for 1,000 groups, want under 40: %v", total, c)
+	}
+	if !o.Batched() {
+		t.Error("Batched() = false on a Kafka 4.0 cluster")
+	}
+	if r := tc.refusals(); len(r) > 0 {
+		t.Fatalf("requests refused by Kafka 4.0: %v", r)
+	}
+}
+
+// A broker older than Kafka 3.0 takes one group per OffsetFetch (v7): the
+// overview falls back to one per group, and says so.
+func TestOverviewWithoutOffsetFetchV8(t *testing.T) {
+	tc := newTestCluster(t, false, kfake.MaxVersions(kversion.V2_8_0()))
+	tc.createTopic(t, "orders", 3)
+	tc.produceEach(t, "orders", 3, 5, time.Now())
+	tc.commitGroups(t, groupNames(5), "orders", map[int32]int64{0: 1, 1: 2, 2: 3})
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	defer o.Close()
+	overviewOnce(t, o)
+	tc.resetCounts()
+	gs := overviewOnce(t, o)
+	if len(gs) != 5 {
+		t.Fatalf("%d groups, want 5", len(gs))
+	}
+	for _, g := range gs {
+		if g.TotalLag != 9 || g.Err != "" || g.State != model.StateEmpty {
+			t.Errorf("group %+v: want Empty, lag 9", g)
+		}
+	}
+	if c := tc.requestCounts(); c["OffsetFetch"] != 5 {
+		t.Errorf("OffsetFetch = %d, want one per group (5): %v", c["OffsetFetch"], c)
+	}
+	if o.Batched() {
+		t.Error("Batched() = true on a broker without OffsetFetch v8")
 	}
 }

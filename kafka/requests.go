@@ -2,14 +2,12 @@ package kafka
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/segmentio/kafka-go/protocol"
 	"github.com/segmentio/kafka-go/protocol/describegroups"
 	"github.com/segmentio/kafka-go/protocol/fetch"
 	"github.com/segmentio/kafka-go/protocol/findcoordinator"
 	"github.com/segmentio/kafka-go/protocol/listoffsets"
-	meta "github.com/segmentio/kafka-go/protocol/metadata"
 	"github.com/segmentio/kafka-go/protocol/offsetfetch"
 )
 
@@ -31,7 +29,6 @@ func init() {
 	protocol.RegisterOverride(&findCoordinatorRequest{}, &findcoordinator.Response{}, overrideKey)
 	protocol.RegisterOverride(&describeGroupsRequest{}, &describegroups.Response{}, overrideKey)
 	protocol.RegisterOverride(&offsetFetchRequest{}, &offsetfetch.Response{}, overrideKey)
-	protocol.RegisterOverride(&metadataRequest{}, &meta.Response{}, overrideKey)
 	protocol.RegisterOverride(&listOffsetsRequest{}, &listoffsets.Response{}, overrideKey)
 	protocol.RegisterOverride(&fetchRequest{}, &fetch.Response{}, overrideKey)
 }
@@ -79,46 +76,6 @@ type offsetFetchRequest struct {
 
 func (*offsetFetchRequest) ApiKey() protocol.ApiKey { return protocol.OffsetFetch }
 
-// metadataRequest mirrors metadata.Request. A *metadata.Request would be
-// answered from the transport's cache; this one goes to the broker.
-//
-// The transport type-asserts the request of any *metadata.Response it sees
-// to *metadata.Request, so this request does its own exchange on the
-// connection (protocol.RawExchanger, at the version the connection
-// negotiated) and returns the response wrapped in metadataResponse.
-type metadataRequest struct {
-	TopicNames                         []string `kafka:"min=v0,max=v8,nullable"`
-	AllowAutoTopicCreation             bool     `kafka:"min=v4,max=v8"`
-	IncludeClusterAuthorizedOperations bool     `kafka:"min=v8,max=v8"`
-	IncludeTopicAuthorizedOperations   bool     `kafka:"min=v8,max=v8"`
-	route
-	version int16
-}
-
-func (*metadataRequest) ApiKey() protocol.ApiKey { return protocol.Metadata }
-
-// Required records the negotiated version; the exchange is always raw.
-func (r *metadataRequest) Required(versions map[protocol.ApiKey]int16) bool {
-	r.version = versions[protocol.Metadata]
-	return true
-}
-
-// RawExchange writes the request and reads its response.
-func (r *metadataRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
-	res, err := protocol.RoundTrip(rw, r.version, metadataCorrelationID, clientID, r)
-	if err != nil {
-		return nil, err
-	}
-	return &metadataResponse{res.(*meta.Response)}, nil
-}
-
-// metadataCorrelationID tags raw metadata exchanges; the connection is not
-// shared while one is in flight, so any id matches its response.
-const metadataCorrelationID = 0x4b47
-
-// metadataResponse carries a Metadata response past the transport.
-type metadataResponse struct{ *meta.Response }
-
 // listOffsetsRequest mirrors listoffsets.Request without its Split: all the
 // partitions go to their leader in one request.
 type listOffsetsRequest struct {
@@ -153,7 +110,6 @@ type fetchRequestTopic = fetch.RequestTopic
 func (*fetchRequest) ApiKey() protocol.ApiKey { return protocol.Fetch }
 
 var (
-	_ protocol.RawExchanger        = (*metadataRequest)(nil)
 	_ protocol.BrokerMessage       = (*listOffsetsRequest)(nil)
 	_ protocol.OverrideTypeMessage = (*listOffsetsRequest)(nil)
 	_ protocol.BrokerMessage       = (*describeGroupsRequest)(nil)

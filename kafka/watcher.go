@@ -19,10 +19,9 @@ import (
 
 	kafka "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
-	"github.com/segmentio/kafka-go/protocol/describegroups"
 	"github.com/segmentio/kafka-go/protocol/findcoordinator"
-	"github.com/segmentio/kafka-go/protocol/offsetfetch"
 	"github.com/segmentio/kafka-go/sasl"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -57,10 +56,12 @@ const clientID = "kgwatch"
 // metadataMaxAge is how long cached topic metadata is trusted.
 const metadataMaxAge = 30 * time.Second
 
-// Watcher reads snapshots of one consumer group. It only ever sends read
-// requests (FindCoordinator, DescribeGroups, OffsetFetch, Metadata,
-// ListOffsets, Fetch): it never joins, commits or produces. A Watcher is
-// safe for concurrent use; polls are serialized.
+// Watcher reads snapshots of one group, of any type (classic, consumer,
+// share). It only ever sends read requests (FindCoordinator,
+// ConsumerGroupDescribe, ShareGroupDescribe, DescribeGroups, OffsetFetch,
+// DescribeShareGroupOffsets, ListGroups, Metadata, ListOffsets, Fetch,
+// ApiVersions): it never joins, commits or produces. A Watcher is safe for
+// concurrent use; polls are serialized.
 type Watcher struct {
 	cfg  Config
 	addr net.Addr
@@ -74,7 +75,14 @@ type Watcher struct {
 	askedVia int32
 	meta     metadataCache
 	stamps   stampCache
-	closed   bool
+	// vers holds each connection's API versions, for kmsg requests.
+	vers versionCache
+	// topicIDs names the topic ids metadata answers gave.
+	topicIDs map[[16]byte]string
+	// kind is the group's type as last learned; "" until known, and
+	// again when the group disappears or its describe fails.
+	kind   string
+	closed bool
 }
 
 // broker is a broker's id and address.
@@ -150,61 +158,24 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 		return obs, err
 	}
 
-	res, coord, err := w.toCoordinator(ctx, brokers, "describe group",
-		func(to route) protocol.Message {
-			return &describeGroupsRequest{Groups: []string{w.cfg.Group}, route: to}
-		},
-		func(m protocol.Message) int16 {
-			r := m.(*describegroups.Response)
-			if len(r.Groups) == 0 || kafka.Error(r.Groups[0].ErrorCode) == kafka.GroupIdNotFound {
-				return 0 // the group does not exist: a snapshot, not an error
-			}
-			return r.Groups[0].ErrorCode
-		})
+	coord, err := w.describeGroup(ctx, brokers, &obs)
 	if err != nil {
 		return obs, err
 	}
 	obs.Group.Coordinator = coord.addr
-	dg := res.(*describegroups.Response)
-	if len(dg.Groups) != 1 {
-		return obs, fmt.Errorf("describe group %q on coordinator %s: %d groups in response", w.cfg.Group, coord.addr, len(dg.Groups))
-	}
-	g := dg.Groups[0]
-	obs.Group.State = g.GroupState
-	if kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || g.GroupState == "" {
-		obs.Group.State = model.StateDead
-	}
-	dead := obs.Group.State == model.StateDead
-	if !dead {
-		obs.Group.ProtocolType = g.ProtocolType
-		obs.Group.Assignor = g.ProtocolData
-		obs.Members = members(g)
-	}
-
-	res, coord, err = w.toCoordinator(ctx, brokers, "fetch committed offsets",
-		func(to route) protocol.Message {
-			return &offsetFetchRequest{GroupID: w.cfg.Group, route: to}
-		},
-		func(m protocol.Message) int16 {
-			code := m.(*offsetfetch.Response).ErrorCode
-			if dead && kafka.Error(code) == kafka.GroupIdNotFound {
-				return 0 // no such group: no commits
-			}
-			return code
-		})
-	if err != nil {
+	if coord, err = w.fetchCommitted(ctx, brokers, &obs); err != nil {
 		return obs, err
 	}
-	obs.Committed, obs.CommitErrs = committed(res.(*offsetfetch.Response))
-	if dead {
+	if obs.Group.State == model.StateDead {
 		if len(obs.Committed) == 0 && len(obs.CommitErrs) == 0 {
 			return obs, nil
 		}
-		// Dead to DescribeGroups yet holding commits: a group of another
-		// protocol (KIP-848 "consumer" groups, Kafka 4's default), which
-		// the classic API reports as Dead. Its offsets and lag are real;
-		// its members are unknown.
+		// No describe knows it, yet it holds commits: a group of a type
+		// kgwatch cannot describe (streams, KIP-1071), or one whose
+		// describe the broker does not speak. Its offsets and lag are
+		// real; its members are unknown. ListGroups v5 may name its type.
 		obs.Group.State = model.StateUnknown
+		w.listedAs(ctx, coord, &obs.Group)
 	}
 
 	topics := groupTopics(obs)
@@ -235,8 +206,10 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 // roundTrip sends one request with the configured timeout. A Metadata
 // request that its broker does not answer goes to another (anybroker.go).
 func (w *Watcher) roundTrip(ctx context.Context, req protocol.Message) (protocol.Message, error) {
-	if m, ok := req.(*metadataRequest); ok {
-		return w.metadataFromAny(ctx, m)
+	if m, ok := req.(*kmsgRequest); ok {
+		if _, isMeta := m.req.(*kmsg.MetadataRequest); isMeta {
+			return w.metadataFromAny(ctx, m)
+		}
 	}
 	return w.send(ctx, req)
 }
@@ -380,6 +353,9 @@ func (w *Watcher) toCoordinator(ctx context.Context, brokers map[int32]broker, w
 			continue
 		}
 		res, err := w.roundTrip(ctx, req(route{c.id}))
+		if kr, ok := res.(*kmsgResponse); ok && err == nil && kr.unsupported != nil {
+			return nil, c, fmt.Errorf("%s %q on coordinator %s: %w", what, w.cfg.Group, c.addr, kr.unsupported)
+		}
 		if err == nil {
 			switch ec := kafka.Error(code(res)); ec {
 			case 0:
@@ -426,33 +402,6 @@ func sleepUntil(ctx context.Context, d time.Duration, giveUp time.Time) bool {
 	case <-t.C:
 		return true
 	}
-}
-
-// committed turns an OffsetFetch response into committed offsets and
-// per-partition errors.
-func committed(r *offsetfetch.Response) (map[model.TopicPartition]int64, map[model.TopicPartition]string) {
-	n := 0
-	for _, t := range r.Topics {
-		n += len(t.Partitions)
-	}
-	offsets := make(map[model.TopicPartition]int64, n)
-	var errs map[model.TopicPartition]string
-	for _, t := range r.Topics {
-		for _, p := range t.Partitions {
-			tp := model.TopicPartition{Topic: t.Name, Partition: p.PartitionIndex}
-			if p.ErrorCode != 0 {
-				if errs == nil {
-					errs = make(map[model.TopicPartition]string)
-				}
-				errs[tp] = "committed offset: " + kafka.Error(p.ErrorCode).Title()
-				continue
-			}
-			if p.CommittedOffset >= 0 {
-				offsets[tp] = p.CommittedOffset
-			}
-		}
-	}
-	return offsets, errs
 }
 
 // groupTopics lists, sorted, the topics the group owns or committed.

@@ -215,7 +215,8 @@ func TestPollGroupDoesNotExist(t *testing.T) {
 var writeKeys = map[int16]string{0: "Produce", 8: "OffsetCommit", 11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
 
 // readKeys are the requests a watcher may send.
-var readKeys = map[int16]bool{1: true, 2: true, 3: true, 9: true, 10: true, 15: true, 17: true, 18: true, 36: true}
+var readKeys = map[int16]bool{1: true, 2: true, 3: true, 9: true, 10: true, 15: true, 16: true, 17: true, 18: true, 36: true,
+	69: true, 77: true, 90: true} // ConsumerGroupDescribe, ShareGroupDescribe, DescribeShareGroupOffsets
 
 func TestPollSendsNoWriteRequests(t *testing.T) {
 	tc := newTestCluster(t, false)

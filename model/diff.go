@@ -24,15 +24,21 @@ func Diff(prev, next Snapshot) []Event {
 
 // snapView is what the differ keeps of one snapshot.
 type snapView struct {
-	at         time.Time
-	state      string // normalized: a group that does not exist is Dead
-	assignor   string
-	members    []Member
-	byID       map[string]int // member id → index in members (last wins)
-	byKey      map[string]int // memberKey → index in members (last wins)
-	partitions []PartitionLag
-	counts     map[string]int // partitions per topic in the snapshot
-	owners     []owning       // see owned
+	at       time.Time
+	state    string // normalized: a group that does not exist is Dead
+	assignor string
+	typ      string
+	known    bool // the members' assignments say who owns what
+	coop     bool // a classic group seen rebalancing cooperatively
+	// epoch and target are a consumer or share group's group epoch and
+	// target assignment epoch.
+	epoch, target int32
+	members       []Member
+	byID          map[string]int // member id → index in members (last wins)
+	byKey         map[string]int // memberKey → index in members (last wins)
+	partitions    []PartitionLag
+	counts        map[string]int // partitions per topic in the snapshot
+	owners        []owning       // see owned
 }
 
 func newSnapView(s Snapshot) *snapView {
@@ -40,6 +46,11 @@ func newSnapView(s Snapshot) *snapView {
 		at:         s.ObservedAt(),
 		state:      normState(s.Group.State),
 		assignor:   s.Group.Assignor,
+		typ:        s.Group.Type,
+		known:      s.Group.AssignmentsKnown(),
+		coop:       s.Group.Cooperative,
+		epoch:      s.Group.Epoch,
+		target:     s.Group.AssignmentEpoch,
 		members:    s.Members,
 		byID:       make(map[string]int, len(s.Members)),
 		byKey:      make(map[string]int, len(s.Members)),
@@ -63,8 +74,24 @@ func newSnapView(s Snapshot) *snapView {
 }
 
 // assigned reports whether the view's member assignments are meaningful.
-// Coordinators report assignments only while the group is Stable.
-func (v *snapView) assigned() bool { return v.state == StateStable }
+// Classic coordinators report assignments only while the group is Stable;
+// consumer and share groups' current assignments always are.
+func (v *snapView) assigned() bool { return v.known }
+
+// brokerAssigned reports whether the coordinator assigns (consumer and
+// share groups): owners are known at every poll, and a rebalance is an
+// epoch moving, not a state.
+func (v *snapView) brokerAssigned() bool { return v.typ == TypeConsumer || v.typ == TypeShare }
+
+// reconciling reports whether some member is behind the target.
+func (v *snapView) reconciling() bool {
+	for _, m := range v.members {
+		if m.Reconciling {
+			return true
+		}
+	}
+	return false
+}
 
 func (v *snapView) multiTopic() bool { return len(v.counts) > 1 }
 
@@ -84,8 +111,15 @@ type differ struct {
 	settled *snapView // last snapshot in Stable, Empty or Dead: owners before a rebalance
 	stable  *snapView // last Stable snapshot: partition counts
 	rb      *openRebalance
-	lost    bool
-	lostAt  time.Time
+	// phase is a cooperative rebalance whose revoke phase completed: its
+	// assign phase is to come (a member that gave partitions up rejoins
+	// at once; the next rebalance to complete is that phase).
+	phase *openRebalance
+	// coop: the group was seen rebalancing cooperatively (its members'
+	// subscriptions say so only while Stable; it holds from then on).
+	coop   bool
+	lost   bool
+	lostAt time.Time
 	// goodAt is when the last good poll completed: an outage runs from it
 	// to the first good poll after it.
 	goodAt time.Time
@@ -93,7 +127,7 @@ type differ struct {
 
 func (d *differ) prime(v *snapView) {
 	d.started = true
-	if rebalancing(v.state) {
+	if rebalancing(v.state) || (v.brokerAssigned() && v.reconciling()) {
 		d.rb = &openRebalance{at: v.at}
 	}
 	d.commit(v)
@@ -101,9 +135,16 @@ func (d *differ) prime(v *snapView) {
 
 func (d *differ) commit(v *snapView) {
 	d.last, d.goodAt = v, v.at
+	d.coop = d.coop || v.coop
 	switch v.state {
 	case StateStable:
-		d.settled, d.stable = v, v
+		d.settled = v
+		if d.phase == nil {
+			// Between a cooperative rebalance's phases the revoked
+			// partitions are nobody's: the partition counts wait for
+			// the assign phase.
+			d.stable = v
+		}
 	case StateEmpty, StateDead:
 		d.settled = v
 	}
@@ -160,7 +201,7 @@ func (d *differ) observe(s Snapshot) []Event {
 			continue
 		}
 		e := b.event(EventMemberLeft, "")
-		e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+		e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
 		owned := ""
 		if parts, ok := d.knownPartitions(k); ok {
 			e.Partitions, owned = parts, "it owned"
@@ -178,7 +219,7 @@ func (d *differ) observe(s Snapshot) []Event {
 			_, was := prev.byID[m.MemberID]
 			if old := prev.members[j].MemberID; old != m.MemberID && !was {
 				e := b.event(EventMemberJoined, "")
-				e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
+				e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
 				e.Detail = fmt.Sprintf("%s rejoined as static member %q with a new member id (was %s): same member, no rebalance",
 					memberLabel(m), m.InstanceID, ShortID(old))
 				out = append(out, e)
@@ -186,8 +227,10 @@ func (d *differ) observe(s Snapshot) []Event {
 			continue
 		}
 		e := b.event(EventMemberJoined, "")
-		e.MemberID, e.ClientID, e.Host = m.MemberID, m.ClientID, m.Host
-		if cur.assigned() {
+		e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+		if cur.assigned() && len(m.Partitions) == 0 && len(m.TargetPartitions) > 0 {
+			e.Detail = memberDetail(m, "joined", "it is to receive", m.TargetPartitions, cur.multiTopic())
+		} else if cur.assigned() {
 			e.Partitions = m.Partitions
 			e.Detail = memberDetail(m, "joined", "it owns", e.Partitions, cur.multiTopic())
 		} else {
@@ -202,6 +245,8 @@ func (d *differ) observe(s Snapshot) []Event {
 	}
 
 	switch {
+	case cur.brokerAssigned():
+		out = append(out, d.brokerRebalance(b, prev, cur, causes, restored)...)
 	case rebalancing(cur.state):
 		if d.rb == nil {
 			// Seen first right after an outage, it may have begun at any
@@ -211,10 +256,15 @@ func (d *differ) observe(s Snapshot) []Event {
 			if restored {
 				what = "rebalance in progress (it began while the connection was lost)"
 			}
-			out = append(out, b.event(EventRebalanceStarted, startDetail(what, causes)))
+			e := b.event(EventRebalanceStarted, "")
+			if d.phase != nil {
+				what, e.Phase = "assign phase of the cooperative rebalance started", PhaseAssign
+			}
+			e.Detail = startDetail(what, causes)
+			out = append(out, e)
 		}
 	case settledState(cur.state) && d.rb != nil:
-		out = append(out, rebalanceCompleted(b, d.rb, cur, false)...)
+		out = append(out, d.completeClassic(b, cur, false)...)
 		d.rb = nil
 	case cur.state == StateStable && d.settled != nil &&
 		(d.settled.state != StateStable || !sameAssignment(d.settled, cur)):
@@ -222,8 +272,14 @@ func (d *differ) observe(s Snapshot) []Event {
 		// or owners: a rebalance began and ended between the polls.
 		e := b.event(EventRebalanceStarted, startDetail("rebalance happened between polls", causes))
 		e.Inferred = true
+		if d.phase != nil {
+			e.Phase = PhaseAssign
+			e.Detail = startDetail("assign phase of the cooperative rebalance happened between polls", causes)
+		}
 		out = append(out, e)
-		out = append(out, rebalanceCompleted(b, &openRebalance{at: cur.at, base: d.settled}, cur, true)...)
+		d.rb = &openRebalance{at: cur.at, base: d.settled}
+		out = append(out, d.completeClassic(b, cur, true)...)
+		d.rb = nil
 	}
 
 	if cur.state == StateEmpty && prev.state != StateEmpty && groupExists(prev.state) {
@@ -232,7 +288,7 @@ func (d *differ) observe(s Snapshot) []Event {
 	if !groupExists(cur.state) && groupExists(prev.state) {
 		out = append(out, b.event(EventGroupGone, d.group+" no longer exists"))
 	}
-	if cur.state == StateStable && d.stable != nil {
+	if cur.state == StateStable && d.stable != nil && d.phase == nil {
 		out = append(out, partitionsChanged(b, d.stable, cur)...)
 	}
 	d.commit(cur)
@@ -240,13 +296,18 @@ func (d *differ) observe(s Snapshot) []Event {
 }
 
 // knownPartitions returns what a member (by memberKey) owned at the last
-// settled snapshot; ok is false when that is unknown (it joined since).
+// snapshot whose owners are known (the last settled one for a classic
+// group); ok is false when that is unknown (it joined since).
 func (d *differ) knownPartitions(key string) (parts []TopicPartition, ok bool) {
-	if d.settled == nil || !d.settled.assigned() {
+	v := d.settled
+	if d.last != nil && d.last.brokerAssigned() && d.last.assigned() {
+		v = d.last
+	}
+	if v == nil || !v.assigned() {
 		return nil, false
 	}
-	if i, ok := d.settled.byKey[key]; ok {
-		return d.settled.members[i].Partitions, true
+	if i, ok := v.byKey[key]; ok {
+		return v.members[i].Partitions, true
 	}
 	return nil, false
 }
@@ -259,7 +320,64 @@ type ownerMove struct {
 
 // rebalanceCompleted closes a rebalance at cur: rebalance_completed, then one
 // partition_moved per partition whose owner changed.
-func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred bool) []Event {
+// completeClassic closes the classic rebalance d.rb at the settled view
+// cur. A cooperative group rebalances in two phases: the first ends with
+// the partitions that move revoked (unowned, their owners still members)
+// and is reported as the revoke phase; the next rebalance, the assign
+// phase, reports the moves from the owners before the first.
+func (d *differ) completeClassic(b stamp, cur *snapView, inferred bool) []Event {
+	rb := d.rb
+	coop := d.coop || cur.coop || (rb.base != nil && rb.base.coop)
+	if coop && d.phase == nil && cur.state == StateStable && rb.base != nil && revokedOnly(rb.base, cur) {
+		d.phase = rb
+		out := rebalanceCompleted(b, rb, cur, inferred, coop)
+		out[0].Phase = PhaseRevoke
+		out[0].Detail = revokeDetail(out[0], cur.multiTopic() || rb.base.multiTopic())
+		return out[:1] // partition_moved waits for the assign phase
+	}
+	if d.phase == nil {
+		return rebalanceCompleted(b, rb, cur, inferred, coop)
+	}
+	whole := &openRebalance{at: d.phase.at, timed: d.phase.timed && rb.timed && !inferred, outage: d.phase.outage || rb.outage, base: d.phase.base}
+	out := rebalanceCompleted(b, whole, cur, inferred, coop)
+	out[0].Phase = PhaseAssign
+	var prefix string
+	switch {
+	case whole.timed:
+		prefix = "assign phase took " + Elapsed(nonNegative(cur.at.Sub(rb.at))) +
+			"; cooperative rebalance took " + Elapsed(out[0].Duration)
+	case inferred && d.phase.timed:
+		prefix = "assign phase between polls; the cooperative rebalance began " +
+			Elapsed(nonNegative(cur.at.Sub(d.phase.at))) + " before"
+	default:
+		prefix = "assign phase of a cooperative rebalance completed, duration unknown"
+	}
+	if i := strings.Index(out[0].Detail, ": "); i >= 0 {
+		out[0].Detail = prefix + out[0].Detail[i:]
+	}
+	d.phase = nil
+	return out
+}
+
+// revokedOnly reports whether cur, after a rebalance from base, has
+// partitions that members still in the group gave up and nobody owns yet:
+// a cooperative revoke phase.
+func revokedOnly(base, cur *snapView) bool {
+	moves, _ := diffOwners(base, cur)
+	for _, m := range moves {
+		if m.To != "" || m.fromID == "" {
+			continue
+		}
+		if i, ok := base.byID[m.fromID]; ok {
+			if _, stays := cur.byKey[memberKey(base.members[i])]; stays {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred, incremental bool) []Event {
 	e := b.event(EventRebalanceCompleted, "")
 	e.Inferred = inferred
 	var (
@@ -285,12 +403,10 @@ func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred bool
 	} else {
 		multi = multi || rb.base.multiTopic()
 		moves, kept = diffOwners(rb.base, cur)
-		assignor := cur.assignor
-		if assignor == "" {
-			assignor = rb.base.assignor
-		}
-		if cooperative(assignor) {
-			kept = nil // a cooperative rebalance leaves kept partitions alone
+		if incremental {
+			// A cooperative (or coordinator-assigned) rebalance leaves
+			// the partitions that stay alone.
+			kept = nil
 		}
 		var moved, gained, lost int
 		for _, m := range moves {
@@ -571,13 +687,6 @@ func rebalancing(state string) bool { return Group{State: state}.Rebalancing() }
 // with owners.
 func settledState(state string) bool {
 	return state == StateStable || state == StateEmpty || state == StateDead
-}
-
-// cooperative reports whether an assignor revokes only the partitions that
-// move (incremental cooperative rebalancing) rather than all of them.
-func cooperative(assignor string) bool {
-	a := strings.ToLower(assignor)
-	return strings.Contains(a, "cooperative") || a == "stream"
 }
 
 func nonNegative(d time.Duration) time.Duration { return max(d, 0) }

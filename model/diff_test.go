@@ -39,6 +39,9 @@ func snapN(sec float64, state string, n int32, assignor string, members ...Membe
 	}
 	if state == StateStable {
 		o.Group.Assignor = assignor
+		// What the members' subscriptions say once they kept partitions
+		// through a join; the tests name the assignor for it.
+		o.Group.Cooperative = strings.Contains(assignor, "cooperative")
 	}
 	if state != StateDead && state != "" {
 		for p := range n {
@@ -94,6 +97,9 @@ func summary(e Event) string {
 	}
 	if e.Inferred {
 		b.WriteString(" inferred")
+	}
+	if e.Phase != "" {
+		b.WriteString(" phase=" + e.Phase)
 	}
 	b.WriteString(" | " + e.Detail)
 	return b.String()
@@ -190,13 +196,34 @@ func TestDiffCases(t *testing.T) {
 				"state_changed | Stable → PreparingRebalance",
 				"rebalance_started | rebalance started: consumer-b joined",
 				"state_changed | PreparingRebalance → Stable",
-				"rebalance_completed moves=2:consumer-a→ dur=200ms | rebalance took 0.20s: 1 partition left unowned; consumer-b owns no partitions",
-				"partition_moved parts=2 consumer-a→ | p2: consumer-a → (unowned)",
+				"rebalance_completed moves=2:consumer-a→ dur=200ms phase=revoke | revoke phase of a cooperative rebalance took 0.20s: consumer-a gave up p2; the next generation assigns it",
 				"state_changed | Stable → PreparingRebalance",
-				"rebalance_started | rebalance started",
+				"rebalance_started phase=assign | assign phase of the cooperative rebalance started",
 				"state_changed | PreparingRebalance → Stable",
-				"rebalance_completed moves=2:→consumer-b dur=200ms | rebalance took 0.20s: 1 partition newly assigned",
-				"partition_moved parts=2 →consumer-b | p2: (unowned) → consumer-b",
+				"rebalance_completed moves=2:consumer-a→consumer-b dur=500ms phase=assign | assign phase took 0.20s; cooperative rebalance took 0.50s: 1 partition moved",
+				"partition_moved parts=2 consumer-a→consumer-b | p2: consumer-a → consumer-b",
+			},
+		},
+		{
+			// The revoke phase's Stable lasts while the member revokes;
+			// the assign phase comes and goes between two polls.
+			name: "cooperative, assign phase between polls",
+			snaps: []Snapshot{
+				coop(0, stable, mem(a, 0, 1, 2)),
+				coop(1, preparing, mem(a), mem(b)),
+				coop(1.2, stable, mem(a, 0, 1), mem(b)),
+				coop(2.2, stable, mem(a, 0, 1), mem(b)),
+				coop(3.2, stable, mem(a, 0, 1), mem(b, 2)),
+			},
+			want: []string{
+				"member_joined client=consumer-b | consumer-b joined (host /127.0.0.1)",
+				"state_changed | Stable → PreparingRebalance",
+				"rebalance_started | rebalance started: consumer-b joined",
+				"state_changed | PreparingRebalance → Stable",
+				"rebalance_completed moves=2:consumer-a→ dur=200ms phase=revoke | revoke phase of a cooperative rebalance took 0.20s: consumer-a gave up p2; the next generation assigns it",
+				"rebalance_started inferred phase=assign | assign phase of the cooperative rebalance happened between polls",
+				"rebalance_completed moves=2:consumer-a→consumer-b inferred phase=assign | assign phase between polls; the cooperative rebalance began 2.20s before: 1 partition moved",
+				"partition_moved parts=2 consumer-a→consumer-b inferred | p2: consumer-a → consumer-b",
 			},
 		},
 		{

@@ -21,6 +21,12 @@ const (
 	EventStatusChanged      EventType = "status_changed"
 	EventConnectionLost     EventType = "connection_lost"
 	EventConnectionRestored EventType = "connection_restored"
+	// EventMemberReconciling: a consumer group member fell behind the
+	// target assignment (its epoch, or its partitions); Partitions lists
+	// those it is to receive or give up. EventMemberReconciled: it caught
+	// up; Partitions lists what it owns.
+	EventMemberReconciling EventType = "member_reconciling"
+	EventMemberReconciled  EventType = "member_reconciled"
 
 	EventDemoSpawned      EventType = "demo_spawned"
 	EventDemoAssigned     EventType = "demo_assigned"
@@ -38,6 +44,14 @@ const (
 	EventDemoRestarted EventType = "demo_restarted"
 )
 
+// Phases of a cooperative (incremental) classic rebalance: the revoke
+// phase ends with the moving partitions given up; the assign phase, one
+// generation later, gives them to their new owners.
+const (
+	PhaseRevoke = "revoke"
+	PhaseAssign = "assign"
+)
+
 // Move is one partition changing owner. From or To is empty when the
 // partition was unowned on that side.
 type Move struct {
@@ -51,10 +65,12 @@ type Event struct {
 	Time  time.Time
 	Type  EventType
 	Group string
-	// MemberID, ClientID and Host name the member the event is about.
+	// MemberID, ClientID and Host name the member the event is about;
+	// InstanceID is its group.instance.id when it is a static member.
 	MemberID   string
 	ClientID   string
 	Host       string
+	InstanceID string
 	Partitions []TopicPartition
 	// From and To are client ids, for a single move.
 	From string
@@ -67,6 +83,10 @@ type Event struct {
 	HasDuration bool
 	State       string
 	Inferred    bool
+	// Phase is PhaseRevoke or PhaseAssign on the rebalance_started and
+	// rebalance_completed of a cooperative rebalance's two phases; "" for
+	// others.
+	Phase string
 	// Detail is a human sentence.
 	Detail string
 }

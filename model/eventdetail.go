@@ -101,3 +101,41 @@ func listNames(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// revokeDetail says what a cooperative revoke phase did: "revoke phase of
+// a cooperative rebalance took 0.20s: consumer-a gave up p2–p3; the next
+// generation assigns them".
+func revokeDetail(e Event, multi bool) string {
+	var b strings.Builder
+	b.WriteString("revoke phase of a cooperative rebalance")
+	switch {
+	case e.Inferred:
+		b.WriteString(" between polls")
+	case e.HasDuration:
+		b.WriteString(" took " + Elapsed(e.Duration))
+	}
+	byFrom := map[string][]TopicPartition{}
+	var froms []string
+	n := 0
+	for _, m := range e.Moves {
+		if m.To != "" || m.From == "" {
+			continue
+		}
+		if _, ok := byFrom[m.From]; !ok {
+			froms = append(froms, m.From)
+		}
+		byFrom[m.From] = append(byFrom[m.From], m.TopicPartition)
+		n++
+	}
+	var gave []string
+	for _, f := range froms {
+		gave = append(gave, f+" gave up "+PartitionList(byFrom[f], multi))
+	}
+	b.WriteString(": " + listNames(gave))
+	if n == 1 {
+		b.WriteString("; the next generation assigns it")
+	} else {
+		b.WriteString("; the next generation assigns them")
+	}
+	return b.String()
+}

@@ -19,6 +19,7 @@ type jsonEvent struct {
 	MemberID   *string           `json:"member_id,omitempty"`
 	ClientID   *string           `json:"client_id,omitempty"`
 	Host       *string           `json:"host,omitempty"`
+	InstanceID string            `json:"instance_id,omitempty"`
 	Partitions *[]TopicPartition `json:"partitions,omitempty"`
 	From       *string           `json:"from,omitempty"`
 	To         *string           `json:"to,omitempty"`
@@ -26,26 +27,31 @@ type jsonEvent struct {
 	DurationMS *int64            `json:"duration_ms,omitempty"`
 	State      string            `json:"state,omitempty"`
 	Inferred   bool              `json:"inferred"`
+	Phase      string            `json:"phase,omitempty"`
 	Detail     string            `json:"detail,omitempty"`
 }
 
 // MarshalEventJSON returns e as one JSON object, without a newline.
 //
 // Member fields (member_id, client_id, host) appear together whenever the
-// event names a member. partitions appears when the event lists some, and
-// always on rebalance_completed (the partitions revoked and given back to
+// event names a member; instance_id too when it is a static member. phase
+// ("revoke", "assign") marks the rebalance_started and rebalance_completed
+// of a cooperative rebalance's two phases. partitions appears when the
+// event lists some, and always on rebalance_completed (the partitions revoked and given back to
 // the same owner; often none), partition_moved and partitions_changed; from
 // and to on partition_moved (an empty string is "unowned"), moves on
 // rebalance_completed, duration_ms (whole milliseconds) only when the
 // duration is known.
 func MarshalEventJSON(e Event) ([]byte, error) {
 	j := jsonEvent{
-		Time:     e.Time.UTC().Format(EventTimeLayout),
-		Type:     e.Type,
-		Group:    e.Group,
-		State:    e.State,
-		Inferred: e.Inferred,
-		Detail:   e.Detail,
+		Time:       e.Time.UTC().Format(EventTimeLayout),
+		Type:       e.Type,
+		Group:      e.Group,
+		State:      e.State,
+		Inferred:   e.Inferred,
+		Phase:      e.Phase,
+		InstanceID: e.InstanceID,
+		Detail:     e.Detail,
 	}
 	spec, _ := e.Type.Spec()
 	if e.MemberID != "" || e.ClientID != "" {

@@ -59,6 +59,8 @@ var eventSpecs = []EventSpec{
 	{EventStatusChanged, "△", ClassChange, FieldPartitions, "partitions got a new status (state: the status)"},
 	{EventConnectionLost, "⚠", ClassBad, 0, "polls began to fail (time: when the failure was seen)"},
 	{EventConnectionRestored, "↺", ClassGood, 0, "a poll succeeded again; duration: from the last good poll to this one"},
+	{EventMemberReconciling, "⇄", ClassChange, 0, "a consumer group member fell behind its target assignment (epoch or partitions); partitions: those it is to receive or give up"},
+	{EventMemberReconciled, "⇌", ClassGood, 0, "a consumer group member reached its target assignment; partitions: what it owns"},
 
 	{EventDemoSpawned, "»", ClassGood, 0, "demo: a consumer was started"},
 	{EventDemoAssigned, "⇢", ClassMove, 0, "demo: a consumer was given partitions"},

@@ -13,14 +13,26 @@ import (
 
 // JSONSnapshot is the stable JSON shape of a snapshot (`--once -o json`).
 type JSONSnapshot struct {
-	Group        string `json:"group"`
-	State        string `json:"state"`
+	Group string `json:"group"`
+	State string `json:"state"`
+	// GroupType is "classic", "consumer", "share" or "streams"; "" when
+	// unknown (the group does not exist).
+	GroupType    string `json:"group_type"`
 	ProtocolType string `json:"protocol_type"`
-	Assignor     string `json:"assignor"`
-	Coordinator  string `json:"coordinator,omitempty"`
-	TakenAt      string `json:"taken_at"`
-	TotalLag     int64  `json:"total_lag"`
-	MaxLag       int64  `json:"max_lag"`
+	// Assignor is the classic protocol chosen, or a consumer or share
+	// group's server assignor.
+	Assignor    string `json:"assignor"`
+	Coordinator string `json:"coordinator,omitempty"`
+	// GroupEpoch and AssignmentEpoch: consumer and share groups' epochs
+	// (the group's, its target assignment's); null for other groups.
+	GroupEpoch      *int32 `json:"group_epoch"`
+	AssignmentEpoch *int32 `json:"assignment_epoch"`
+	// Cooperative: a classic group seen rebalancing incrementally (its
+	// members joined still owning partitions); omitted otherwise.
+	Cooperative bool   `json:"cooperative,omitempty"`
+	TakenAt     string `json:"taken_at"`
+	TotalLag    int64  `json:"total_lag"`
+	MaxLag      int64  `json:"max_lag"`
 	// MaxLagAgeMs is the oldest known lag age in milliseconds; null when no
 	// partition's age is known.
 	MaxLagAgeMs *int64 `json:"max_lag_age_ms"`
@@ -42,11 +54,25 @@ type JSONSnapshot struct {
 
 // JSONMember is one member in JSONSnapshot.
 type JSONMember struct {
-	MemberID   string           `json:"member_id"`
-	ClientID   string           `json:"client_id"`
-	Host       string           `json:"host"`
+	MemberID string `json:"member_id"`
+	// InstanceID is the static member's group.instance.id, null for a
+	// dynamic member.
+	InstanceID *string `json:"instance_id"`
+	ClientID   string  `json:"client_id"`
+	Host       string  `json:"host"`
+	// Rack is null when the member gave none (always for classic groups).
+	Rack       *string          `json:"rack"`
 	Partitions []TopicPartition `json:"partitions"`
 	Lag        int64            `json:"lag"`
+	// MemberEpoch (consumer and share groups) is null for classic members.
+	MemberEpoch *int32 `json:"member_epoch"`
+	// TargetPartitions is a consumer group member's target assignment,
+	// null for other groups; Reconciling says it is not there yet (epoch
+	// behind the group's assignment epoch, or partitions ≠ target).
+	TargetPartitions *[]TopicPartition `json:"target_partitions"`
+	Reconciling      bool              `json:"reconciling"`
+	SubscribedTopics []string          `json:"subscribed_topics,omitempty"`
+	SubscribedRegex  string            `json:"subscribed_topic_regex,omitempty"`
 
 	// ConsumeRate is null when unknown.
 	ConsumeRate *float64 `json:"consume_rate"`
@@ -55,17 +81,29 @@ type JSONMember struct {
 // JSONPartition is one partition in JSONSnapshot. Owner fields are null when
 // no member owns the partition; committed is null when nothing was committed.
 type JSONPartition struct {
-	Topic        string  `json:"topic"`
-	Partition    int32   `json:"partition"`
-	MemberID     *string `json:"member_id"`
-	ClientID     *string `json:"client_id"`
-	Host         *string `json:"host"`
-	Committed    *int64  `json:"committed"`
-	LogStart     *int64  `json:"log_start"`
-	LogEnd       *int64  `json:"log_end"`
-	Lag          int64   `json:"lag"`
-	LagFromStart bool    `json:"lag_from_start,omitempty"`
-	Error        string  `json:"error,omitempty"`
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	MemberID  *string `json:"member_id"`
+	ClientID  *string `json:"client_id"`
+	Host      *string `json:"host"`
+	// Owners lists every member the partition is assigned to ([] when
+	// unowned): one at most, except in share groups. member_id, client_id
+	// and host are the first's.
+	Owners []JSONOwner `json:"owners"`
+	// PendingMemberID and PendingClientID (consumer groups) name the
+	// member the partition is being handed to while nobody owns it.
+	PendingMemberID *string `json:"pending_member_id,omitempty"`
+	PendingClientID *string `json:"pending_client_id,omitempty"`
+	// Committed is a share group's share-partition start offset.
+	Committed    *int64 `json:"committed"`
+	LogStart     *int64 `json:"log_start"`
+	LogEnd       *int64 `json:"log_end"`
+	Lag          int64  `json:"lag"`
+	LagFromStart bool   `json:"lag_from_start,omitempty"`
+	// LagFromBroker: the lag is the broker's count (share groups), not
+	// log_end - committed.
+	LagFromBroker bool   `json:"lag_from_broker,omitempty"`
+	Error         string `json:"error,omitempty"`
 
 	// Status is null when the snapshot was not annotated; rates are null
 	// when unknown. StalledSince is when the stall began (last commit
@@ -83,11 +121,20 @@ type JSONPartition struct {
 	LagAgeGone bool   `json:"lag_age_gone,omitempty"`
 }
 
+// JSONOwner is one member a partition is assigned to.
+type JSONOwner struct {
+	MemberID string `json:"member_id"`
+	ClientID string `json:"client_id"`
+	Host     string `json:"host"`
+}
+
 // ToJSON converts a snapshot to its JSON shape.
 func (s Snapshot) ToJSON() JSONSnapshot {
 	j := JSONSnapshot{
 		Group:        s.Group.ID,
 		State:        s.Group.State,
+		GroupType:    s.Group.Type,
+		Cooperative:  s.Group.Cooperative,
 		ProtocolType: s.Group.ProtocolType,
 		Assignor:     s.Group.Assignor,
 		Coordinator:  s.Group.Coordinator,
@@ -96,6 +143,10 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		MaxLag:       s.MaxLag,
 		Members:      make([]JSONMember, 0, len(s.Members)),
 		Partitions:   make([]JSONPartition, 0, len(s.Partitions)),
+	}
+	epochs := s.Group.Type == TypeConsumer || s.Group.Type == TypeShare
+	if epochs {
+		j.GroupEpoch, j.AssignmentEpoch = ptr(s.Group.Epoch), ptr(s.Group.AssignmentEpoch)
 	}
 	if s.MaxLagAgeKnown {
 		j.MaxLagAgeMs = ptr(s.MaxLagAge.Milliseconds())
@@ -114,13 +165,42 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		if parts == nil {
 			parts = []TopicPartition{}
 		}
-		j.Members = append(j.Members, JSONMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host, Partitions: parts, Lag: m.Lag,
-			ConsumeRate: rateJSON(m.ConsumeRate)})
+		jm := JSONMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host, Partitions: parts, Lag: m.Lag,
+			Reconciling: m.Reconciling, SubscribedTopics: m.SubscribedTopics, SubscribedRegex: m.SubscribedRegex,
+			ConsumeRate: rateJSON(m.ConsumeRate)}
+		if m.InstanceID != "" {
+			jm.InstanceID = ptr(m.InstanceID)
+		}
+		if m.Rack != "" {
+			jm.Rack = ptr(m.Rack)
+		}
+		if epochs {
+			jm.MemberEpoch = ptr(m.MemberEpoch)
+		}
+		if s.Group.Type == TypeConsumer {
+			target := m.TargetPartitions
+			if target == nil {
+				target = []TopicPartition{}
+			}
+			jm.TargetPartitions = &target
+		}
+		j.Members = append(j.Members, jm)
 	}
 	for _, p := range s.Partitions {
-		jp := JSONPartition{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, LagFromStart: p.LagFromStart, Error: p.Err}
+		jp := JSONPartition{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, LagFromStart: p.LagFromStart,
+			LagFromBroker: p.LagFromBroker, Error: p.Err, Owners: make([]JSONOwner, 0, len(p.Owners))}
 		if p.Owned() {
 			jp.MemberID, jp.ClientID, jp.Host = ptr(p.MemberID), ptr(p.ClientID), ptr(p.Host)
+		}
+		for _, o := range p.Owners {
+			jp.Owners = append(jp.Owners, JSONOwner(o))
+		}
+		if len(p.Owners) == 0 && p.Owned() {
+			// A row built without NewSnapshot: its one owner.
+			jp.Owners = append(jp.Owners, JSONOwner{MemberID: p.MemberID, ClientID: p.ClientID, Host: p.Host})
+		}
+		if p.PendingMemberID != "" {
+			jp.PendingMemberID, jp.PendingClientID = ptr(p.PendingMemberID), ptr(p.PendingClientID)
 		}
 		if p.Committed >= 0 {
 			jp.Committed = ptr(p.Committed)
@@ -167,7 +247,11 @@ func FormatTable(s Snapshot) string {
 	case s.Group.Rebalancing():
 		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", group)
 	case s.Group.State == StateUnknown:
-		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is not a classic group (a KIP-848 consumer group?): its members are unknown, its offsets are shown.\n\n", group)
+		what := "is not a classic group kgwatch can describe"
+		if t := s.Group.Type; t == TypeStreams {
+			what = "is a streams group, which kgwatch lists but cannot describe yet"
+		}
+		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' %s: its members are unknown, its offsets are shown.\n\n", group, what)
 	default:
 		b.WriteString("\n")
 	}

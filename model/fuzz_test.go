@@ -12,8 +12,11 @@ import (
 // group that is gone ("" and Dead) and a state kgwatch does not know.
 var fuzzStates = []string{
 	StateStable, StateStable, StateStable, StateEmpty, StatePreparingRebalance,
-	StateCompletingRebalance, StateDead, "", "Assigning", "Unknown",
+	StateCompletingRebalance, StateDead, "", StateAssigning, StateReconciling, "Unknown",
 }
+
+// fuzzTypes are the group types a fuzzed snapshot may have.
+var fuzzTypes = []string{"", TypeClassic, TypeConsumer, TypeShare}
 
 // byteReader hands out the fuzz input a byte at a time, then zeros.
 type byteReader struct {
@@ -37,8 +40,15 @@ func fuzzSnapshot(r *byteReader, when time.Time) Snapshot {
 	assignor := []string{"range", "cooperative-sticky", ""}[int(r.next())%3]
 	o := Observation{
 		TakenAt:   when,
-		Group:     Group{ID: "g", State: state, Assignor: assignor},
+		Group:     Group{ID: "g", State: state, Assignor: assignor, Type: fuzzTypes[int(r.next())%len(fuzzTypes)]},
 		Committed: map[TopicPartition]int64{},
+	}
+	broker := o.Group.Type == TypeConsumer || o.Group.Type == TypeShare
+	if broker {
+		o.Group.AssignmentEpoch = int32(r.next() % 3)
+		o.Group.Epoch = o.Group.AssignmentEpoch
+	} else {
+		o.Group.Cooperative = r.next()%2 == 0
 	}
 	nOrders := int32(r.next()%6) + 1
 	for p := range nOrders {
@@ -66,6 +76,16 @@ func fuzzSnapshot(r *byteReader, when time.Time) Snapshot {
 		}
 		if mask&0x80 != 0 {
 			m.Partitions = append(m.Partitions, TopicPartition{Topic: "pay", Partition: int32(mask>>6) & 1})
+		}
+		if o.Group.Type == TypeConsumer {
+			m.MemberEpoch = int32(r.next() % 3)
+			target := r.next()
+			m.TargetPartitions = []TopicPartition{}
+			for p := range nOrders {
+				if target&(1<<p) != 0 {
+					m.TargetPartitions = append(m.TargetPartitions, TopicPartition{Topic: "orders", Partition: p})
+				}
+			}
 		}
 		o.Members = append(o.Members, m)
 	}
@@ -164,6 +184,11 @@ func fuzzTracker(t *testing.T, data []byte) {
 					}
 					started = true
 					open = rebalancing(normState(s.Group.State))
+					if s.Group.Type == TypeConsumer || s.Group.Type == TypeShare {
+						for _, m := range s.Members {
+							open = open || m.Reconciling
+						}
+					}
 				case EventMemberLeft:
 					if !prev[e.MemberID] || cur[e.MemberID] {
 						t.Fatalf("member_left %s: in previous %v, in current %v", e.MemberID, prev[e.MemberID], cur[e.MemberID])

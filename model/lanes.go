@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -55,6 +56,9 @@ type Lanes struct {
 	last    time.Time    // time of the latest observation
 	scratch []int32
 	members uint64 // memberSum of the last Stable snapshot
+	// coop: the group was seen rebalancing cooperatively (Group.Cooperative
+	// is read only while Stable; it holds from then on).
+	coop bool
 }
 
 // NewLanes returns an empty history keeping horizon of it
@@ -66,9 +70,13 @@ func NewLanes(horizon time.Duration) *Lanes {
 	return &Lanes{horizon: horizon, rowIdx: map[TopicPartition]int{}, ownerIdx: map[string]int32{}}
 }
 
-// Observe records the owners in s at s.TakenAt. Owners are read only from a
-// Stable snapshot: during a rebalance every partition's owner is unknown,
-// which is what shows an eager rebalance as a gap across every lane.
+// Observe records the owners in s at s.TakenAt. A classic group's owners
+// are read only from a Stable snapshot: during a rebalance every
+// partition's owner is unknown, which is what shows an eager rebalance as a
+// gap across every lane. A consumer or share group's current owners are
+// read in every state: a partition being handed over is unowned, and only
+// for as long as it is. A share partition's label is its first owner's,
+// with "+N" for the N others.
 func (l *Lanes) Observe(s Snapshot) {
 	at := s.TakenAt
 	for _, p := range s.Partitions {
@@ -79,7 +87,9 @@ func (l *Lanes) Observe(s Snapshot) {
 		}
 	}
 	state := normState(s.Group.State)
+	broker := s.Group.Type == TypeConsumer || s.Group.Type == TypeShare
 	switch {
+	case broker && s.Group.AssignmentsKnown():
 	case rebalancing(state):
 		l.record(laneSample{At: at, Kind: LaneRebalancing})
 		return
@@ -99,11 +109,14 @@ func (l *Lanes) Observe(s Snapshot) {
 		if label == "" {
 			label = ShortID(p.MemberID)
 		}
+		if len(p.Owners) > 1 {
+			label += " +" + strconv.Itoa(len(p.Owners)-1)
+		}
 		owners[l.rowIdx[p.TopicPartition]] = l.owner(label)
 	}
 	l.scratch = owners
 	members := memberSum(s.Members)
-	if n := len(l.samples); n > 0 && l.samples[n-1].Kind == 0 && l.samples[n-1].At.Before(at) &&
+	if n := len(l.samples); !broker && n > 0 && l.samples[n-1].Kind == 0 && l.samples[n-1].At.Before(at) &&
 		(members != l.members || !slices.Equal(l.samples[n-1].Owners, owners)) {
 		// Two Stable snapshots with other members or owners: a rebalance
 		// began and ended between the polls. Its time is unknown; it is
@@ -111,7 +124,8 @@ func (l *Lanes) Observe(s Snapshot) {
 		l.record(laneSample{At: at.Add(-time.Nanosecond), Kind: LaneRebalancing})
 	}
 	l.members = members
-	if cooperative(s.Group.Assignor) {
+	l.coop = l.coop || s.Group.Cooperative
+	if l.coop && !broker {
 		l.keepThroughRebalance(owners)
 	}
 	l.record(laneSample{At: at, Owners: owners})
@@ -138,9 +152,14 @@ func memberSum(ms []Member) uint64 {
 }
 
 // keepThroughRebalance rewrites the rebalance that ends with owners, when
-// the last samples are one: a cooperative rebalance revokes only the
-// partitions that move, so a partition with the same owner before and after
-// was owned throughout, and only the moved ones keep their gap.
+// the last samples are one. A cooperative rebalance revokes only the
+// partitions that move, and only once it ends (members keep consuming
+// until their new assignment arrives). So a partition with the same owner
+// before and after was owned throughout; one its owner gave up (unowned
+// after: the revoke phase) was owned until the end; one unowned before
+// (revoked in the previous phase) stayed unowned until its new owner got
+// it. Only a partition moved from one owner to another without its revoke
+// phase seen keeps the gap: when it was revoked is unknown.
 func (l *Lanes) keepThroughRebalance(owners []int32) {
 	k := len(l.samples)
 	for k > 0 && l.samples[k-1].Kind == LaneRebalancing {
@@ -153,8 +172,14 @@ func (l *Lanes) keepThroughRebalance(owners []int32) {
 	merged := make([]int32, len(owners))
 	for r := range merged {
 		merged[r] = LaneRebalancing
-		if r < len(before) && before[r] >= 0 && before[r] == owners[r] {
-			merged[r] = owners[r]
+		if r >= len(before) {
+			continue
+		}
+		switch b := before[r]; {
+		case b >= 0 && (b == owners[r] || owners[r] == LaneUnowned):
+			merged[r] = b
+		case b == LaneUnowned:
+			merged[r] = LaneUnowned
 		}
 	}
 	l.samples[k] = laneSample{At: l.samples[k].At, Owners: merged}

@@ -15,7 +15,7 @@ var ln0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 func laneSnap(sec float64, state, assignor string, owners ...string) Snapshot {
 	o := Observation{
 		TakenAt:   ln0.Add(time.Duration(sec * float64(time.Second))),
-		Group:     Group{ID: "g", State: state, Assignor: assignor},
+		Group:     Group{ID: "g", State: state, Assignor: assignor, Cooperative: state == StateStable && strings.Contains(assignor, "cooperative")},
 		Committed: map[TopicPartition]int64{},
 		Offsets:   map[TopicPartition]PartitionOffsets{},
 	}

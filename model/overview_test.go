@@ -73,3 +73,23 @@ func TestGroupSummaryStateText(t *testing.T) {
 		}
 	}
 }
+
+// TYPE appears once some group is not classic.
+func TestFormatOverviewTypes(t *testing.T) {
+	got := FormatOverview([]GroupSummary{
+		{ID: "orders", State: StateStable, Type: TypeConsumer, Members: 2, TotalLag: 5},
+		{ID: "jobs", State: StateEmpty, Type: TypeShare},
+		{ID: "old", State: StateEmpty},
+	})
+	want := "GROUP  STATE  MEMBERS TOTAL-LAG TYPE\n" +
+		"orders Stable       2         5 consumer\n" +
+		"jobs   Empty        0         0 share\n" +
+		"old    Empty        0         0 -\n"
+	if got != want {
+		t.Fatalf("FormatOverview:\n%q\nwant:\n%q", got, want)
+	}
+	b, err := MarshalJSONOverview([]GroupSummary{{ID: "jobs", State: StateEmpty, Type: TypeShare}})
+	if err != nil || !strings.Contains(string(b), `"group_type": "share"`) {
+		t.Fatalf("JSON %s (%v) lacks group_type share", b, err)
+	}
+}

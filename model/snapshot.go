@@ -26,11 +26,28 @@ const (
 	// the reader.
 	StateAssigning   = "Assigning"
 	StateReconciling = "Reconciling"
-	// StateUnknown is a group that DescribeGroups reports as Dead although
-	// it has committed offsets: a group of another protocol, such as a
-	// KIP-848 consumer group, which the classic API cannot describe. Its
-	// lag is known; its members and state are not.
+	// StateUnknown is a group that every describe kgwatch speaks reports
+	// as missing although it has committed offsets: a streams group
+	// (KIP-1071), or one whose type the broker's APIs cannot describe.
+	// Its lag is known; its members and state are not.
 	StateUnknown = "Unknown"
+	// StateNotReady is a KIP-1071 streams group not yet able to run.
+	StateNotReady = "NotReady"
+)
+
+// Group types, as ListGroups v5 names them.
+const (
+	// TypeClassic groups rebalance with JoinGroup/SyncGroup; the members
+	// (their leader) assign.
+	TypeClassic = "classic"
+	// TypeConsumer groups (KIP-848) are assigned by the coordinator:
+	// members have epochs and reconcile towards a target assignment.
+	TypeConsumer = "consumer"
+	// TypeShare groups (KIP-932) may assign one partition to several
+	// members; the broker tracks a share-partition start offset.
+	TypeShare = "share"
+	// TypeStreams groups (KIP-1071) are listed but not described yet.
+	TypeStreams = "streams"
 )
 
 // NoOffset marks an offset that is unknown or was never committed.
@@ -52,12 +69,42 @@ func (tp TopicPartition) Less(o TopicPartition) bool {
 
 // Group describes a consumer group as its coordinator reports it.
 type Group struct {
-	ID           string
-	State        string
+	ID    string
+	State string
+	// Type is one of TypeClassic, TypeConsumer, TypeShare, TypeStreams, as
+	// the broker said (ListGroups v5, or the describe that answered); ""
+	// when unknown (a group that does not exist).
+	Type         string
 	ProtocolType string
-	Assignor     string
+	// Assignor is the classic group's protocol (the assignor its members
+	// chose), or the server assignor of a consumer or share group
+	// ("uniform", "range", "simple").
+	Assignor string
 	// Coordinator is the host:port of the group's coordinator, when known.
 	Coordinator string
+	// Epoch is the group epoch and AssignmentEpoch the epoch of its target
+	// assignment (consumer and share groups; 0 for classic groups). The
+	// coordinator bumps Epoch when membership or subscriptions change,
+	// then computes a new target: AssignmentEpoch catches up.
+	Epoch           int32
+	AssignmentEpoch int32
+	// Cooperative: a classic group whose members joined still owning
+	// partitions (their ConsumerProtocolSubscription v1+ lists them):
+	// incremental cooperative rebalancing, in two phases (revoke, then
+	// assign). Eager members revoke everything before they join. Read
+	// while Stable, the only state DescribeGroups shows metadata in.
+	Cooperative bool
+}
+
+// AssignmentsKnown reports whether the members' assignments say who owns
+// what. Consumer and share groups report current assignments in every
+// state; classic coordinators report them only while Stable.
+func (g Group) AssignmentsKnown() bool {
+	switch g.Type {
+	case TypeConsumer, TypeShare:
+		return g.Exists()
+	}
+	return g.State == StateStable
 }
 
 // Exists reports whether the coordinator knows the group. A group that was
@@ -86,6 +133,10 @@ func (g Group) StateText() string {
 	case StateDead, "":
 		return "does not exist"
 	case StateUnknown:
+		switch g.Type { // a broker's word, named only when it is a known type
+		case TypeStreams, TypeConsumer, TypeShare, TypeClassic:
+			return "is a " + g.Type + " group kgwatch cannot describe: members unknown"
+		}
 		return "has commits but is not a classic group: members unknown"
 	default:
 		return g.State
@@ -102,8 +153,29 @@ type Member struct {
 	InstanceID string
 	ClientID   string
 	Host       string
+	// Rack is the member's rack (consumer and share groups), "" when none.
+	Rack string
+	// Partitions is what the member owns now (a consumer group member's
+	// current assignment).
 	Partitions []TopicPartition
-	// Lag is the sum of the lag of the member's partitions.
+	// MemberEpoch is the epoch the member has reconciled to (consumer and
+	// share groups; 0 for classic members). -2 is a static member that
+	// left for now (a restart): it keeps its partitions until its session
+	// times out or it comes back with the same InstanceID.
+	MemberEpoch int32
+	// TargetPartitions is what the coordinator wants a consumer group
+	// member to own; nil for other groups.
+	TargetPartitions []TopicPartition
+	// SubscribedTopics and SubscribedRegex are what a consumer or share
+	// group member subscribed to.
+	SubscribedTopics []string
+	SubscribedRegex  string
+	// Reconciling: a consumer group member behind the target assignment
+	// (its epoch below Group.AssignmentEpoch, or owning other partitions
+	// than its target). Set by NewSnapshot.
+	Reconciling bool
+	// Lag is the sum of the lag of the member's partitions (a share
+	// group's partition counts in each member it is assigned to).
 	Lag int64
 	// ConsumeRate sums the member's partitions' consume rates; filled by
 	// History.Annotate.
@@ -122,26 +194,49 @@ type PartitionOffsets struct {
 	Err string
 }
 
-// PartitionLag is one row of the partition table.
-type PartitionLag struct {
-	TopicPartition
-	// MemberID, ClientID and Host name the owner; all empty when unowned.
+// Owner is one member a partition is assigned to.
+type Owner struct {
 	MemberID string
 	ClientID string
 	Host     string
+}
+
+// PartitionLag is one row of the partition table.
+type PartitionLag struct {
+	TopicPartition
+	// MemberID, ClientID and Host name the owner (the first of Owners);
+	// all empty when unowned.
+	MemberID string
+	ClientID string
+	Host     string
+	// Owners lists every member the partition is assigned to, ordered as
+	// Snapshot.Members: at most one, except in share groups, where
+	// several members may share a partition. Nil when unowned.
+	Owners []Owner
+	// PendingMemberID and PendingClientID name, in a consumer group, the
+	// member whose target assignment holds the partition while no
+	// member's current assignment does: it is being handed over to it.
+	PendingMemberID string
+	PendingClientID string
 	// PrevOwner is, while a rebalance leaves the partition unowned, the
 	// owner it had before (its client id, else its short member id), and
 	// PrevMemberID that owner's member id; filled by History.Annotate.
 	PrevOwner    string
 	PrevMemberID string
-	// Committed is the group's committed offset, NoOffset when none.
+	// Committed is the group's committed offset, NoOffset when none. For
+	// a share group it is the share-partition start offset: every record
+	// before it was delivered and acknowledged.
 	Committed int64
 	LogStart  int64
 	LogEnd    int64
 	// Lag is LogEnd-Committed, or LogEnd-LogStart when nothing was committed
-	// (LagFromStart is then true). It is never negative.
-	Lag          int64
-	LagFromStart bool
+	// (LagFromStart is then true). It is never negative. LagFromBroker: a
+	// share group's lag as the broker counts it (DescribeShareGroupOffsets
+	// v1: records from the start offset on not yet acknowledged), which
+	// may be less than LogEnd-Committed.
+	Lag           int64
+	LagFromStart  bool
+	LagFromBroker bool
 	// Err is a per-partition failure (offsets or commit unreadable).
 	Err string
 	// LagAge is how long the oldest unprocessed record (the one at the
@@ -197,6 +292,9 @@ type Observation struct {
 	Committed map[TopicPartition]int64
 	// CommitErrs holds per-partition OffsetFetch errors.
 	CommitErrs map[TopicPartition]string
+	// ShareLag holds a share group's lag per partition as the broker
+	// reports it; absent or negative where it gives none.
+	ShareLag map[TopicPartition]int64
 	// Offsets maps each partition of the group's topics to its log offsets.
 	Offsets map[TopicPartition]PartitionOffsets
 	// OldestTimestamp maps partitions with lag to the timestamp of the
@@ -283,14 +381,18 @@ func NewSnapshot(o Observation) Snapshot {
 	})
 
 	// entries lists every partition to show once: committed ones carry
-	// their offset, owned ones their owner's index (-1: unowned). index
-	// finds an entry by partition; it is the only map built here. Entries
-	// sort by an integer key (topic rank, partition): comparing strings
-	// 130,000 times was most of the cost at 10,000 partitions.
+	// their offset, owned ones their first owner's index (-1: unowned),
+	// targeted ones (consumer groups) the index of a member whose target
+	// holds them. index finds an entry by partition; shared holds the
+	// further owners of partitions assigned to several members (share
+	// groups). Entries sort by an integer key (topic rank, partition):
+	// comparing strings 130,000 times was most of the cost at 10,000
+	// partitions.
 	type entry struct {
 		key       uint64
 		tp        TopicPartition
 		owner     int
+		pending   int
 		committed int64
 	}
 	owned := 0
@@ -300,20 +402,48 @@ func NewSnapshot(o Observation) Snapshot {
 	n := max(owned, len(o.Committed))
 	entries := make([]entry, 0, n)
 	index := make(map[TopicPartition]int, n)
+	var shared map[TopicPartition][]int
 	var topics topicRanks
 	for tp, c := range o.Committed {
 		index[tp] = len(entries)
-		entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: -1, committed: c})
+		entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: -1, pending: -1, committed: c})
 	}
 	for i := range members {
 		members[i].Lag = 0
 		for _, tp := range members[i].Partitions {
+			k, ok := index[tp]
+			if !ok {
+				index[tp] = len(entries)
+				entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: i, pending: -1, committed: NoOffset})
+				continue
+			}
+			switch e := &entries[k]; {
+			case e.owner < 0:
+				e.owner = i
+			case e.owner != i && !slices.Contains(shared[tp], i):
+				if shared == nil {
+					shared = make(map[TopicPartition][]int)
+				}
+				shared[tp] = append(shared[tp], i)
+			}
+		}
+	}
+	for i := range members {
+		if members[i].TargetPartitions == nil {
+			continue
+		}
+		target := slices.Clone(members[i].TargetPartitions)
+		slices.SortFunc(target, compareTP)
+		members[i].TargetPartitions = slices.Compact(target)
+		for _, tp := range members[i].TargetPartitions {
 			if k, ok := index[tp]; ok {
-				entries[k].owner = i
+				if entries[k].pending < 0 {
+					entries[k].pending = i
+				}
 				continue
 			}
 			index[tp] = len(entries)
-			entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: i, committed: NoOffset})
+			entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: -1, pending: i, committed: NoOffset})
 		}
 	}
 	rank := topics.ranks()
@@ -343,15 +473,32 @@ func NewSnapshot(o Observation) Snapshot {
 	for i := range members {
 		members[i].Partitions = make([]TopicPartition, 0, len(members[i].Partitions))
 	}
+	nOwners := 0
 	for _, e := range entries {
 		if e.owner >= 0 {
 			members[e.owner].Partitions = append(members[e.owner].Partitions, e.tp)
+			nOwners++
+		}
+		for _, j := range shared[e.tp] {
+			members[j].Partitions = append(members[j].Partitions, e.tp)
+			nOwners++
+		}
+	}
+	if o.Group.Type == TypeConsumer {
+		for i := range members {
+			m := &members[i]
+			// A negative epoch is a static member gone for now (it left
+			// with epoch -2 and keeps its partitions until its session
+			// times out): it is not reconciling.
+			m.Reconciling = m.MemberEpoch >= 0 &&
+				(m.MemberEpoch < o.Group.AssignmentEpoch || !slices.Equal(m.Partitions, m.TargetPartitions))
 		}
 	}
 
 	// Rows are filled in place: they are large, and copying them costs more
-	// than the lookups.
+	// than the lookups. Their owners share one array.
 	rows := make([]PartitionLag, len(entries))
+	owners := make([]Owner, 0, nOwners)
 	for k, en := range entries {
 		tp, i := en.tp, en.owner
 		row := &rows[k]
@@ -359,6 +506,14 @@ func NewSnapshot(o Observation) Snapshot {
 		row.Committed, row.LogStart, row.LogEnd = en.committed, NoOffset, NoOffset
 		if i >= 0 {
 			row.MemberID, row.ClientID, row.Host = members[i].MemberID, members[i].ClientID, members[i].Host
+			from := len(owners)
+			owners = append(owners, Owner{MemberID: row.MemberID, ClientID: row.ClientID, Host: row.Host})
+			for _, j := range shared[tp] {
+				owners = append(owners, Owner{MemberID: members[j].MemberID, ClientID: members[j].ClientID, Host: members[j].Host})
+			}
+			row.Owners = owners[from:len(owners):len(owners)]
+		} else if en.pending >= 0 {
+			row.PendingMemberID, row.PendingClientID = members[en.pending].MemberID, members[en.pending].ClientID
 		}
 		if e, ok := o.CommitErrs[tp]; ok {
 			row.Err = e
@@ -378,6 +533,9 @@ func NewSnapshot(o Observation) Snapshot {
 			row.Committed, row.LogStart, row.LogEnd = max(row.Committed, NoOffset), NoOffset, NoOffset
 		}
 		row.Lag, row.LagFromStart = Lag(row.Committed, row.LogStart, row.LogEnd)
+		if l, ok := o.ShareLag[tp]; ok && l >= 0 && row.LogEnd >= 0 {
+			row.Lag, row.LagFromBroker = l, true
+		}
 		if row.LogEnd >= 0 && row.Committed > row.LogEnd {
 			// Lag 0 would say all is well; the consumer will get
 			// OFFSET_OUT_OF_RANGE and reset by auto.offset.reset.
@@ -395,6 +553,9 @@ func NewSnapshot(o Observation) Snapshot {
 		}
 		if i >= 0 {
 			members[i].Lag = AddLag(members[i].Lag, row.Lag)
+		}
+		for _, j := range shared[tp] {
+			members[j].Lag = AddLag(members[j].Lag, row.Lag)
 		}
 	}
 	s.Members = members

@@ -1,0 +1,340 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+
+	kafka "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// detectOrder is the order in which a group of unknown type is described:
+// the type-specific describes first, then classic DescribeGroups, as
+// librdkafka does. Each answers GROUP_ID_NOT_FOUND for a group of another
+// type (Apache Kafka 4: "Group … is not a consumer group"; DescribeGroups
+// v6 "… is not a classic group", below v6 state Dead and no error), or the
+// broker does not speak it: then the next is asked.
+var detectOrder = []string{model.TypeConsumer, model.TypeShare, model.TypeClassic}
+
+// maxOffsetFetch is the highest OffsetFetch version kgwatch sends: v10
+// (Kafka 4.2) names topics by id only.
+const maxOffsetFetch = 9
+
+// describeGroup fills obs.Group and obs.Members from the describe of the
+// group's type. The type learned is cached: a steady poll sends one
+// describe. It is asked again, type by type, when that describe says the
+// group is gone (it may come back as another type) or fails. A group no
+// describe knows is Dead.
+func (w *Watcher) describeGroup(ctx context.Context, brokers map[int32]broker, obs *model.Observation) (broker, error) {
+	order := detectOrder
+	if w.kind != "" {
+		order = append([]string{w.kind}, without(detectOrder, w.kind)...)
+	}
+	var coord broker
+	for _, kind := range order {
+		found, c, err := w.describeAs(ctx, brokers, kind, obs)
+		coord = c
+		var ue *UnsupportedError
+		switch {
+		case errors.As(err, &ue) || errors.Is(err, kafka.UnsupportedVersion):
+			continue // the broker does not run this type of group
+		case err != nil:
+			w.kind = ""
+			return coord, err
+		case found:
+			w.kind = kind
+			return coord, nil
+		}
+	}
+	w.kind = ""
+	obs.Group.State = model.StateDead
+	obs.Group.Type, obs.Group.ProtocolType, obs.Group.Assignor = "", "", ""
+	obs.Members = nil
+	return coord, nil
+}
+
+func without(kinds []string, k string) []string {
+	out := make([]string, 0, len(kinds))
+	for _, x := range kinds {
+		if x != k {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// groupCode returns a describe answer's error code for the watched group,
+// 0 for "no such group of this type" (a snapshot, not an error).
+func groupCode(code int16) int16 {
+	if kafka.Error(code) == kafka.GroupIdNotFound {
+		return 0
+	}
+	return code
+}
+
+// describeAs describes the group as one of kind. found is false when the
+// coordinator knows no such group of that kind.
+func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind string, obs *model.Observation) (found bool, coord broker, err error) {
+	g := w.cfg.Group
+	switch kind {
+	case model.TypeConsumer:
+		res, c, err := w.toCoordinator(ctx, brokers, "describe consumer group",
+			func(to route) protocol.Message {
+				req := kmsg.NewPtrConsumerGroupDescribeRequest()
+				req.Groups = []string{g}
+				return w.kmsg(req, 0, -1, to)
+			},
+			func(m protocol.Message) int16 {
+				gs := m.(*kmsgResponse).res.(*kmsg.ConsumerGroupDescribeResponse).Groups
+				if len(gs) != 1 {
+					return int16(kafka.GroupIdNotFound)
+				}
+				return groupCode(gs[0].ErrorCode)
+			})
+		if err != nil {
+			return false, c, err
+		}
+		gs := res.(*kmsgResponse).res.(*kmsg.ConsumerGroupDescribeResponse).Groups
+		if len(gs) != 1 || gs[0].ErrorCode != 0 {
+			return false, c, nil
+		}
+		d := gs[0]
+		ids := map[[16]byte]bool{}
+		for _, m := range d.Members {
+			unnamed(ids, m.Assignment.TopicPartitions)
+			unnamed(ids, m.TargetAssignment.TopicPartitions)
+		}
+		if err := w.resolveTopicIDs(ctx, c, ids); err != nil && ctx.Err() != nil {
+			return false, c, err
+		}
+		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeConsumer, "consumer"
+		obs.Group.Assignor, obs.Group.Epoch, obs.Group.AssignmentEpoch = d.AssignorName, d.Epoch, d.AssignmentEpoch
+		obs.Members = consumerMembers(d, w.topicName)
+		return true, c, nil
+
+	case model.TypeShare:
+		res, c, err := w.toCoordinator(ctx, brokers, "describe share group",
+			func(to route) protocol.Message {
+				req := kmsg.NewPtrShareGroupDescribeRequest()
+				req.GroupIDs = []string{g}
+				return w.kmsg(req, 0, -1, to)
+			},
+			func(m protocol.Message) int16 {
+				gs := m.(*kmsgResponse).res.(*kmsg.ShareGroupDescribeResponse).Groups
+				if len(gs) != 1 {
+					return int16(kafka.GroupIdNotFound)
+				}
+				return groupCode(gs[0].ErrorCode)
+			})
+		if err != nil {
+			return false, c, err
+		}
+		gs := res.(*kmsgResponse).res.(*kmsg.ShareGroupDescribeResponse).Groups
+		if len(gs) != 1 || gs[0].ErrorCode != 0 {
+			return false, c, nil
+		}
+		d := gs[0]
+		ids := map[[16]byte]bool{}
+		for _, m := range d.Members {
+			for _, t := range m.Assignment.TopicPartitions {
+				if t.Topic == "" {
+					ids[t.TopicID] = true
+				}
+			}
+		}
+		if err := w.resolveTopicIDs(ctx, c, ids); err != nil && ctx.Err() != nil {
+			return false, c, err
+		}
+		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.GroupState, model.TypeShare, "share"
+		obs.Group.Assignor, obs.Group.Epoch, obs.Group.AssignmentEpoch = d.Assignor, d.GroupEpoch, d.AssignmentEpoch
+		obs.Members = shareMembers(d, w.topicName)
+		return true, c, nil
+
+	default:
+		res, c, err := w.toCoordinator(ctx, brokers, "describe group",
+			func(to route) protocol.Message {
+				req := kmsg.NewPtrDescribeGroupsRequest()
+				req.Groups = []string{g}
+				return w.kmsg(req, 0, -1, to)
+			},
+			func(m protocol.Message) int16 {
+				gs := m.(*kmsgResponse).res.(*kmsg.DescribeGroupsResponse).Groups
+				if len(gs) != 1 {
+					return int16(kafka.GroupIdNotFound)
+				}
+				return groupCode(gs[0].ErrorCode)
+			})
+		if err != nil {
+			return false, c, err
+		}
+		gs := res.(*kmsgResponse).res.(*kmsg.DescribeGroupsResponse).Groups
+		if len(gs) != 1 || gs[0].ErrorCode != 0 || gs[0].State == "" || gs[0].State == model.StateDead {
+			return false, c, nil
+		}
+		d := gs[0]
+		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeClassic, d.ProtocolType
+		obs.Group.Assignor = d.Protocol
+		obs.Members, obs.Group.Cooperative = classicMembers(d)
+		return true, c, nil
+	}
+}
+
+// fetchCommitted fills obs.Committed and obs.CommitErrs: OffsetFetch, or
+// for a share group DescribeShareGroupOffsets (start offsets and the
+// broker's lag, in obs.ShareLag).
+func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, obs *model.Observation) (broker, error) {
+	g := w.cfg.Group
+	dead := obs.Group.State == model.StateDead
+	if obs.Group.Type == model.TypeShare {
+		res, c, err := w.toCoordinator(ctx, brokers, "describe share group offsets",
+			func(to route) protocol.Message {
+				req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+				rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+				rg.GroupID = g // nil Topics: every topic the group has state for
+				req.Groups = []kmsg.DescribeShareGroupOffsetsRequestGroup{rg}
+				return w.kmsg(req, 0, -1, to)
+			},
+			func(m protocol.Message) int16 {
+				gs := m.(*kmsgResponse).res.(*kmsg.DescribeShareGroupOffsetsResponse).Groups
+				if len(gs) != 1 {
+					return int16(kafka.GroupIdNotFound)
+				}
+				return groupCode(gs[0].ErrorCode)
+			})
+		if err != nil {
+			return c, err
+		}
+		gs := res.(*kmsgResponse).res.(*kmsg.DescribeShareGroupOffsetsResponse).Groups
+		obs.Committed, obs.ShareLag, obs.CommitErrs = shareOffsets(gs[0], w.topicName)
+		return c, nil
+	}
+	res, c, err := w.toCoordinator(ctx, brokers, "fetch committed offsets",
+		func(to route) protocol.Message { return w.kmsg(offsetFetch(g), 0, maxOffsetFetch, to) },
+		func(m protocol.Message) int16 {
+			gs := offsetGroups(m.(*kmsgResponse).res.(*kmsg.OffsetFetchResponse), g)
+			if len(gs) != 1 {
+				return int16(kafka.GroupIdNotFound)
+			}
+			if code := gs[0].ErrorCode; !(dead && kafka.Error(code) == kafka.GroupIdNotFound) {
+				return code
+			}
+			return 0 // no such group: no commits
+		})
+	if err != nil {
+		return c, err
+	}
+	gs := offsetGroups(res.(*kmsgResponse).res.(*kmsg.OffsetFetchResponse), g)
+	if len(gs) == 1 {
+		obs.Committed, obs.CommitErrs = committed(gs[0])
+	}
+	return c, nil
+}
+
+// offsetFetch asks for every committed offset of groups: in the Groups
+// array from v8 on, in the top-level fields before (one group then). kmsg
+// writes the fields of the version it sends.
+func offsetFetch(groups ...string) *kmsg.OffsetFetchRequest {
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Group = groups[0] // nil Topics: all partitions (v2+)
+	for _, g := range groups {
+		rg := kmsg.NewOffsetFetchRequestGroup()
+		rg.Group = g
+		req.Groups = append(req.Groups, rg)
+	}
+	return req
+}
+
+// offsetGroups returns an OffsetFetch response's groups; a response before
+// v8 is the one group asked for.
+func offsetGroups(r *kmsg.OffsetFetchResponse, group string) []kmsg.OffsetFetchResponseGroup {
+	if r.GetVersion() >= 8 {
+		return r.Groups
+	}
+	g := kmsg.OffsetFetchResponseGroup{Group: group, ErrorCode: r.ErrorCode, Topics: make([]kmsg.OffsetFetchResponseGroupTopic, len(r.Topics))}
+	for i, t := range r.Topics {
+		gt := kmsg.OffsetFetchResponseGroupTopic{Topic: t.Topic, Partitions: make([]kmsg.OffsetFetchResponseGroupTopicPartition, len(t.Partitions))}
+		for j, p := range t.Partitions {
+			gt.Partitions[j] = kmsg.OffsetFetchResponseGroupTopicPartition{Partition: p.Partition, Offset: p.Offset, ErrorCode: p.ErrorCode}
+		}
+		g.Topics[i] = gt
+	}
+	return []kmsg.OffsetFetchResponseGroup{g}
+}
+
+// committed turns one group's OffsetFetch answer into committed offsets and
+// per-partition errors.
+func committed(g kmsg.OffsetFetchResponseGroup) (map[model.TopicPartition]int64, map[model.TopicPartition]string) {
+	n := 0
+	for _, t := range g.Topics {
+		n += len(t.Partitions)
+	}
+	offsets := make(map[model.TopicPartition]int64, n)
+	var errs map[model.TopicPartition]string
+	for _, t := range g.Topics {
+		for _, p := range t.Partitions {
+			tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+			if p.ErrorCode != 0 {
+				if errs == nil {
+					errs = make(map[model.TopicPartition]string)
+				}
+				errs[tp] = "committed offset: " + errText(p.ErrorCode)
+				continue
+			}
+			if p.Offset >= 0 {
+				offsets[tp] = p.Offset
+			}
+		}
+	}
+	return offsets, errs
+}
+
+// shareOffsets turns a DescribeShareGroupOffsets group into start offsets
+// (the committed offsets of a share group), the broker's lag and
+// per-partition errors.
+func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]byte) string) (start, lag map[model.TopicPartition]int64, errs map[model.TopicPartition]string) {
+	start = make(map[model.TopicPartition]int64)
+	lag = make(map[model.TopicPartition]int64)
+	for _, t := range g.Topics {
+		topic := t.Topic
+		if topic == "" {
+			if topic = name(t.TopicID); topic == "" {
+				topic = topicIDText(t.TopicID)
+			}
+		}
+		for _, p := range t.Partitions {
+			tp := model.TopicPartition{Topic: topic, Partition: p.Partition}
+			if p.ErrorCode != 0 {
+				if errs == nil {
+					errs = make(map[model.TopicPartition]string)
+				}
+				errs[tp] = "share start offset: " + errText(p.ErrorCode)
+				continue
+			}
+			if p.StartOffset >= 0 {
+				start[tp] = p.StartOffset
+				lag[tp] = p.Lag
+			}
+		}
+	}
+	return start, lag, errs
+}
+
+// listedAs looks the group up in its coordinator's ListGroups (v5 names
+// types) and, when listed, takes its type and state from there: a streams
+// group is listed, and described by an API kgwatch does not speak yet.
+func (w *Watcher) listedAs(ctx context.Context, coord broker, g *model.Group) {
+	req := kmsg.NewPtrListGroupsRequest()
+	res, err := w.sendKmsg(ctx, coord.id, req, 0, -1)
+	if err != nil {
+		return
+	}
+	for _, lg := range res.(*kmsg.ListGroupsResponse).Groups {
+		if lg.Group == g.ID {
+			g.Type, g.ProtocolType = lg.GroupType, lg.ProtocolType
+			return
+		}
+	}
+}

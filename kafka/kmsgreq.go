@@ -1,0 +1,294 @@
+package kafka
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"weak"
+
+	kafka "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
+	"github.com/twmb/franz-go/pkg/kbin"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// APIs kafka-go v0.4.51 does not speak (keys >= 52: ConsumerGroupDescribe,
+// ShareGroupDescribe, DescribeShareGroupOffsets) or speaks only at old
+// versions (ListGroups v2, DescribeGroups v5, OffsetFetch v5, Metadata v8)
+// are encoded and decoded with franz-go's kmsg and sent through kafka-go's
+// own Transport: kmsgRequest implements protocol.RawExchanger, so it takes
+// over a pooled connection (same dialer, TLS and SASL) for one exchange,
+// and protocol.BrokerMessage, so it goes to the broker the watcher names.
+//
+// kafka-go negotiates versions once per connection, but keeps only
+// min(its own max, the broker's max) per key, and 0 for keys it has no
+// codec for (protocol.ApiKey.SelectVersion): the versions map Required
+// receives cannot say that a broker speaks ConsumerGroupDescribe v1 or
+// OffsetFetch v9. So the first kmsg exchange on a connection asks the broker
+// itself (ApiVersions v0, which every broker answers, on the same
+// connection) and the answer is kept for that connection's life.
+
+// kmsgCorrelationID tags kmsg exchanges; kafka-go sends one request at a
+// time on a connection, so the response to read is always this one's.
+const kmsgCorrelationID = 0x4b49
+
+// kmsgMaxResponse bounds a response's size: a broker's claim beyond it is
+// refused rather than believed. Memory grows with the bytes that arrive,
+// never with the claim.
+const kmsgMaxResponse = 256 << 20
+
+// brokerVersions is what one broker's ApiVersions said: the [min, max]
+// version range of each key it speaks.
+type brokerVersions map[int16][2]int16
+
+// versionCache remembers each connection's brokerVersions. Connections are
+// kafka-go's; a weak pointer keys each so that a closed connection's entry
+// neither keeps it alive nor matches a later connection at the same
+// address.
+type versionCache struct {
+	mu    sync.Mutex
+	conns map[weak.Pointer[protocol.Conn]]brokerVersions
+	// brokers holds the versions last seen per broker id, so a request
+	// whose shape depends on the version (one OffsetFetch for many
+	// groups needs v8) can be built for it.
+	brokers map[int32]brokerVersions
+}
+
+// supports reports whether broker id was last seen speaking key at version
+// v or above; known is false before any kmsg exchange with it.
+func (c *versionCache) supports(id int32, key, v int16) (ok, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	bv, known := c.brokers[id]
+	if !known {
+		return false, false
+	}
+	r, has := bv[key]
+	return has && r[1] >= v, true
+}
+
+// anyBroker reports whether some broker's versions are known.
+func (c *versionCache) anyBroker() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.brokers) > 0
+}
+
+func (c *versionCache) seen(id int32, v brokerVersions) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.brokers == nil {
+		c.brokers = make(map[int32]brokerVersions)
+	}
+	c.brokers[id] = v
+}
+
+func (c *versionCache) get(conn *protocol.Conn) (brokerVersions, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.conns[weak.Make(conn)]
+	return v, ok
+}
+
+func (c *versionCache) put(conn *protocol.Conn, v brokerVersions) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conns == nil {
+		c.conns = make(map[weak.Pointer[protocol.Conn]]brokerVersions)
+	}
+	for k := range c.conns {
+		if k.Value() == nil {
+			delete(c.conns, k) // its connection is gone
+		}
+	}
+	c.conns[weak.Make(conn)] = v
+}
+
+// kmsgRequest is any kmsg request sent through kafka-go's transport at the
+// highest version both kmsg and the broker support, at most max (when not
+// negative) and at least min.
+type kmsgRequest struct {
+	req      kmsg.Request
+	min, max int16
+	cache    *versionCache
+	route
+}
+
+// kmsgResponse carries a kmsg response, or the reason the request could not
+// be sent at a version both sides speak, past the transport. An unsupported
+// request is an answer, not an I/O failure: kafka-go keeps the connection.
+type kmsgResponse struct {
+	key         int16
+	res         kmsg.Response
+	unsupported *UnsupportedError
+}
+
+func (r *kmsgResponse) ApiKey() protocol.ApiKey { return protocol.ApiKey(r.key) }
+
+// UnsupportedError says a broker does not speak a request at any version
+// kgwatch can use.
+type UnsupportedError struct {
+	Key              int16
+	BrokerMin        int16 // -1: the broker does not know the key
+	BrokerMax        int16
+	WantMin, WantMax int16
+}
+
+func (e *UnsupportedError) Error() string {
+	name := kmsg.NameForKey(e.Key)
+	if e.BrokerMin < 0 {
+		return fmt.Sprintf("broker does not support %s", name)
+	}
+	return fmt.Sprintf("broker supports %s v%d-v%d, kgwatch needs v%d-v%d", name, e.BrokerMin, e.BrokerMax, e.WantMin, e.WantMax)
+}
+
+func (r *kmsgRequest) ApiKey() protocol.ApiKey { return protocol.ApiKey(r.req.Key()) }
+
+// Required: the exchange is always raw.
+func (r *kmsgRequest) Required(map[protocol.ApiKey]int16) bool { return true }
+
+// RawExchange learns the broker's versions (once per connection), picks the
+// request's version, writes it and reads its response.
+func (r *kmsgRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
+	conn, _ := rw.(*protocol.Conn)
+	var versions brokerVersions
+	ok := false
+	if conn != nil && r.cache != nil {
+		versions, ok = r.cache.get(conn)
+	}
+	if !ok {
+		var err error
+		if versions, err = askVersions(rw); err != nil {
+			return nil, err
+		}
+		if conn != nil && r.cache != nil {
+			r.cache.put(conn, versions)
+		}
+	}
+	if r.cache != nil {
+		r.cache.seen(r.broker, versions)
+	}
+	v, uerr := r.pick(versions)
+	if uerr != nil {
+		return &kmsgResponse{key: r.req.Key(), unsupported: uerr}, nil
+	}
+	r.req.SetVersion(v)
+	res, err := exchange(rw, r.req)
+	if err != nil {
+		return nil, err
+	}
+	return &kmsgResponse{key: r.req.Key(), res: res}, nil
+}
+
+// pick returns the version to send: the highest kmsg, the broker and r
+// allow.
+func (r *kmsgRequest) pick(versions brokerVersions) (int16, *UnsupportedError) {
+	key := r.req.Key()
+	want := r.req.MaxVersion()
+	if r.max >= 0 && r.max < want {
+		want = r.max
+	}
+	b, ok := versions[key]
+	if !ok {
+		return 0, &UnsupportedError{Key: key, BrokerMin: -1, WantMin: r.min, WantMax: want}
+	}
+	v := min(want, b[1])
+	if v < b[0] || v < r.min {
+		return 0, &UnsupportedError{Key: key, BrokerMin: b[0], BrokerMax: b[1], WantMin: r.min, WantMax: want}
+	}
+	return v, nil
+}
+
+// askVersions sends ApiVersions v0 on rw and returns the broker's ranges.
+func askVersions(rw io.ReadWriter) (brokerVersions, error) {
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.SetVersion(0)
+	res, err := exchange(rw, req)
+	if err != nil {
+		return nil, fmt.Errorf("api versions: %w", err)
+	}
+	av := res.(*kmsg.ApiVersionsResponse)
+	if av.ErrorCode != 0 {
+		return nil, fmt.Errorf("api versions: %w", kafka.Error(av.ErrorCode))
+	}
+	out := make(brokerVersions, len(av.ApiKeys))
+	for _, k := range av.ApiKeys {
+		out[k.ApiKey] = [2]int16{k.MinVersion, k.MaxVersion}
+	}
+	return out, nil
+}
+
+// exchange writes req (its version set) with kmsg's request header and
+// reads and decodes its response.
+func exchange(rw io.ReadWriter, req kmsg.Request) (kmsg.Response, error) {
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID(clientID))
+	if _, err := rw.Write(f.AppendRequest(nil, req, kmsgCorrelationID)); err != nil {
+		return nil, err
+	}
+	var hdr [8]byte
+	if _, err := io.ReadFull(rw, hdr[:]); err != nil {
+		return nil, err
+	}
+	size := int32(binary.BigEndian.Uint32(hdr[:4]))
+	name := kmsg.NameForKey(req.Key())
+	if size < 4 || size > kmsgMaxResponse {
+		return nil, fmt.Errorf("%s response: size %d out of range", name, size)
+	}
+	if id := int32(binary.BigEndian.Uint32(hdr[4:])); id != kmsgCorrelationID {
+		return nil, fmt.Errorf("%s response: correlation id %d, want %d", name, id, kmsgCorrelationID)
+	}
+	var body bytes.Buffer
+	body.Grow(int(min(size-4, 1<<20)))
+	if _, err := io.CopyN(&body, rw, int64(size-4)); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	b := body.Bytes()
+	// A flexible response header ends with tags, except ApiVersions',
+	// which is never flexible (clients read it before knowing versions).
+	if req.IsFlexible() && req.Key() != 18 {
+		r := kbin.Reader{Src: b}
+		kmsg.SkipTags(&r)
+		if !r.Ok() {
+			return nil, fmt.Errorf("%s response: truncated header", name)
+		}
+		b = r.Src
+	}
+	res := req.ResponseKind()
+	res.SetVersion(req.GetVersion())
+	if err := res.ReadFrom(b); err != nil {
+		return nil, fmt.Errorf("decode %s v%d response: %w", name, req.GetVersion(), err)
+	}
+	return res, nil
+}
+
+var (
+	_ protocol.RawExchanger  = (*kmsgRequest)(nil)
+	_ protocol.BrokerMessage = (*kmsgRequest)(nil)
+)
+
+// sendKmsg sends req to broker at the highest version both sides speak, at
+// least minV and at most maxV (negative: kmsg's highest). A broker that
+// speaks no such version gives an *UnsupportedError.
+func (w *Watcher) sendKmsg(ctx context.Context, broker int32, req kmsg.Request, minV, maxV int16) (kmsg.Response, error) {
+	res, err := w.roundTrip(ctx, w.kmsg(req, minV, maxV, route{broker}))
+	if err != nil {
+		return nil, err
+	}
+	kr := res.(*kmsgResponse)
+	if kr.unsupported != nil {
+		return nil, kr.unsupported
+	}
+	return kr.res, nil
+}
+
+// kmsg wraps req for the transport, routed to.
+func (w *Watcher) kmsg(req kmsg.Request, minV, maxV int16, to route) *kmsgRequest {
+	return &kmsgRequest{req: req, min: minV, max: maxV, cache: &w.vers, route: to}
+}
