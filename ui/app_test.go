@@ -534,8 +534,66 @@ func TestOverviewPollDelay(t *testing.T) {
 		{time.Second, 1000, 2, 2 * time.Second},       // failures back off as everywhere
 	}
 	for _, tt := range tests {
-		if got := OverviewPollDelay(tt.base, tt.groups, tt.failures, 0); got != tt.want {
+		// Commits read in one request per coordinator: --interval.
+		if got := OverviewPollDelay(tt.base, tt.groups, tt.failures, 0, true); tt.failures == 0 && got != tt.base {
+			t.Errorf("batched: OverviewPollDelay(%s, %d groups) = %s, want %s", tt.base, tt.groups, got, tt.base)
+		}
+		if got := OverviewPollDelay(tt.base, tt.groups, tt.failures, 0, false); got != tt.want {
 			t.Errorf("OverviewPollDelay(%s, %d groups, %d failures) = %s, want %s", tt.base, tt.groups, tt.failures, got, tt.want)
+		}
+	}
+}
+
+// A consumer-protocol group reads like a classic one, with what the new
+// protocol adds: the epochs and server assignor in the header, each
+// member's epoch (and "4→5" while it reconciles), instance ids, the
+// partitions it is reconciling to, a partition being handed over shown
+// with its next owner; a share group's partition shared by two members.
+func TestConsumerAndShareGroupsShown(t *testing.T) {
+	const topic = "orders"
+	obs := model.Observation{
+		TakenAt: t0, Brokers: testBrokers,
+		Group: model.Group{ID: "g848", State: model.StateReconciling, Type: model.TypeConsumer,
+			Epoch: 5, AssignmentEpoch: 5, Assignor: "uniform", Coordinator: "127.0.0.1:29092"},
+		Members: []model.Member{
+			{MemberID: "aaaaaaaa-1", ClientID: "consumer-a", InstanceID: "consumer-a", Host: "/10.0.0.1", MemberEpoch: 5,
+				Partitions: []model.TopicPartition{tp(topic, 0)}, TargetPartitions: []model.TopicPartition{tp(topic, 0)}},
+			{MemberID: "cccccccc-3", ClientID: "consumer-c", Host: "/10.0.0.3", MemberEpoch: 4,
+				TargetPartitions: []model.TopicPartition{tp(topic, 1)}},
+		},
+		Committed: map[model.TopicPartition]int64{tp(topic, 0): 10, tp(topic, 1): 20},
+		Offsets: map[model.TopicPartition]model.PartitionOffsets{
+			tp(topic, 0): {LogStart: 0, LogEnd: 10}, tp(topic, 1): {LogStart: 0, LogEnd: 25},
+		},
+	}
+	a, _ := buildState(t, []pollResult{{snap: model.NewSnapshot(obs)}}, 120, 40)
+	focusMembers(t, a)
+	out := plain(a)
+	for _, want := range []string{
+		"consumer protocol (KIP-848)", "epoch 5", "server assignor uniform",
+		"INSTANCE-ID", "EPOCH", "4→5", "⇄ reconciling to p1",
+		"→ consumer-c", "→ being handed to",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("consumer group view lacks %q:\n%s", want, out)
+		}
+	}
+
+	share := model.Observation{
+		TakenAt: t0, Brokers: testBrokers,
+		Group: model.Group{ID: "gshare", State: model.StateStable, Type: model.TypeShare, Epoch: 3},
+		Members: []model.Member{
+			{MemberID: "s1", ClientID: "share-a", MemberEpoch: 3, Partitions: []model.TopicPartition{tp(topic, 0)}},
+			{MemberID: "s2", ClientID: "share-b", MemberEpoch: 3, Partitions: []model.TopicPartition{tp(topic, 0)}},
+		},
+		Committed: map[model.TopicPartition]int64{tp(topic, 0): 7},
+		Offsets:   map[model.TopicPartition]model.PartitionOffsets{tp(topic, 0): {LogStart: 0, LogEnd: 9}},
+	}
+	a, _ = buildState(t, []pollResult{{snap: model.NewSnapshot(share)}}, 120, 40)
+	out = plain(a)
+	for _, want := range []string{"share group (KIP-932)", "share-a +1", "+N shared with N more members"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("share group view lacks %q:\n%s", want, out)
 		}
 	}
 }

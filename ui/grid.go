@@ -33,6 +33,9 @@ type column[T any] struct {
 	fill bool
 	// natural, for a fill column, is the width it reads best at.
 	natural int
+	// hideEmpty: the column is not shown while every row in view has an
+	// empty cell (an instance id no member has).
+	hideEmpty bool
 	// text is a cell's text; the grid makes it printable, measures it and
 	// cuts it. narrow, when set, is the shorter text used when the column
 	// is narrower than every row's text (a status's glyph for its word).
@@ -134,6 +137,15 @@ func (g *grid[T]) layout(rows []T, width int, now time.Time) gridLayout {
 	for c := range g.cols {
 		col := &g.cols[c]
 		l.show[c] = true
+		if col.hideEmpty {
+			l.show[c] = false
+			for i := range rows {
+				if col.text(&rows[i]) != "" {
+					l.show[c] = true
+					break
+				}
+			}
+		}
 		l.w[c] = nat[c]
 		if col.min > 0 {
 			l.w[c] = min(col.min, nat[c])

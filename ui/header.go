@@ -108,9 +108,7 @@ func (h Header) segments() (first, second []string) {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
 			second = append(second, st.Value.Render(model.Count(n, "member")))
 		}
-		if a := s.Snap.Group.Assignor; a != "" {
-			second = append(second, st.Label.Render("assignor ")+st.Value.Render(model.Printable(a)))
-		}
+		second = append(second, h.protocolSegments()...)
 	}
 	if s.Waiting() {
 		second = append(second, st.Label.Render("polling every ")+st.Value.Render(s.Interval.String()))
@@ -120,6 +118,43 @@ func (h Header) segments() (first, second []string) {
 		second = append(second, st.Label.Render("coordinator ")+st.Value.Render(model.Printable(c)))
 	}
 	return first, second
+}
+
+// protocolSegments say what kind of group it is and how it assigns: a
+// classic group's assignor (and "cooperative" when its members keep their
+// partitions through a rebalance), a consumer group's epochs and server
+// assignor, a share group's epoch.
+func (h Header) protocolSegments() []string {
+	st, g := h.styles, h.st.Snap.Group
+	assignor := func(label string) string {
+		return st.Label.Render(label) + st.Value.Render(model.Printable(g.Assignor))
+	}
+	var segs []string
+	switch g.Type {
+	case model.TypeConsumer:
+		segs = append(segs, st.Value.Render("consumer protocol (KIP-848)"))
+		epoch := "epoch " + strconv.Itoa(int(g.Epoch))
+		if g.AssignmentEpoch != g.Epoch {
+			epoch += ", target " + strconv.Itoa(int(g.AssignmentEpoch))
+		}
+		segs = append(segs, st.Label.Render(epoch))
+		if g.Assignor != "" {
+			segs = append(segs, assignor("server assignor "))
+		}
+	case model.TypeShare:
+		segs = append(segs, st.Value.Render("share group (KIP-932)"), st.Label.Render("epoch "+strconv.Itoa(int(g.Epoch))))
+	case model.TypeStreams:
+		segs = append(segs, st.Value.Render("streams group"))
+	default:
+		if g.Assignor != "" {
+			a := assignor("assignor ")
+			if g.Cooperative {
+				a += st.Label.Render(" (cooperative)")
+			}
+			segs = append(segs, a)
+		}
+	}
+	return segs
 }
 
 // View renders the summary lines and, after a failed poll, the banner.

@@ -33,7 +33,13 @@ type Members struct {
 	notes []string
 	grid  grid[memberRow]
 	now   time.Time
+	// target is the group's target assignment epoch (consumer groups).
+	target int32
 }
+
+// SetTargetEpoch says the group's target assignment epoch, for the
+// members' EPOCH cells.
+func (m *Members) SetTargetEpoch(e int32) { m.target = e }
 
 const membersChrome = 2 // title and column header
 
@@ -128,8 +134,17 @@ func (m Members) partsText(i int) string {
 	if i < len(m.notes) && m.notes[i] != "" {
 		return m.notedParts(i)
 	}
+	mb := &m.members[i]
+	if mb.Reconciling && mb.TargetPartitions != nil {
+		// A consumer group member on its way to its target.
+		now := m.parts[i]
+		if len(mb.Partitions) == 0 {
+			now = "none"
+		}
+		return now + " " + glyphReconciling + " reconciling to " + model.PartitionList(mb.TargetPartitions, model.MultiTopic(mb.TargetPartitions))
+	}
 	switch {
-	case len(m.members[i].Partitions) > 0:
+	case len(mb.Partitions) > 0:
 		return m.parts[i]
 	case m.pending:
 		return glyphWaiting + " awaiting assignment"
@@ -139,6 +154,9 @@ func (m Members) partsText(i int) string {
 		return "none · idle"
 	}
 }
+
+// glyphReconciling marks a member reconciling towards its target.
+const glyphReconciling = "⇄"
 
 func memberHost(h string) string {
 	if h == "" {
@@ -159,10 +177,11 @@ func memberName(mb *model.Member) string {
 // memberRow is one row of the members pane as the grid draws it: the
 // member and what the pane says of it.
 type memberRow struct {
-	m     *model.Member
-	parts string // PARTITIONS: its partitions, or why none, or a demo note
-	lag   string // LAG, marked when it is the member with the most
-	note  bool   // parts holds a demo note, which is never cut
+	m      *model.Member
+	parts  string // PARTITIONS: its partitions, or why none, or a demo note
+	lag    string // LAG, marked when it is the member with the most
+	note   bool   // parts holds a demo note, which is never cut
+	target int32  // the group's target assignment epoch (consumer groups)
 }
 
 // memberColumns declares the members pane's columns, in screen order:
@@ -173,6 +192,9 @@ func memberColumns() []column[memberRow] {
 		{title: "CLIENT-ID", min: 9, max: 24, grow: 1, text: func(r *memberRow) string { return memberName(r.m) }},
 		{title: "HOST", drop: 3, grow: 3, text: func(r *memberRow) string { return memberHost(r.m.Host) }},
 		{title: "MEMBER-ID", drop: 4, grow: 4, text: func(r *memberRow) string { return model.ShortID(r.m.MemberID) }},
+		{title: "INSTANCE-ID", drop: 5, grow: 6, max: 24, hideEmpty: true, text: func(r *memberRow) string { return r.m.InstanceID }},
+		{title: "EPOCH", right: true, drop: 6, grow: 7, hideEmpty: true, text: memberEpoch},
+		{title: "RACK", drop: 7, grow: 8, hideEmpty: true, text: func(r *memberRow) string { return r.m.Rack }},
 		{title: "PARTS", right: true, drop: 2, grow: 2, text: func(r *memberRow) string { return strconv.Itoa(len(r.m.Partitions)) }},
 		{title: "LAG", right: true, grow: 0, text: func(r *memberRow) string { return r.lag }},
 		{title: "CONSUME/s", right: true, drop: 1, grow: 5, text: func(r *memberRow) string {
@@ -180,6 +202,21 @@ func memberColumns() []column[memberRow] {
 		}},
 		{title: "PARTITIONS", min: 10, fill: true, natural: 10, text: func(r *memberRow) string { return r.parts }},
 	}
+}
+
+// memberEpoch is a consumer or share group member's epoch ("" for classic
+// members, which have none): "5", "4→5" while it reconciles towards the
+// group's target, "away" for a static member between restarts.
+func memberEpoch(r *memberRow) string {
+	switch {
+	case r.m.MemberEpoch == -2:
+		return "away"
+	case r.m.MemberEpoch == 0:
+		return ""
+	case r.m.Reconciling && r.target > r.m.MemberEpoch:
+		return strconv.Itoa(int(r.m.MemberEpoch)) + "→" + strconv.Itoa(int(r.target))
+	}
+	return strconv.Itoa(int(r.m.MemberEpoch))
 }
 
 // View renders the title, the column header and the visible members.
@@ -191,7 +228,7 @@ func (m *Members) View() string {
 	rows := make([]memberRow, 0, end-start)
 	for i := start; i < end; i++ {
 		rows = append(rows, memberRow{m: &m.members[i], parts: m.partsText(i), lag: m.lagText(i),
-			note: i < len(m.notes) && m.notes[i] != ""})
+			note: i < len(m.notes) && m.notes[i] != "", target: m.target})
 	}
 	// A demo note is never cut: the partitions column is at least as
 	// wide as the widest.

@@ -23,6 +23,7 @@ type OverviewPage struct {
 	styles Styles
 	help   help.Model
 	poll   *poller[[]model.GroupSummary]
+	src    OverviewSource
 	pane   GroupsPane
 
 	groups []model.GroupSummary
@@ -39,17 +40,18 @@ type OverviewPage struct {
 	bodyW, bodyH  int
 }
 
-// overviewFetchesPerSecond bounds the overview's polling: it reads each
-// group's commits with one OffsetFetch (kafka-go cannot batch them), so a
-// cluster of many groups is polled more slowly rather than harder.
+// overviewFetchesPerSecond bounds the overview's polling of brokers too
+// old to read many groups' commits in one OffsetFetch (before v8): each
+// group costs a request there, so a cluster of many groups is polled more
+// slowly rather than harder.
 const overviewFetchesPerSecond = 100
 
 // OverviewPollDelay is the overview's next poll delay: as a group's
-// (model.NextPollDelay), but never faster than one OffsetFetch per group at
-// overviewFetchesPerSecond.
-func OverviewPollDelay(base time.Duration, groups, failures int, took time.Duration) time.Duration {
+// (model.NextPollDelay); when the commits were not read batched, never
+// faster than one OffsetFetch per group at overviewFetchesPerSecond.
+func OverviewPollDelay(base time.Duration, groups, failures int, took time.Duration, batched bool) time.Duration {
 	d := model.NextPollDelay(model.Group{}, base, failures, took)
-	if failures > 0 {
+	if failures > 0 || batched {
 		return d
 	}
 	return max(d, time.Duration(groups)*time.Second/overviewFetchesPerSecond)
@@ -60,7 +62,7 @@ func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st S
 	km.Open.SetEnabled(canOpen)
 	h := help.New()
 	h.Styles = st.Help
-	o := &OverviewPage{opts: opts, keys: km, styles: st, help: h, pane: NewGroupsPane(st, km)}
+	o := &OverviewPage{opts: opts, keys: km, styles: st, help: h, pane: NewGroupsPane(st, km), src: src}
 	o.poll = newPoller(ctx, opts.Timeout, src.Overview)
 	return o
 }
@@ -114,7 +116,7 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 		}
 		o.pane.SetStale(err != nil && o.has)
 		if !o.paused {
-			cmd = o.poll.schedule(now, OverviewPollDelay(o.opts.Interval, len(o.groups), o.poll.Failures, took))
+			cmd = o.poll.schedule(now, OverviewPollDelay(o.opts.Interval, len(o.groups), o.poll.Failures, took, o.src.Batched()))
 		}
 	case pollTickMsg[[]model.GroupSummary]:
 		if o.paused {

@@ -17,6 +17,7 @@ import (
 
 // fakeOverview is an OverviewSource replaying scripted results.
 type fakeOverview struct {
+	batched bool
 	mu      sync.Mutex
 	results []overviewResult // consumed in order; the last one repeats
 	calls   int
@@ -26,6 +27,10 @@ type overviewResult struct {
 	groups []model.GroupSummary
 	err    error
 }
+
+// Batched says the fake reads commits as brokers too old for OffsetFetch
+// v8 do (one request per group), unless batched is set.
+func (f *fakeOverview) Batched() bool { return f.batched }
 
 func (f *fakeOverview) Overview(ctx context.Context) ([]model.GroupSummary, error) {
 	f.mu.Lock()

@@ -57,6 +57,7 @@ var ageMarks = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minut
 // Glyphs of the table.
 const (
 	glyphPrevOwner = "◌" // the owner before a rebalance that left the partition unowned
+	glyphPending   = "→" // the owner a consumer group's partition is being handed to
 	glyphStaleRate = "~" // a rate not measured this poll: its last value
 	glyphBarByLag  = "▒" // the lag age is unknown: the bar counts lag decades instead
 )
@@ -187,9 +188,23 @@ func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
 // partition unowned, the owner it had, marked. The grid makes cells
 // printable; the name is made so here too, for the header's worst line.
 func ownerText(p *model.PartitionLag, withHost bool) string {
+	pending := ""
+	if p.PendingMemberID != "" || p.PendingClientID != "" {
+		// Being handed over: in its next owner's target, nobody's yet.
+		next := p.PendingClientID
+		if next == "" {
+			next = model.ShortID(p.PendingMemberID)
+		}
+		pending = glyphPending + " " + model.Printable(next)
+	}
 	if !p.Owned() {
-		if p.PrevOwner != "" {
+		switch {
+		case p.PrevOwner != "" && pending != "":
+			return model.Printable(p.PrevOwner) + " " + pending
+		case p.PrevOwner != "":
 			return glyphPrevOwner + " " + p.PrevOwner
+		case pending != "":
+			return pending
 		}
 		return "-"
 	}
@@ -198,6 +213,12 @@ func ownerText(p *model.PartitionLag, withHost bool) string {
 		name = model.ShortID(p.MemberID)
 	}
 	name = model.Printable(name)
+	if more := len(p.Owners) - 1; more > 0 {
+		name += " +" + strconv.Itoa(more) // a share group's partition, shared
+	}
+	if pending != "" {
+		name += " " + pending
+	}
 	if p.Host == "" || !withHost {
 		return name
 	}
@@ -324,11 +345,13 @@ func (t *Table) title(start, end int, visible []model.PartitionLag, topic string
 	// The legend is always there, so the line does not shift as rows
 	// come and go; the rarer marks only while a row shows them.
 	extra = append(extra, glyphWorst+" worst", "bar: lag age")
-	var fromStart, prev, staleRate, byLag bool
+	var fromStart, prev, pending, shared, staleRate, byLag bool
 	for i := range visible {
 		p := &visible[i]
 		fromStart = fromStart || p.LagFromStart && p.LogEnd >= 0
 		prev = prev || !p.Owned() && p.PrevOwner != ""
+		pending = pending || p.PendingMemberID != "" || p.PendingClientID != ""
+		shared = shared || len(p.Owners) > 1
 		staleRate = staleRate || p.ConsumeRate.Stale || p.ProduceRate.Stale
 		byLag = byLag || p.Lag > 0 && !p.LagAgeKnown && !p.LagAgeGone
 	}
@@ -337,6 +360,12 @@ func (t *Table) title(start, end int, visible []model.PartitionLag, topic string
 	}
 	if prev {
 		extra = append(extra, glyphPrevOwner+" owner before the rebalance")
+	}
+	if pending {
+		extra = append(extra, glyphPending+" being handed to")
+	}
+	if shared {
+		extra = append(extra, "+N shared with N more members")
 	}
 	if staleRate {
 		extra = append(extra, glyphStaleRate+" last rate")
