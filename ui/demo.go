@@ -264,10 +264,11 @@ func (p *demoPanel) setStatus(s model.DemoStatus, now time.Time) {
 	p.status, p.has = s, true
 }
 
-// countingDown reports whether a killed member waits for its eviction.
+// countingDown reports whether a countdown runs: a killed member waiting
+// for its eviction, or a commit window (--commit-delay) open.
 func (p *demoPanel) countingDown() bool {
 	for _, c := range p.status.Consumers {
-		if c.State == model.DemoKilled {
+		if c.State == model.DemoKilled || c.PendingPhase == model.DemoPhaseProcessed || c.PendingPhase == model.DemoPhaseCommitted {
 			return true
 		}
 	}

@@ -610,3 +610,65 @@ func TestDemoNoColorKeepsMeaning(t *testing.T) {
 		t.Error("colour demo view has no colour sequence")
 	}
 }
+
+// With --commit-delay the member's row shows the commit window a kill can
+// be timed into, counting down: processed and waiting to commit (a kill
+// now: processed twice), or committed and processing (a kill now: lost).
+func TestDemoCommitWindowCountdown(t *testing.T) {
+	clk := &clock{t: t0}
+	fd := newFakeDemo()
+	fd.consumers[0].PendingOrder, fd.consumers[0].PendingPhase = "order-000009", model.DemoPhaseProcessed
+	fd.consumers[0].PendingUntil = t0.Add(1400 * time.Millisecond)
+	fd.consumers[1].PendingOrder, fd.consumers[1].PendingPhase = "order-000010", model.DemoPhaseCommitted
+	fd.consumers[1].PendingUntil = t0.Add(2 * time.Second)
+	a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, clk, 120, 40)
+	out := plain(a)
+	for _, want := range []string{"⧗ order-000009 processed, commit in 1.4s", "⧗ order-000010 committed, processing 2.0s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("members pane lacks %q:\n%s", want, out)
+		}
+	}
+	if !a.group.demo.countingDown() {
+		t.Error("a commit window open does not refresh the countdown fast")
+	}
+	clk.Set(t0.Add(time.Second))
+	a.Update(staleTick(a))
+	if out := plain(a); !strings.Contains(out, "commit in 0.4s") {
+		t.Errorf("the countdown did not move:\n%s", out)
+	}
+	clk.Set(t0.Add(3 * time.Second))
+	a.Update(staleTick(a))
+	if out := plain(a); strings.Contains(out, "⧗") {
+		t.Errorf("the window closed but is still shown:\n%s", out)
+	}
+}
+
+// After x the member leaves the group and only the demo still lists it,
+// for a minute: the cursor moves to a member still in the group, so the
+// next x, X or s acts on a live one.
+func TestCursorLeavesAStoppedMember(t *testing.T) {
+	clk := &clock{t: t0}
+	left := stableSnapshot()
+	left.Members = left.Members[:1] // consumer-b gone
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}, {snap: left}}}
+	fd := newFakeDemo()
+	a := demoApp(t, src, fd, clk, 120, 40)
+	focusMembers(t, a)
+	a.Update(keyPress("j")) // consumer-b
+	if mb, _ := a.group.members.Selected(); mb.ClientID != "consumer-b" {
+		t.Fatalf("selected %q, want consumer-b", mb.ClientID)
+	}
+	next := press(t, a, "x")
+	fd.mu.Lock()
+	fd.consumers[1].State, fd.consumers[1].StoppedAt = model.DemoStopped, t0
+	fd.mu.Unlock()
+	clk.Set(t0.Add(time.Second))
+	a.Update(demoStatusMsg{p: a.group.demo, Seq: a.group.demo.seq, Status: fd.Status(true)})
+	runImmediate(t, a, firstOf(next)) // the poll the action asked for
+	if out := plain(a); !strings.Contains(out, "stopped · left the group") {
+		t.Fatalf("the stopped member is not listed as such:\n%s", out)
+	}
+	if mb, _ := a.group.members.Selected(); mb.ClientID != "consumer-a" || mb.MemberID == "" {
+		t.Errorf("cursor on %q (member id %q) after x, want consumer-a, in the group", mb.ClientID, mb.MemberID)
+	}
+}

@@ -136,7 +136,36 @@ func (p *demoPanel) note(c model.DemoConsumer, inGroup bool, now time.Time) stri
 		}
 		return s
 	}
+	if w := pendingNote(c, now); w != "" {
+		if slow != "" {
+			return slow + " · " + w
+		}
+		return w
+	}
+	if c.State == model.DemoRestarting {
+		return glyphWaiting + " restarting"
+	}
 	return slow
+}
+
+// glyphWindow marks a consumer inside its commit window.
+const glyphWindow = "⧗"
+
+// pendingNote is the commit window a kill can be timed into: "⧗ order-9
+// processed, commit in 1.4s" (a kill now: processed twice), "⧗ order-9
+// committed, processing 1.4s" (a kill now: lost); "" outside it.
+func pendingNote(c model.DemoConsumer, now time.Time) string {
+	left := c.PendingUntil.Sub(now)
+	if c.PendingOrder == "" || left <= 0 {
+		return ""
+	}
+	switch c.PendingPhase {
+	case model.DemoPhaseProcessed:
+		return glyphWindow + " " + c.PendingOrder + " processed, commit in " + model.Countdown(left)
+	case model.DemoPhaseCommitted:
+		return glyphWindow + " " + c.PendingOrder + " committed, processing " + model.Countdown(left)
+	}
+	return ""
 }
 
 // SetNotes sets what the demo knows about each member, in the order of

@@ -90,9 +90,29 @@ func (m *Members) SetMembers(ms []model.Member) {
 			}
 		}
 	}
-	if i := findMember(ms, sel, selClient); i >= 0 {
+	i := findMember(ms, sel, selClient)
+	if i >= 0 && sel != "" && ms[i].MemberID == "" {
+		// The member left the group (x): only the demo still lists it.
+		// The cursor goes to the nearest member still in the group, so
+		// the next key acts on a live one.
+		i = nearestLive(ms, i)
+	}
+	if i >= 0 {
 		m.sc.SetCursor(i)
 	}
+}
+
+// nearestLive returns the index of the member nearest i that the group
+// lists (a member id), i itself when there is none.
+func nearestLive(ms []model.Member, i int) int {
+	for d := 1; d < len(ms); d++ {
+		for _, j := range []int{i - d, i + d} {
+			if j >= 0 && j < len(ms) && ms[j].MemberID != "" {
+				return j
+			}
+		}
+	}
+	return i
 }
 
 // Selected returns the member under the cursor.
