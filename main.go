@@ -685,23 +685,45 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer d.Close()
 	set := d.Config()
-	// Compare mode: until the UI shows every group, it watches the first.
-	group := d.Group()
-	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: group, Timeout: 5 * time.Second})
-	defer w.Close()
-	watch := ui.Watch{
-		Group: group, Source: w, Events: events.ch, Demo: d,
-		DemoSettings: ui.DemoSettings{
-			SessionTimeout:  d.Groups()[0].SessionTimeout,
-			MaxPollInterval: set.MaxPollInterval,
-			Commit:          set.Commit,
-			CommitDelay:     set.CommitDelay,
-			ProcessTime:     set.ProcessTime,
-			SlowProcessTime: set.SlowProcessTime,
-		},
+	settings := ui.DemoSettings{
+		SessionTimeout:  d.Groups()[0].SessionTimeout,
+		MaxPollInterval: set.MaxPollInterval,
+		Commit:          set.Commit,
+		CommitDelay:     set.CommitDelay,
+		ProcessTime:     set.ProcessTime,
+		SlowProcessTime: set.SlowProcessTime,
+		Static:          set.Static,
 	}
 	opts := ui.Options{Brokers: d.Brokers(), Interval: f.interval, Timeout: 5 * time.Second}
+	// One watcher per group: compare mode watches two or three.
+	var groups []ui.CompareGroup
+	for _, g := range d.Groups() {
+		w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: g.Name, Timeout: 5 * time.Second})
+		defer w.Close()
+		groups = append(groups, ui.CompareGroup{Watch: ui.Watch{Group: g.Name, Source: w}, Label: compareLabel(g.GroupSpec)})
+	}
+	if d.Comparing() {
+		return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.NewCompare(groups, d, settings, events.ch, opts) })
+	}
+	watch := groups[0].Watch
+	watch.Events, watch.Demo, watch.DemoSettings = events.ch, d, settings
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(watch, opts) })
+}
+
+// compareLabel says how a compared group assigns, for its line: "range
+// (eager)", "cooperative-sticky", "consumer protocol (uniform)".
+func compareLabel(s demo.GroupSpec) string {
+	label := s.Assignor
+	switch {
+	case s.Protocol == demo.ProtocolConsumer:
+		label = "consumer protocol (" + s.Assignor + ")"
+	case !s.Cooperative():
+		label += " (eager)"
+	}
+	if s.Static {
+		label += ", static"
+	}
+	return label
 }
 
 // eventPipe carries demo events to the UI. emit never blocks: when the

@@ -112,4 +112,7 @@ type DemoStatus struct {
 	Rate      float64
 	Paused    bool
 	HotKey    bool
+	// Ledgers, in compare mode, holds each group's ledger (each group
+	// consumes every order), with the ledger; nil otherwise.
+	Ledgers map[string]Ledger
 }

@@ -90,8 +90,11 @@ type App struct {
 	// watch, release frees it.
 	overview *OverviewPage
 	group    *GroupPage
-	open     func(group string) (Watch, func())
-	release  func()
+	// compare is `kgwatch demo --compare`: groups side by side, the only
+	// page then.
+	compare *ComparePage
+	open    func(group string) (Watch, func())
+	release func()
 
 	// quitAsked is when q or ctrl+c was pressed once in demo mode, which
 	// asks again before quitting (zero: not asked).
@@ -135,6 +138,9 @@ func (a *App) Close() {
 
 // Init starts the page showing.
 func (a *App) Init() tea.Cmd {
+	if a.compare != nil {
+		return a.compare.Init()
+	}
 	if a.group != nil {
 		return a.group.Init()
 	}
@@ -152,6 +158,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return a, a.handleKey(msg)
 	}
+	if a.compare != nil {
+		return a, a.compare.Update(msg)
+	}
 	var cmds []tea.Cmd
 	if a.group != nil {
 		cmds = append(cmds, a.group.Update(msg))
@@ -163,12 +172,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	capturing := a.group != nil && a.group.Capturing() || a.group == nil && a.overview.Capturing()
+	capturing := a.group != nil && a.group.Capturing() || a.group == nil && a.overview != nil && a.overview.Capturing()
 	switch {
 	case key.Matches(msg, a.keys.Quit) && (!capturing || msg.String() == "ctrl+c"):
 		return a.quit()
 	case key.Matches(msg, a.keys.Help) && !capturing:
 		a.fullHelp = !a.fullHelp
+		if a.compare != nil {
+			a.compare.SetFullHelp(a.fullHelp)
+		}
 		if a.group != nil {
 			a.group.SetFullHelp(a.fullHelp)
 		}
@@ -178,6 +190,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	a.quitAsked = time.Time{}
+	if a.compare != nil {
+		return a.compare.Update(msg)
+	}
 	// Which page shows is the root's: enter on the overview opens the
 	// selected group, esc or backspace on a group opened from it goes
 	// back (unless the group page takes the key: a filter to clear).
@@ -202,12 +217,16 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // the show.
 func (a *App) quit() tea.Cmd {
 	now := a.opts.Now()
-	if a.group != nil && a.group.watch.Demo != nil {
-		if a.quitAsked.IsZero() || now.Sub(a.quitAsked) > quitConfirmFor {
-			a.quitAsked = now
-			a.group.notice("press q or ctrl+c again to quit the demo (x stops a consumer gracefully)")
-			return nil
+	demo := a.compare != nil || a.group != nil && a.group.watch.Demo != nil
+	if demo && (a.quitAsked.IsZero() || now.Sub(a.quitAsked) > quitConfirmFor) {
+		a.quitAsked = now
+		const ask = "press q or ctrl+c again to quit the demo (x stops a consumer gracefully)"
+		if a.compare != nil {
+			a.compare.notice(ask)
+		} else {
+			a.group.notice(ask)
 		}
+		return nil
 	}
 	a.cancel()
 	return tea.Quit
@@ -249,6 +268,9 @@ func (a *App) pageSize() (w, h int) {
 
 func (a *App) resize() {
 	w, h := a.pageSize()
+	if a.compare != nil {
+		a.compare.SetSize(w, h)
+	}
 	if a.group != nil {
 		a.group.SetSize(w, h)
 	}
@@ -264,6 +286,8 @@ func (a *App) View() tea.View {
 	switch {
 	case !a.ready:
 		content = "kgwatch: starting…"
+	case a.compare != nil:
+		content, title = a.frame(a.compare.View()), a.compare.Title()
 	case a.group != nil:
 		content, title = a.frame(a.group.View()), a.group.Title()
 	default:

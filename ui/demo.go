@@ -70,7 +70,7 @@ func demoKeys() []demoKey {
 	return []demoKey{
 		{binding: bind("n", "add consumer"), act: whole(model.DemoSpawn), short: true,
 			say: func(o model.DemoOutcome, _ model.DemoAction, c sayCtx) string {
-				return o.ClientID + " started: it joins " + c.group + " and the group rebalances"
+				return o.ClientID + " started: it joins " + c.group + ", a rebalance follows"
 			}},
 		{binding: bind("x", "stop"), verb: "stops", act: member(model.DemoStop), short: true,
 			say: func(_ model.DemoOutcome, a model.DemoAction, _ sayCtx) string {
@@ -257,7 +257,7 @@ func (p *demoPanel) nextRefresh(now time.Time) tea.Cmd {
 
 func (p *demoPanel) setStatus(s model.DemoStatus, now time.Time) {
 	if !s.HasLedger && p.has {
-		s.Ledger, s.HasLedger = p.status.Ledger, p.status.HasLedger
+		s.Ledger, s.HasLedger, s.Ledgers = p.status.Ledger, p.status.HasLedger, p.status.Ledgers
 	} else if s.HasLedger {
 		p.ledgerAt = now
 	}

@@ -16,6 +16,7 @@ import (
 // fakeDemo is the UI's Demo interface with scripted consumers and ledger;
 // it records every call.
 type fakeDemo struct {
+	ledgers   map[string]model.Ledger // compare mode's, by group
 	mu        sync.Mutex
 	consumers []model.DemoConsumer
 	ledger    model.Ledger
@@ -135,7 +136,7 @@ func (f *fakeDemo) Restart(id string) error {
 func (f *fakeDemo) Status(withLedger bool) model.DemoStatus {
 	s := model.DemoStatus{Consumers: f.Consumers(), Rate: f.Rate(), Paused: f.Paused(), HotKey: f.HotKey()}
 	if withLedger {
-		s.Ledger, s.HasLedger = f.Ledger(), true
+		s.Ledger, s.HasLedger, s.Ledgers = f.Ledger(), true, f.ledgers
 	}
 	return s
 }

@@ -334,7 +334,17 @@ func (g *GroupPage) handleEvent(msg eventMsg) tea.Cmd {
 	if msg.ctx != g.ctx {
 		return nil // another page's
 	}
-	e := g.pipe.Add(msg.Event)
+	g.fileEvent(msg.Event)
+	if g.ctx.Err() != nil {
+		return nil
+	}
+	return waitEvent(g.ctx, g.watch.Events)
+}
+
+// fileEvent files an outside event (a demo consumer's report) in the
+// timeline; a kill marks its owner's lanes.
+func (g *GroupPage) fileEvent(ev model.Event) {
+	e := g.pipe.Add(ev)
 	if e.Type == model.EventDemoKilled && e.ClientID != "" {
 		at := e.Time
 		if at.IsZero() {
@@ -343,10 +353,6 @@ func (g *GroupPage) handleEvent(msg eventMsg) tea.Cmd {
 		g.lanes.MarkKilled(e.ClientID, at)
 	}
 	g.timeline.SetEvents(g.pipe.Timeline().Events())
-	if g.ctx.Err() != nil {
-		return nil
-	}
-	return waitEvent(g.ctx, g.watch.Events)
 }
 
 // nextPane is the pane tab moves to. The lanes view takes the place of

@@ -118,6 +118,15 @@ func (l *Lanes) Refresh() {
 	}
 }
 
+// Selected returns the partition of the lane under the cursor.
+func (l Lanes) Selected() (model.TopicPartition, bool) {
+	i := l.sc.Cursor()
+	if i < 0 || i >= l.hist.Len() {
+		return model.TopicPartition{}, false
+	}
+	return l.hist.Row(i), true
+}
+
 // Len returns the number of lanes.
 func (l Lanes) Len() int { return l.hist.Len() }
 

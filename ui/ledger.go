@@ -21,6 +21,9 @@ type LedgerPane struct {
 	flash    string
 	flashErr bool
 	hint     string
+	// perGroup: compare mode, where each group has a ledger of its own on
+	// its line; this pane says what is common (produced).
+	perGroup bool
 }
 
 // NewLedgerPane returns an empty ledger pane.
@@ -82,6 +85,10 @@ func (p LedgerPane) countsLine() string {
 		return title + " " + st.Muted.Render("reading the demo…")
 	}
 	l := p.st.Ledger
+	if p.perGroup {
+		return title + "  " + st.Label.Render("produced ") + st.Value.Render(model.Thousands(l.Produced)) +
+			st.Muted.Render(" · each group's processed, duplicates and lost are on its line")
+	}
 	type item struct {
 		long, medium, short string
 		n                   int64

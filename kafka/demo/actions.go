@@ -13,6 +13,14 @@ func (d *Demo) Status(withLedger bool) model.DemoStatus {
 	s := model.DemoStatus{Consumers: d.Consumers(), Rate: d.Rate(), Paused: d.Paused(), HotKey: d.HotKey()}
 	if withLedger {
 		s.Ledger, s.HasLedger = d.Ledger(), true
+		if d.Comparing() {
+			s.Ledgers = make(map[string]model.Ledger)
+			for _, g := range d.Groups() {
+				if l, ok := d.GroupLedger(g.Name); ok {
+					s.Ledgers[g.Name] = l
+				}
+			}
+		}
 	}
 	return s
 }
