@@ -673,3 +673,20 @@ func TestCursorLeavesAStoppedMember(t *testing.T) {
 		t.Errorf("cursor on %q (member id %q) after x, want consumer-a, in the group", mb.ClientID, mb.MemberID)
 	}
 }
+
+// At 40×10 the members pane gives up every other column before it cuts
+// the kill's countdown: "evicted in 7.3s", never "evicted in 9.".
+func TestCountdownNeverCut(t *testing.T) {
+	for _, sz := range [][2]int{{40, 10}, {80, 24}} {
+		clk := &clock{t: t0}
+		fd := newFakeDemo()
+		fd.consumers[1].State, fd.consumers[1].KilledAt = model.DemoKilled, t0.Add(-2700*time.Millisecond)
+		a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, clk, sz[0], sz[1])
+		focusMembers(t, a)
+		out := plain(a)
+		checkFits(t, out, sz[0], sz[1])
+		if !strings.Contains(out, "evicted in 7.3s") {
+			t.Errorf("%dx%d: the countdown is cut:\n%s", sz[0], sz[1], out)
+		}
+	}
+}

@@ -204,20 +204,21 @@ type memberRow struct {
 	target int32  // the group's target assignment epoch (consumer groups)
 }
 
-// memberColumns declares the members pane's columns, in screen order:
-// member id, host, partition count and rate give way first, the
-// partitions (with the demo's notes) take the rest.
+// memberColumns declares the members pane's columns, in screen order: the
+// rack, epoch, instance and member ids, host, partition count, rate and
+// last the lag give way, the partitions (with the demo's notes, never cut)
+// take the rest.
 func memberColumns() []column[memberRow] {
 	return []column[memberRow]{
 		{title: "CLIENT-ID", min: 9, max: 24, grow: 1, text: func(r *memberRow) string { return memberName(r.m) }},
-		{title: "HOST", drop: 3, grow: 3, text: func(r *memberRow) string { return memberHost(r.m.Host) }},
-		{title: "MEMBER-ID", drop: 4, grow: 4, text: func(r *memberRow) string { return model.ShortID(r.m.MemberID) }},
-		{title: "INSTANCE-ID", drop: 5, grow: 6, max: 24, hideEmpty: true, text: func(r *memberRow) string { return r.m.InstanceID }},
-		{title: "EPOCH", right: true, drop: 6, grow: 7, hideEmpty: true, text: memberEpoch},
-		{title: "RACK", drop: 7, grow: 8, hideEmpty: true, text: func(r *memberRow) string { return r.m.Rack }},
-		{title: "PARTS", right: true, drop: 2, grow: 2, text: func(r *memberRow) string { return strconv.Itoa(len(r.m.Partitions)) }},
-		{title: "LAG", right: true, grow: 0, text: func(r *memberRow) string { return r.lag }},
-		{title: "CONSUME/s", right: true, drop: 1, grow: 5, text: func(r *memberRow) string {
+		{title: "HOST", drop: 6, grow: 3, text: func(r *memberRow) string { return memberHost(r.m.Host) }},
+		{title: "MEMBER-ID", drop: 8, grow: 4, text: func(r *memberRow) string { return model.ShortID(r.m.MemberID) }},
+		{title: "INSTANCE-ID", drop: 10, grow: 6, max: 24, hideEmpty: true, text: func(r *memberRow) string { return r.m.InstanceID }},
+		{title: "EPOCH", right: true, drop: 12, grow: 7, hideEmpty: true, text: memberEpoch},
+		{title: "RACK", drop: 14, grow: 8, hideEmpty: true, text: func(r *memberRow) string { return r.m.Rack }},
+		{title: "PARTS", right: true, drop: 4, grow: 2, text: func(r *memberRow) string { return strconv.Itoa(len(r.m.Partitions)) }},
+		{title: "LAG", right: true, drop: 1, grow: 0, text: func(r *memberRow) string { return r.lag }},
+		{title: "CONSUME/s", right: true, drop: 2, grow: 5, text: func(r *memberRow) string {
 			return rateNum(r.m.ConsumeRate) + staleMark(r.m.ConsumeRate)
 		}},
 		{title: "PARTITIONS", min: 10, fill: true, natural: 10, text: func(r *memberRow) string { return r.parts }},
