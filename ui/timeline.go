@@ -203,13 +203,61 @@ func (t Timeline) View() string {
 		b.WriteString(t.styles.Muted.Render(cell("  no events yet: joins, leaves and rebalances appear here", t.width, false)))
 	}
 	clockW, agoW := t.timelineCols()
-	for i := start; i < end; i++ {
+	// The selected event is written in full, wrapped under its text, when
+	// it is longer than a line: the lines it takes push the last events
+	// out of view, or, when it is at the bottom, the first ones.
+	rows := t.height - timelineChrome
+	var more []string
+	cur := t.sc.Cursor()
+	if t.focused && cur >= start && cur < end {
+		more = t.wrapped(&t.events[cur], clockW, agoW)
+		if over := (cur - start + 1 + len(more)) - rows; over > 0 {
+			start = min(start+over, cur)
+			more = more[:min(len(more), rows-(cur-start+1))]
+		}
+	}
+	shown := 0
+	for i := start; i < end && shown < rows; i++ {
 		b.WriteByte('\n')
 		// A moment's time is written once, on its first line.
 		again := i > start && t.events[i].Time.Equal(t.events[i-1].Time)
-		t.line(&b, &t.events[i], t.focused && i == t.sc.Cursor(), again, clockW, agoW)
+		t.line(&b, &t.events[i], t.focused && i == cur, again, clockW, agoW)
+		shown++
+		if i == cur {
+			for _, l := range more {
+				if shown == rows {
+					break
+				}
+				b.WriteByte('\n')
+				b.WriteString(t.styles.Selected.Render(l))
+				shown++
+			}
+		}
 	}
 	return b.String()
+}
+
+// textCol is where an event's text begins: after the gutter, the clock,
+// the time since and the glyph.
+func textCol(clockW, agoW int) int {
+	return 1 + clockW + min(clockW, 1) + agoW + min(agoW, 1) + 2
+}
+
+// wrapped returns the rest of the selected event's text, past its first
+// line, wrapped under the text column; none when it fits on one line.
+func (t Timeline) wrapped(e *model.Event, clockW, agoW int) []string {
+	col := textCol(clockW, agoW)
+	w := t.width - col
+	text := eventText(e)
+	if w < 8 || textWidth(text) <= w {
+		return nil
+	}
+	lines := strings.Split(ansi.Wrap(text, w, ""), "\n")
+	out := make([]string, 0, len(lines)-1)
+	for _, l := range lines[1:] {
+		out = append(out, cell(spaces(col)+strings.TrimLeft(l, " "), t.width, false))
+	}
+	return out
 }
 
 func (t Timeline) title(start, end int) string {
@@ -259,7 +307,12 @@ func (t Timeline) line(b *strings.Builder, e *model.Event, selected, again bool,
 	line.WriteString(t.paint(t.kinds[kind], glyph, selected))
 	line.WriteByte(' ')
 	used += 2
-	text := cell(eventText(e), max(t.width-used, 0), false)
+	text := eventText(e)
+	if selected && t.width-used >= 8 && textWidth(text) > t.width-used {
+		// Written in full below (wrapped): this line holds its start.
+		text = strings.Split(ansi.Wrap(text, t.width-used, ""), "\n")[0]
+	}
+	text = cell(text, max(t.width-used, 0), false)
 	switch {
 	case kind == kindBad:
 		text = t.paint(t.kinds[kind], text, selected)

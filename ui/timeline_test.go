@@ -441,3 +441,25 @@ func TestLetterFor(t *testing.T) {
 		t.Errorf("letters %s\nwant    %s", s, want)
 	}
 }
+
+// A long event is cut on its line, but written in full, wrapped under its
+// text, once selected: "…the coordinator evicted it (session timeout)"
+// read at 120 columns.
+func TestSelectedEventShownInFull(t *testing.T) {
+	a, _ := storyApp(t, 80, 24)
+	long := model.Event{Time: t0.Add(130 * time.Second), Type: model.EventDemoEvicted, ClientID: "consumer-b", MemberID: "consumer-b-9e8d7c6b",
+		Detail: "consumer-b gone after 10.0s without a heartbeat: the coordinator evicted it (session timeout)"}
+	a.Update(eventMsg{ctx: a.group.ctx, Event: long})
+	if out := plain(a); strings.Contains(out, "(session timeout)") {
+		t.Fatalf("the event fits unselected: the test shows nothing:\n%s", out)
+	}
+	for a.group.focus != paneTimeline {
+		a.Update(keyPress("tab"))
+	}
+	a.Update(keyPress("home"))
+	out := plain(a)
+	if !strings.Contains(out, "(session timeout)") {
+		t.Errorf("the selected event is still cut:\n%s", out)
+	}
+	checkFits(t, out, 80, 24)
+}
