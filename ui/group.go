@@ -151,7 +151,7 @@ func (g *GroupPage) Capturing() bool { return g.rows.editing }
 // the root's: while the filter is typed every key is the filter's, and esc
 // clears an applied filter before it goes back to the overview.
 func (g *GroupPage) TakesKey(msg tea.KeyPressMsg) bool {
-	return g.rows.editing || (key.Matches(msg, g.keys.ClearFilter) && g.rows.query != "")
+	return g.rows.editing || (msg.String() == "esc" && g.rows.query != "")
 }
 
 // Update handles one message; messages of other pages are ignored.
@@ -300,6 +300,8 @@ func (g *GroupPage) refreshRows() {
 	if top {
 		g.table.sc.Top()
 	}
+	// esc clears a filter: offered only while one is applied.
+	g.keys.ClearFilter.SetEnabled(g.rows.query != "" && !g.showLanes)
 	snap := &g.st.Snap
 	g.table.SetView(g.rows.describe(), g.rows.empty(len(snap.Partitions)), len(snap.Partitions), snap.WorstPartition, snap.HasWorst)
 }
@@ -385,9 +387,10 @@ func (g *GroupPage) toggleLanes() {
 	// Sort, filter and only-lag shape the partition table; the lanes
 	// show every partition. Off in the lanes, they would change a table
 	// that is not on screen while help offered them as if they worked.
-	for _, b := range []*key.Binding{&g.keys.Sort, &g.keys.Filter, &g.keys.OnlyLag, &g.keys.ClearFilter} {
+	for _, b := range []*key.Binding{&g.keys.Sort, &g.keys.Filter, &g.keys.OnlyLag} {
 		b.SetEnabled(!g.showLanes)
 	}
+	g.keys.ClearFilter.SetEnabled(g.rows.query != "" && !g.showLanes)
 	if g.showLanes && g.focus == paneMembers {
 		g.setFocus(paneTable)
 	}

@@ -83,6 +83,7 @@ func DefaultKeyMap() KeyMap {
 		ClearFilter: key.NewBinding(
 			key.WithKeys("esc"),
 			key.WithHelp("esc", "clear filter"),
+			key.WithDisabled(), // until a filter is applied
 		),
 		Lanes: key.NewBinding(
 			key.WithKeys("v"),

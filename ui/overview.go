@@ -177,6 +177,7 @@ func (o *OverviewPage) refresh() {
 	}
 	o.pane.SetRows(rows)
 	o.pane.SetView(desc, empty, len(o.groups))
+	o.keys.ClearFilter.SetEnabled(o.filter.query != "")
 }
 
 // Selected returns the id of the group under the cursor.
