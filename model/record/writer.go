@@ -1,0 +1,268 @@
+package record
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// Writer appends records to a recording. It is not safe for concurrent
+// use. After an error every call returns it.
+type Writer struct {
+	dst  *bufio.Writer
+	z    *gzip.Writer
+	c    *codecs
+	strs strtab
+	enc  encoder
+	body []byte
+	err  error
+
+	last    time.Time // the time of the record before
+	groups  map[string]*wstream
+	main    string
+	demo    model.DemoStatus
+	hasDemo bool
+	ov      overviewBody
+}
+
+// wstream is a group's records: its number and its last snapshot.
+type wstream struct {
+	id   uint64
+	prev model.Snapshot
+}
+
+// NewWriter starts a recording on w: it writes the header and flushes it,
+// so a recording that fails at once still has its header. h.Format is set
+// to Version.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	c, err := bodyCodecs()
+	if err != nil {
+		return nil, err
+	}
+	h.Format = Version
+	fh := fileHeader{Header: h, Schemas: map[string][]fieldSchema{}}
+	for name, cd := range c.byName() {
+		fh.Schemas[name] = cd.schema()
+	}
+	js, err := json.Marshal(fh)
+	if err != nil {
+		return nil, fmt.Errorf("encode recording header: %w", err)
+	}
+	dst := bufio.NewWriterSize(w, 64<<10)
+	if _, err := dst.WriteString(magic + strconv.Itoa(Version) + "\n"); err != nil {
+		return nil, err
+	}
+	z, err := gzip.NewWriterLevel(dst, gzip.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	rw := &Writer{
+		dst: dst, z: z, c: c, last: h.Started,
+		main:   h.Group,
+		groups: map[string]*wstream{h.Group: {id: 0}},
+	}
+	rw.enc.strs = &rw.strs
+	rw.frame(kindHeader, js)
+	if err := rw.Flush(); err != nil {
+		return nil, err
+	}
+	return rw, nil
+}
+
+// frame writes one record: kind, length, body.
+func (w *Writer) frame(k Kind, body []byte) {
+	if w.err != nil {
+		return
+	}
+	var hdr [1 + binary.MaxVarintLen64]byte
+	hdr[0] = byte(k)
+	n := binary.PutUvarint(hdr[1:], uint64(len(body)))
+	if _, err := w.z.Write(hdr[:1+n]); err != nil {
+		w.err = fmt.Errorf("write recording: %w", err)
+		return
+	}
+	if _, err := w.z.Write(body); err != nil {
+		w.err = fmt.Errorf("write recording: %w", err)
+	}
+}
+
+// begin starts a body with its time.
+func (w *Writer) begin(at time.Time) {
+	w.enc.buf = w.enc.buf[:0]
+	w.enc.buf = binary.AppendVarint(w.enc.buf, at.UnixNano()-w.last.UnixNano())
+	w.last = at
+}
+
+func (w *Writer) end(k Kind) error {
+	w.frame(k, w.enc.buf)
+	return w.err
+}
+
+// stream returns group's stream, declaring it first if it is new.
+func (w *Writer) stream(at time.Time, group string) *wstream {
+	s, ok := w.groups[group]
+	if ok {
+		return s
+	}
+	s = &wstream{id: uint64(len(w.groups))}
+	w.groups[group] = s
+	w.begin(at)
+	w.enc.buf = binary.AppendUvarint(w.enc.buf, s.id)
+	w.enc.buf = appendString(w.enc.buf, group)
+	w.end(kindStream)
+	return s
+}
+
+func appendString(buf []byte, s string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	return append(buf, s...)
+}
+
+// Snapshot records a good poll of group at at, as its source returned it
+// (before annotation), and flushes. s is not kept: its slices may be
+// changed once Snapshot returns.
+func (w *Writer) Snapshot(at time.Time, group string, s model.Snapshot) error {
+	if w.err != nil {
+		return w.err
+	}
+	st := w.stream(at, group)
+	w.begin(at)
+	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
+	w.enc.value(w.c.snapshot, unsafe.Pointer(&st.prev), unsafe.Pointer(&s))
+	st.prev = clone(w.c.snapshot, &s)
+	if err := w.end(KindSnapshot); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// Failed records a failed poll of group at at, and flushes.
+func (w *Writer) Failed(at time.Time, group, errText string) error {
+	if w.err != nil {
+		return w.err
+	}
+	st := w.stream(at, group)
+	w.begin(at)
+	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
+	w.enc.buf = appendString(w.enc.buf, errText)
+	if err := w.end(KindFailed); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// Event records an event from outside the polls of group, filed at at.
+// It is flushed with the next poll.
+func (w *Writer) Event(at time.Time, group string, e model.Event) error {
+	if w.err != nil {
+		return w.err
+	}
+	st := w.stream(at, group)
+	w.begin(at)
+	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
+	w.enc.value(w.c.event, w.c.event.zero, unsafe.Pointer(&e))
+	return w.end(KindEvent)
+}
+
+// DemoStatus records a read of the demo at at, unless it is the same as
+// the one before. It is flushed with the next poll.
+func (w *Writer) DemoStatus(at time.Time, s model.DemoStatus) error {
+	if w.err != nil {
+		return w.err
+	}
+	prev, cur := unsafe.Pointer(&w.demo), unsafe.Pointer(&s)
+	if w.hasDemo && w.c.demo.equal(prev, cur) {
+		return nil
+	}
+	w.begin(at)
+	w.enc.value(w.c.demo, prev, cur)
+	w.demo, w.hasDemo = clone(w.c.demo, &s), true
+	return w.end(KindDemoStatus)
+}
+
+// DemoAction records a demo key's action at at, what it did and the
+// error's text when it failed, and flushes.
+func (w *Writer) DemoAction(at time.Time, a model.DemoAction, out model.DemoOutcome, errText string) error {
+	if w.err != nil {
+		return w.err
+	}
+	b := actionBody{Action: a, Outcome: out, Err: errText}
+	w.begin(at)
+	w.enc.value(w.c.action, w.c.action.zero, unsafe.Pointer(&b))
+	if err := w.end(KindDemoAction); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// Overview records a good poll of the overview at at, and flushes.
+func (w *Writer) Overview(at time.Time, gs []model.GroupSummary) error {
+	if w.err != nil {
+		return w.err
+	}
+	b := overviewBody{Groups: gs}
+	w.begin(at)
+	w.enc.value(w.c.overview, unsafe.Pointer(&w.ov), unsafe.Pointer(&b))
+	w.ov = clone(w.c.overview, &b)
+	if err := w.end(KindOverview); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// OverviewFailed records a failed poll of the overview at at, and
+// flushes.
+func (w *Writer) OverviewFailed(at time.Time, errText string) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.begin(at)
+	w.enc.buf = appendString(w.enc.buf, errText)
+	if err := w.end(KindOverviewFailed); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// Flush writes out everything recorded so far.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.z.Flush(); err != nil {
+		w.err = fmt.Errorf("write recording: %w", err)
+		return w.err
+	}
+	if err := w.dst.Flush(); err != nil {
+		w.err = fmt.Errorf("write recording: %w", err)
+	}
+	return w.err
+}
+
+// Close ends the recording with its end mark. It does not close the
+// io.Writer given to NewWriter.
+func (w *Writer) Close() error {
+	if w.err != nil {
+		return w.err
+	}
+	w.frame(kindEnd, nil)
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.z.Close(); err != nil {
+		w.err = fmt.Errorf("write recording: %w", err)
+		return w.err
+	}
+	if err := w.dst.Flush(); err != nil {
+		w.err = fmt.Errorf("write recording: %w", err)
+	}
+	return w.err
+}
