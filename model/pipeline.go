@@ -14,6 +14,21 @@ type Pipeline struct {
 	history *History
 	tracker *Tracker
 	lanes   *Lanes
+	tap     Tap
+}
+
+// Tap is told what a Pipeline is fed, in order, as it is fed (a recording,
+// `--record`): fed to a new Pipeline, the same inputs give the same
+// events. Its methods run on the pipeline's goroutine and must not keep
+// what they are given: Observe annotates the snapshot in place once
+// Observed returns.
+type Tap interface {
+	// Observed is a good poll, before annotation.
+	Observed(s Snapshot)
+	// Failed is a failed poll, seen at at.
+	Failed(at time.Time, err error)
+	// Added is an event from outside the polls, as given to Add.
+	Added(e Event)
 }
 
 // PipelineOptions configure a Pipeline. Zero fields take their defaults.
@@ -28,6 +43,8 @@ type PipelineOptions struct {
 	// LaneHorizon is how much ownership history the lanes keep
 	// (DefaultLaneHorizon).
 	LaneHorizon time.Duration
+	// Tap, when set, is told every input (Tap).
+	Tap Tap
 }
 
 // NewPipeline returns a pipeline that has seen nothing yet.
@@ -36,6 +53,7 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 		history: NewHistory(o.History),
 		tracker: NewTracker(o.Group, o.TimelineSize),
 		lanes:   NewLanes(o.LaneHorizon),
+		tap:     o.Tap,
 	}
 }
 
@@ -46,6 +64,9 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 // pipeline keeps a reference to s's members and partitions until the next
 // Observe; do not modify them.
 func (p *Pipeline) Observe(s *Snapshot) []Event {
+	if p.tap != nil {
+		p.tap.Observed(*s)
+	}
 	status := p.history.Annotate(s)
 	p.lanes.Observe(*s)
 	events := p.tracker.Observe(*s)
@@ -59,6 +80,9 @@ func (p *Pipeline) Observe(s *Snapshot) []Event {
 // first failure of an outage gives a connection_lost event; the next good
 // poll gives connection_restored, with the outage's length.
 func (p *Pipeline) Failed(at time.Time, err error) []Event {
+	if p.tap != nil {
+		p.tap.Failed(at, err)
+	}
 	events := p.tracker.ConnectionLost(at, err)
 	if len(events) > 0 {
 		p.lanes.Lost(at)
@@ -69,7 +93,12 @@ func (p *Pipeline) Failed(at time.Time, err error) []Event {
 // Add files an event from outside the polls (a demo consumer's report) and
 // returns it as filed: its group filled in, and a zero time made that of
 // the newest event.
-func (p *Pipeline) Add(e Event) Event { return p.tracker.Add(e) }
+func (p *Pipeline) Add(e Event) Event {
+	if p.tap != nil {
+		p.tap.Added(e)
+	}
+	return p.tracker.Add(e)
+}
 
 // Timeline returns the events filed so far.
 func (p *Pipeline) Timeline() *Timeline { return p.tracker.Timeline() }
