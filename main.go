@@ -66,6 +66,8 @@ type watchFlags struct {
 	events     bool
 	version    bool
 	security   securityFlags
+	// record is --record FILE (record.go).
+	record string
 }
 
 // securityFlags are the TLS and SASL flags, shared by watch and demo.
@@ -134,6 +136,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var err error
 	if len(args) > 0 && args[0] == "demo" {
 		err = runDemo(ctx, args[1:], stdout, stderr)
+	} else if len(args) > 0 && args[0] == "replay" {
+		err = runReplay(ctx, args[1:], stdout, stderr)
 	} else {
 		err = runWatch(ctx, args, stdout, stderr)
 	}
@@ -259,11 +263,11 @@ func splitList(s string) []string {
 	return out
 }
 
-func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var f watchFlags
 	fs := newFlagSet("kgwatch", stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  kgwatch [flags]           watch a consumer group live (no --group: every group)\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage:\n  kgwatch [flags]           watch a consumer group live (no --group: every group)\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n  kgwatch replay FILE       play a recording made with --record (kgwatch replay --help)\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	fs.StringVarP(&f.brokers, "brokers", "b", defaultBrokers(), "bootstrap brokers, comma separated ($KAFKA_BROKERS)")
 	fs.StringVarP(&f.group, "group", "g", "", "consumer group to watch (none: every group, enter opens one)")
@@ -273,6 +277,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&f.events, "events", false, "print timeline events as JSON lines until interrupted")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
 	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
+	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
 	f.security.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -311,6 +316,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{fmt.Sprintf("--brokers needs a value, got the flag %q", f.brokers)}
 	case f.once && f.events:
 		return usageError{"--once and --events do not go together"}
+	case f.once && f.record != "":
+		return usageError{"--once and --record do not go together: record a watch (the TUI or --events)"}
 	}
 	brokersFrom := "--brokers"
 	if !fs.Changed("brokers") && os.Getenv("KAFKA_BROKERS") != "" {
@@ -326,13 +333,18 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}
+	rec, err := f.openRecorder(brokers)
+	if err != nil {
+		return err
+	}
+	defer rec.closeInto(&err)
 	if f.group == "" {
 		o := kafka.NewOverviewWatcher(cfg)
 		defer o.Close()
 		if f.once {
 			return printOverview(ctx, o, f, stdout)
 		}
-		return runApp(ctx, opts, func(opts ui.Options) *ui.App { return newOverviewApp(o, cfg, opts) })
+		return runApp(ctx, opts, func(opts ui.Options) *ui.App { return recordedOverviewApp(o, cfg, opts, rec) })
 	}
 	w := kafka.NewWatcher(cfg)
 	defer w.Close()
@@ -340,9 +352,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return printOnce(ctx, w, f, stdout)
 	}
 	if f.events {
-		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}, stdout, stderr)
+		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, Tap: rec.tapOf(f.group)}, stdout, stderr)
 	}
-	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(ui.Watch{Group: f.group, Source: w}, opts) })
+	return runApp(ctx, opts, func(opts ui.Options) *ui.App {
+		return ui.New(ui.Watch{Group: f.group, Source: w, Tap: rec.tapOf(f.group)}, opts)
+	})
 }
 
 func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Writer) error {
@@ -361,7 +375,13 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	// One poll has no history: rates and ETA stay null, and only the
 	// statuses one snapshot can show (OK, UNOWNED, STOPPED) are given.
 	model.NewHistory(model.HistoryOptions{StallAfter: f.stallAfter}).Annotate(&snap)
-	if f.output == "json" {
+	return printSnapshot(snap, f.output, stdout)
+}
+
+// printSnapshot writes an annotated snapshot as --once does: JSON or the
+// kafka-consumer-groups table.
+func printSnapshot(snap model.Snapshot, output string, stdout io.Writer) error {
+	if output == "json" {
 		b, err := model.MarshalJSONSnapshot(snap)
 		if err != nil {
 			return fmt.Errorf("encode snapshot: %w", err)
@@ -369,7 +389,7 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 		_, err = stdout.Write(b)
 		return err
 	}
-	_, err = io.WriteString(stdout, model.FormatTable(snap))
+	_, err := io.WriteString(stdout, model.FormatTable(snap))
 	return err
 }
 
@@ -406,13 +426,19 @@ func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, 
 // newOverviewApp is the overview of o's cluster; enter watches a group
 // with a Watcher of cfg's cluster, closed when the view goes back.
 func newOverviewApp(o *kafka.OverviewWatcher, cfg kafka.Config, opts ui.Options) *ui.App {
+	return recordedOverviewApp(o, cfg, opts, nil)
+}
+
+// recordedOverviewApp is newOverviewApp recording, with rec, the overview
+// and the groups opened from it.
+func recordedOverviewApp(o *kafka.OverviewWatcher, cfg kafka.Config, opts ui.Options, rec *recorder) *ui.App {
 	open := func(group string) (ui.Watch, func()) {
 		gc := cfg
 		gc.Group = group
 		w := kafka.NewWatcher(gc)
-		return ui.Watch{Group: group, Source: w}, func() { w.Close() }
+		return ui.Watch{Group: group, Source: w, Tap: rec.tapOf(group)}, func() { w.Close() }
 	}
-	return ui.NewOverview(o, open, opts)
+	return ui.NewOverview(rec.overviewOf(o), open, opts)
 }
 
 // runApp runs the app newApp builds until it quits or ctx ends.
@@ -471,6 +497,7 @@ type demoFlags struct {
 	listen   string
 	brokers  string
 	compare  string
+	record   string
 }
 
 // defaultCompare is what a bare --compare runs: eager range against
@@ -500,6 +527,7 @@ func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "put the embedded brokers on these 3 loopback ports, comma separated (e.g. 19092,29092,39092), so outside clients can join")
 	fs.StringVarP(&f.brokers, "brokers", "b", "", "use this cluster instead of an embedded one (only the demo topic and groups are touched)")
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
+	fs.StringVar(&f.record, "record", "", "record the demo to FILE (the group, its events, the ledger), for kgwatch replay")
 }
 
 // config checks the flags and returns the demo's configuration. Every
@@ -663,7 +691,7 @@ func compareValue(args []string) []string {
 	return out
 }
 
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var f demoFlags
 	fs := newFlagSet("kgwatch demo", stderr)
 	fs.Usage = func() {
@@ -677,10 +705,26 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	if f.record != "" && len(cfg.Compare) > 0 {
+		return usageError{"--record does not record --compare yet: record one group (no --compare)"}
+	}
+	var recFile *os.File
+	if f.record != "" {
+		// Created before the demo starts, so a path that cannot be
+		// written fails at once; the header follows once the brokers
+		// are known.
+		if recFile, err = createRecording(f.record); err != nil {
+			return err
+		}
+	}
 
 	events := newEventPipe(1024)
 	d, err := demo.Start(ctx, cfg, events.emit)
 	if err != nil {
+		if recFile != nil {
+			recFile.Close()
+			os.Remove(f.record)
+		}
 		return fmt.Errorf("start demo: %w", err)
 	}
 	defer d.Close()
@@ -707,6 +751,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	watch := groups[0].Watch
 	watch.Events, watch.Demo, watch.DemoSettings = events.ch, d, settings
+	if recFile != nil {
+		var rec *recorder
+		if rec, err = newDemoRecorder(recFile, f.record, watch.Group, settings, opts); err != nil {
+			return err
+		}
+		defer rec.closeInto(&err)
+		watch.Demo, watch.Tap = rec.demoOf(d), rec.tapOf(watch.Group)
+	}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(watch, opts) })
 }
 

@@ -99,6 +99,10 @@ type App struct {
 	// quitAsked is when q or ctrl+c was pressed once in demo mode, which
 	// asks again before quitting (zero: not asked).
 	quitAsked time.Time
+
+	// replay, when a recording plays (ui/replay.go), feeds the pages and
+	// takes its keys first; nil when watching live.
+	replay *replayDriver
 }
 
 // quitConfirmFor is how long a first q or ctrl+c in demo mode waits for
@@ -138,6 +142,9 @@ func (a *App) Close() {
 
 // Init starts the page showing.
 func (a *App) Init() tea.Cmd {
+	if a.replay != nil {
+		return a.replay.init()
+	}
 	if a.compare != nil {
 		return a.compare.Init()
 	}
@@ -157,6 +164,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case tea.KeyPressMsg:
 		return a, a.handleKey(msg)
+	}
+	if cmd, ok := a.replay.update(msg); ok {
+		return a, cmd
 	}
 	if a.compare != nil {
 		return a, a.compare.Update(msg)
@@ -190,6 +200,11 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	a.quitAsked = time.Time{}
+	if a.replay != nil && !capturing {
+		if cmd, ok := a.replay.key(msg); ok {
+			return cmd
+		}
+	}
 	if a.compare != nil {
 		return a.compare.Update(msg)
 	}
@@ -217,7 +232,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // the show.
 func (a *App) quit() tea.Cmd {
 	now := a.opts.Now()
-	demo := a.compare != nil || a.group != nil && a.group.watch.Demo != nil
+	demo := a.replay == nil && (a.compare != nil || a.group != nil && a.group.watch.Demo != nil)
 	if demo && (a.quitAsked.IsZero() || now.Sub(a.quitAsked) > quitConfirmFor) {
 		a.quitAsked = now
 		const ask = "press q or ctrl+c again to quit the demo (x stops a consumer gracefully)"
@@ -237,6 +252,9 @@ func (a *App) quit() tea.Cmd {
 func (a *App) openGroup(id string) tea.Cmd {
 	if a.open == nil {
 		return nil
+	}
+	if a.replay != nil {
+		return a.replay.openPage(id)
 	}
 	w, release := a.open(id)
 	a.overview.Pause()
@@ -263,7 +281,7 @@ func (a *App) closeGroup() {
 // pageSize is the page's share of the window: inside the frame style.
 func (a *App) pageSize() (w, h int) {
 	fw, fh := a.styles.App.GetFrameSize()
-	return max(a.width-fw, 0), max(a.height-fh, 0)
+	return max(a.width-fw, 0), max(a.height-fh-a.replay.barHeight(), 0)
 }
 
 func (a *App) resize() {
@@ -293,6 +311,9 @@ func (a *App) View() tea.View {
 	default:
 		content, title = a.frame(a.overview.View()), a.overview.Title()
 	}
+	if a.replay != nil {
+		title = "REPLAY · " + title
+	}
 	v := tea.NewView(content)
 	v.AltScreen = true
 	v.WindowTitle = title
@@ -302,6 +323,10 @@ func (a *App) View() tea.View {
 // frame clips the page to the window and wraps it in the frame style.
 func (a *App) frame(page string) string {
 	w, h := a.pageSize()
+	if a.replay != nil && w > 0 {
+		page = a.replay.bar(w) + "\n" + fitBlock(page, w, h)
+		h += a.replay.barHeight()
+	}
 	if w == 0 || h == 0 {
 		return ""
 	}

@@ -177,6 +177,8 @@ type demoPanel struct {
 	flashErr  bool
 	flashAt   time.Time
 	pane      LedgerPane
+	// replay: a recording plays (ui/replay.go); the keys do nothing.
+	replay bool
 }
 
 func newDemoPanel(w Watch, st Styles) *demoPanel {
@@ -366,6 +368,9 @@ func (p *demoPanel) key(msg tea.KeyPressMsg, t target, now time.Time) (tea.Cmd, 
 // hint is the line under the ledger before any key: which member the keys
 // act on.
 func (p *demoPanel) hint(t target) string {
+	if p.replay {
+		return "replay: the demo keys are off, this is what was recorded"
+	}
 	if !t.ok {
 		return "pick a partition or a member (tab, ↑/↓): x stops its owner (LeaveGroup) · X kills it (no LeaveGroup) · r restarts it · s slows it"
 	}

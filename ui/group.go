@@ -24,6 +24,9 @@ type Watch struct {
 	Demo Demo
 	// DemoSettings are the demo's settings the screen explains.
 	DemoSettings DemoSettings
+	// Tap, when set, is told what the page's pipeline is fed
+	// (`--record`).
+	Tap model.Tap
 }
 
 // pane identifies a focusable pane of the group page. Tab cycles through
@@ -101,6 +104,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 		pipe: model.NewPipeline(model.PipelineOptions{
 			Group: w.Group, TimelineSize: opts.TimelineSize,
 			History: model.HistoryOptions{StallAfter: opts.StallAfter},
+			Tap:     w.Tap,
 		}),
 		header:  NewHeader(st),
 		table:   NewTable(st, km),
@@ -258,8 +262,9 @@ func (g *GroupPage) handlePoll(msg pollResultMsg[model.Snapshot]) tea.Cmd {
 // that change what is watched, such as demo actions).
 func (g *GroupPage) pollNow() tea.Cmd { return g.poll.now(g.opts.Now()) }
 
-// applySnapshot takes a good poll through the pipeline, then to the panes.
-func (g *GroupPage) applySnapshot(snap model.Snapshot) {
+// applySnapshot takes a good poll through the pipeline, then to the panes,
+// and returns the events it gave.
+func (g *GroupPage) applySnapshot(snap model.Snapshot) []model.Event {
 	s := &g.st
 	s.Err, s.Failures = nil, 0
 	events := g.pipe.Observe(&snap)
@@ -275,18 +280,21 @@ func (g *GroupPage) applySnapshot(snap model.Snapshot) {
 	if len(events) > 0 {
 		g.timeline.SetEvents(g.pipe.Timeline().Events())
 	}
+	return events
 }
 
 // applyError takes a failed poll: the last data stays, marked stale; the
-// first failure of an outage is a connection_lost event.
-func (g *GroupPage) applyError(err error) {
+// first failure of an outage is a connection_lost event, returned.
+func (g *GroupPage) applyError(err error) []model.Event {
 	s := &g.st
 	s.Err, s.Failures = err, g.poll.Failures
 	g.table.SetStale(true)
 	g.members.SetStale(true)
-	if evs := g.pipe.Failed(s.Now, err); len(evs) > 0 {
+	evs := g.pipe.Failed(s.Now, err)
+	if len(evs) > 0 {
 		g.timeline.SetEvents(g.pipe.Timeline().Events())
 	}
+	return evs
 }
 
 // refreshRows hands the partition table its rows. Sorting and filtering

@@ -290,3 +290,77 @@ func (r *Reader) body(rec *Record) error {
 	}
 	return nil
 }
+
+// Summary is what Scan finds in a recording.
+type Summary struct {
+	Header Header
+	// First and Last are the times of the first and last records; zero
+	// when there is none.
+	First, Last time.Time
+	Records     int
+	// Groups are the groups with snapshots, failures or events, in the
+	// order they first appear.
+	Groups []string
+	// End is how the recording ends: nil after its end mark, else
+	// ErrUnfinished or a *DamagedError.
+	End error
+}
+
+// Scan reads a recording through without decoding its bodies: its
+// header, its span, its groups and how it ends. It fails as NewReader
+// does.
+func Scan(r io.Reader) (Summary, error) {
+	rd, err := NewReader(r)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Header: rd.h}
+	seen := map[string]bool{}
+	for {
+		k, body, err := rd.frame()
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF && rd.atBoundary:
+			sum.End = ErrUnfinished
+			return sum, nil
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			sum.End = &DamagedError{After: sum.Last, Truncated: true}
+			return sum, nil
+		case err != nil:
+			sum.End = &DamagedError{After: sum.Last, Err: err}
+			return sum, nil
+		}
+		if k == kindEnd {
+			return sum, nil
+		}
+		rd.dec.buf = body
+		dt, err := rd.dec.varint()
+		if err != nil {
+			sum.End = &DamagedError{After: sum.Last, Err: err}
+			return sum, nil
+		}
+		rd.last = time.Unix(0, rd.last.UnixNano()+dt)
+		switch k {
+		case kindStream:
+			if err := rd.body(&Record{Kind: k}); err != nil {
+				sum.End = &DamagedError{After: sum.Last, Err: err}
+				return sum, nil
+			}
+			continue
+		case KindSnapshot, KindFailed, KindEvent:
+			s, err := rd.streamOf()
+			if err != nil {
+				sum.End = &DamagedError{After: sum.Last, Err: err}
+				return sum, nil
+			}
+			if !seen[s.name] {
+				seen[s.name] = true
+				sum.Groups = append(sum.Groups, s.name)
+			}
+		}
+		if sum.Records == 0 {
+			sum.First = rd.last
+		}
+		sum.Records++
+		sum.Last = rd.last
+	}
+}

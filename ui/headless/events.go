@@ -39,6 +39,8 @@ type Options struct {
 	// Grace is how long, once ctx is done, the lines already queued may
 	// take to be written (zero: 500ms).
 	Grace time.Duration
+	// Tap, when set, is told what the pipeline is fed (`--record`).
+	Tap model.Tap
 }
 
 // RunEvents is `--events`: it polls src on the TUI's cadence
@@ -72,6 +74,7 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 	pipe := model.NewPipeline(model.PipelineOptions{
 		Group: opts.Group, TimelineSize: opts.TimelineSize,
 		History: model.HistoryOptions{StallAfter: opts.StallAfter},
+		Tap:     opts.Tap,
 	})
 	w := newLineWriter(out, opts.Queue)
 	defer func() {

@@ -1,0 +1,611 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/record"
+)
+
+// Replay is a recording to play (`kgwatch replay FILE`): the same pages as
+// a live watch, fed from the recording as a virtual clock passes its
+// records, with no cluster. Main opens the file.
+type Replay struct {
+	// Group is the group recorded; Overview an overview recording, whose
+	// groups open as they were recorded.
+	Group    string
+	Overview bool
+	// Start is when the recording began, End its last record.
+	Start, End time.Time
+	// Open reads the recording from its start: the replay reads it
+	// forwards, and again from the start to go back.
+	Open func() (ReplayReader, error)
+	// Demo: a demo recording, its ledger and notes played too.
+	Demo         bool
+	DemoSettings DemoSettings
+	// Speed is the speed to start at (zero: 1×); From where (zero:
+	// Start); Paused starts paused.
+	Speed  float64
+	From   time.Time
+	Paused bool
+	// Groups are the groups recorded (an overview recording records
+	// those opened from it).
+	Groups []string
+	// EndNote, when the recording does not end cleanly, says so at its
+	// end ("cut short after 12:03:04").
+	EndNote string
+	// Wall is the real clock the virtual one runs on (nil: time.Now).
+	Wall func() time.Time
+}
+
+// ReplayReader reads a recording's records in order (model/record's
+// Reader, and the file it reads).
+type ReplayReader interface {
+	Next() (record.Record, error)
+	Close() error
+}
+
+// replaySpeeds are the speeds + and - step through.
+var replaySpeeds = []float64{1, 2, 4, 10, 60}
+
+// replayTick is how often the virtual clock moves the pages on.
+const replayTick = 100 * time.Millisecond
+
+// NewReplay returns the root model playing r.
+func NewReplay(r Replay, opts Options) *App {
+	if r.Wall == nil {
+		r.Wall = time.Now
+	}
+	if r.Speed <= 0 {
+		r.Speed = 1
+	}
+	if r.End.Before(r.Start) {
+		r.End = r.Start
+	}
+	d := &replayDriver{r: r, now: r.Start}
+	d.clock = playClock{wall: r.Wall, speed: r.Speed, paused: true}
+	d.clock.set(r.Start)
+	opts.Now = d.Now
+	a := newApp(opts)
+	a.replay, d.app = d, a
+	if r.Overview {
+		a.open = d.openGroup
+		a.keys.Open.SetEnabled(true)
+		a.keys.Back.SetEnabled(true)
+		a.overview = newOverviewPage(a.ctx, d, a.opts, a.styles, true)
+	} else {
+		a.group = d.newPage(r.Group, false)
+	}
+	return a
+}
+
+// replayDriver plays a recording into the App's pages: it owns the
+// virtual clock (the pages' Options.Now), reads the records as the clock
+// passes them and feeds each to its page as the live watch fed it (the
+// group page's applySnapshot, applyError and fileEvent; the demo panel;
+// the overview). Going back rebuilds the pages from the start: the
+// pipeline is deterministic, so the same records give the same screen.
+type replayDriver struct {
+	r     Replay
+	app   *App
+	clock playClock
+	now   time.Time // the time the pages see
+
+	rd      ReplayReader
+	next    *record.Record // read, not yet due
+	done    bool           // no more records
+	readErr error          // why reading stopped early
+
+	// points are the times of the records that gave timeline events,
+	// in order, up to now: ← and → jump between them.
+	points []time.Time
+
+	demo   replayDemo
+	groups []model.GroupSummary // the overview as of now
+	ovOK   bool                 // the last overview poll succeeded
+
+	seq      uint64 // tick loop step; other ticks are stale
+	ticking  bool
+	notice   string
+	noticeAt time.Time // wall clock
+}
+
+// Now is the virtual clock as the pages see it.
+func (d *replayDriver) Now() time.Time { return d.now }
+
+// Overview is the overview as of now (the overview page's source, polled
+// when it comes back from a group).
+func (d *replayDriver) Overview(context.Context) ([]model.GroupSummary, error) {
+	if !d.ovOK && len(d.groups) == 0 {
+		return nil, errors.New("replay: no overview recorded by now")
+	}
+	return d.groups, nil
+}
+
+// Batched: the replay's overview is read from the recording, never
+// throttled.
+func (d *replayDriver) Batched() bool { return true }
+
+// replayTickMsg moves the virtual clock on.
+type replayTickMsg struct {
+	d   *replayDriver
+	seq uint64
+}
+
+// newPage returns a group page fed by the replay: no poller, no demo
+// refresh loop (Init is never called), demo keys off.
+func (d *replayDriver) newPage(group string, back bool) *GroupPage {
+	w := Watch{Group: group}
+	if d.r.Demo {
+		w.Demo, w.DemoSettings = &d.demo, d.r.DemoSettings
+	}
+	a := d.app
+	g := newGroupPage(a.ctx, w, a.opts, a.styles, back)
+	if g.demo != nil {
+		g.demo.replay = true
+		for i := range g.demo.keys {
+			g.demo.keys[i].binding.SetEnabled(false) // help lists no key that does nothing
+		}
+	}
+	// space, home and end are the replay's (the table keeps g and G).
+	g.keys.PageDown.SetHelp("pgdn", "page down")
+	g.keys.Home.SetHelp("g", "top")
+	g.keys.End.SetHelp("G", "bottom")
+	g.SetFullHelp(a.fullHelp)
+	w2, h := a.pageSize()
+	g.SetSize(w2, h)
+	return g
+}
+
+// init opens the recording and plays it from r.From.
+func (d *replayDriver) init() tea.Cmd {
+	from := d.r.From
+	if from.IsZero() || from.Before(d.r.Start) {
+		from = d.r.Start
+	}
+	d.seek(from)
+	if d.r.Paused || !d.now.Before(d.r.End) {
+		return nil
+	}
+	return d.play()
+}
+
+// open (re)starts reading from the start.
+func (d *replayDriver) open() {
+	if d.rd != nil {
+		d.rd.Close()
+	}
+	d.rd, d.next, d.done, d.readErr, d.points = nil, nil, false, nil, nil
+	rd, err := d.r.Open()
+	if err != nil {
+		d.done, d.readErr = true, err
+		return
+	}
+	d.rd = rd
+}
+
+// peek returns the next record without taking it; nil at the end.
+func (d *replayDriver) peek() *record.Record {
+	if d.next == nil && !d.done {
+		rec, err := d.rd.Next()
+		if err != nil {
+			d.done = true
+			if !errors.Is(err, io.EOF) && !errors.Is(err, record.ErrUnfinished) {
+				d.readErr = err
+			}
+			return nil
+		}
+		d.next = &rec
+	}
+	return d.next
+}
+
+// advance feeds every record due by t, then sets the clock the pages see
+// to t.
+func (d *replayDriver) advance(t time.Time) {
+	for {
+		rec := d.peek()
+		if rec == nil || rec.At.After(t) {
+			break
+		}
+		d.next = nil
+		d.apply(rec)
+	}
+	d.now = t
+	d.relayout()
+}
+
+// seek moves to t: forwards by feeding the records up to it, backwards by
+// rebuilding the pages from the start.
+func (d *replayDriver) seek(t time.Time) {
+	t = clampTime(t, d.r.Start, d.r.End)
+	if d.rd == nil || t.Before(d.now) {
+		d.rebuild()
+	}
+	d.advance(t)
+	d.clock.set(t)
+}
+
+// rebuild starts the pages over, keeping what the viewer chose to see
+// (the pane, the lanes, the sort and filter, help), and the recording
+// from its start.
+func (d *replayDriver) rebuild() {
+	a := d.app
+	d.open()
+	d.now = d.r.Start
+	d.demo.set(model.DemoStatus{})
+	d.groups, d.ovOK = nil, false
+	if a.overview != nil {
+		a.overview.groups, a.overview.has = nil, false
+		a.overview.pane.SetRows(nil)
+	}
+	old := a.group
+	if old == nil {
+		return
+	}
+	g := d.newPage(old.watch.Group, old.keys.Back.Enabled())
+	g.rows = old.rows
+	if old.showLanes {
+		g.toggleLanes()
+	}
+	g.setFocus(old.focus)
+	old.Close()
+	a.group = g
+}
+
+// apply feeds one record to its page, at its time.
+func (d *replayDriver) apply(rec *record.Record) {
+	d.now = rec.At
+	a := d.app
+	switch rec.Kind {
+	case record.KindDemoStatus:
+		d.demo.set(rec.Demo)
+		if g := a.group; g != nil && g.demo != nil {
+			g.st.Now = rec.At
+			g.demo.setStatus(rec.Demo, rec.At)
+			g.members.SetMembers(g.demo.members(g.st.Snap.Members, rec.At))
+		}
+		return
+	case record.KindDemoAction:
+		if g := a.group; g != nil && g.demo != nil {
+			g.demo.replayed(rec.Action, rec.Outcome, rec.Err, rec.At)
+		}
+		return
+	case record.KindOverview:
+		d.groups, d.ovOK = rec.Groups, true
+		if o := a.overview; o != nil {
+			o.groups, o.has = rec.Groups, true
+			o.pane.SetRows(rec.Groups)
+			o.pane.SetStale(false)
+		}
+		return
+	case record.KindOverviewFailed:
+		d.ovOK = false
+		if o := a.overview; o != nil {
+			o.pane.SetStale(o.has)
+		}
+		return
+	}
+	g := a.group
+	if g == nil || rec.Group != g.watch.Group {
+		return // a group of the overview not open now
+	}
+	g.st.Now = rec.At
+	var evs []model.Event
+	switch rec.Kind {
+	case record.KindSnapshot:
+		g.poll.Failures, g.poll.Err = 0, nil
+		evs = g.applySnapshot(rec.Snapshot)
+		g.st.RetryAt = rec.At.Add(model.NextPollDelay(g.st.Snap.Group, g.opts.Interval, 0, 0))
+	case record.KindFailed:
+		err := errors.New(rec.Err)
+		g.poll.Failures++
+		g.poll.Err = err
+		evs = g.applyError(err)
+		g.st.RetryAt = rec.At.Add(model.NextPollDelay(g.st.Snap.Group, g.opts.Interval, g.poll.Failures, 0))
+	case record.KindEvent:
+		g.fileEvent(rec.Event)
+		evs = []model.Event{rec.Event}
+	}
+	if len(evs) > 0 && (len(d.points) == 0 || rec.At.After(d.points[len(d.points)-1])) {
+		d.points = append(d.points, rec.At)
+	}
+}
+
+// relayout lays the pages out again at the clock's time.
+func (d *replayDriver) relayout() {
+	if g := d.app.group; g != nil {
+		g.relayout()
+	}
+	if o := d.app.overview; o != nil {
+		o.relayout()
+	}
+}
+
+// play starts the clock.
+func (d *replayDriver) play() tea.Cmd {
+	if !d.now.Before(d.r.End) {
+		d.seek(d.r.Start) // at the end, play starts over
+	}
+	d.clock.setPaused(false)
+	return d.tick()
+}
+
+func (d *replayDriver) tick() tea.Cmd {
+	d.seq++
+	seq := d.seq
+	d.ticking = true
+	return tea.Tick(replayTick, func(time.Time) tea.Msg { return replayTickMsg{d: d, seq: seq} })
+}
+
+func (d *replayDriver) pause() {
+	d.clock.setPaused(true)
+	d.seq++ // the tick in flight is stale
+	d.ticking = false
+}
+
+// update handles the driver's messages.
+func (d *replayDriver) update(msg tea.Msg) (tea.Cmd, bool) {
+	m, ok := msg.(replayTickMsg)
+	if !ok || d == nil {
+		return nil, false
+	}
+	if m.d != d || m.seq != d.seq || d.clock.paused {
+		return nil, true
+	}
+	t := d.clock.now()
+	if !t.Before(d.r.End) {
+		d.seek(d.r.End)
+		d.pause()
+		return nil, true
+	}
+	d.advance(t)
+	return d.tick(), true
+}
+
+// key handles the replay's keys; it reports false for any other.
+func (d *replayDriver) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	switch msg.String() {
+	case "space":
+		if d.clock.paused {
+			return d.play(), true
+		}
+		d.pause()
+		d.relayout()
+		return nil, true
+	case "right":
+		d.seek(d.nextPoint())
+	case "left":
+		d.seek(d.prevPoint())
+	case "home":
+		d.seek(d.r.Start)
+	case "end":
+		d.seek(d.r.End)
+		d.pause()
+	case "+", "=":
+		d.clock.setSpeed(stepSpeed(d.clock.speed, true))
+	case "-", "_":
+		d.clock.setSpeed(stepSpeed(d.clock.speed, false))
+	default:
+		if g := d.app.group; g != nil && g.demo != nil && !g.Capturing() {
+			for _, k := range g.demo.keys {
+				if slices.Contains(k.binding.Keys(), msg.String()) {
+					g.demo.show("replay: "+msg.String()+" ("+k.binding.Help().Desc+") does nothing here, this is a recording of what happened", true, d.now)
+					g.relayout()
+					return nil, true
+				}
+			}
+		}
+		return nil, false
+	}
+	d.relayout()
+	return nil, true
+}
+
+// nextPoint is the time of the first record after now that gives events,
+// feeding the records on the way; the end when there is none.
+func (d *replayDriver) nextPoint() time.Time {
+	n := len(d.points)
+	for {
+		rec := d.peek()
+		if rec == nil {
+			return d.r.End
+		}
+		d.next = nil
+		d.apply(rec)
+		if len(d.points) > n {
+			return d.points[len(d.points)-1]
+		}
+	}
+}
+
+// prevPoint is the time of the last record before now that gave events;
+// the start when there is none.
+func (d *replayDriver) prevPoint() time.Time {
+	for i := len(d.points) - 1; i >= 0; i-- {
+		if d.points[i].Before(d.now) {
+			return d.points[i]
+		}
+	}
+	return d.r.Start
+}
+
+// stepSpeed is the next speed up or down the ladder from s.
+func stepSpeed(s float64, up bool) float64 {
+	if up {
+		for _, v := range replaySpeeds {
+			if v > s {
+				return v
+			}
+		}
+		return max(s, replaySpeeds[len(replaySpeeds)-1])
+	}
+	for i := len(replaySpeeds) - 1; i >= 0; i-- {
+		if replaySpeeds[i] < s {
+			return replaySpeeds[i]
+		}
+	}
+	return min(s, replaySpeeds[0])
+}
+
+func clampTime(t, lo, hi time.Time) time.Time {
+	if t.Before(lo) {
+		return lo
+	}
+	if t.After(hi) {
+		return hi
+	}
+	return t
+}
+
+// barHeight is the replay bar's height: one line over the page.
+func (d *replayDriver) barHeight() int {
+	if d == nil {
+		return 0
+	}
+	return 1
+}
+
+// bar is the replay's line over the page: REPLAY, the recorded wall-clock
+// time, where in the recording, the speed and the keys.
+func (d *replayDriver) bar(w int) string {
+	st := d.app.styles
+	glyph, state := "▶", "playing"
+	switch {
+	case d.readErr != nil && d.done && d.next == nil && !d.now.Before(d.r.End):
+		glyph, state = "■", "the recording stops here: "+oneLine(d.readErr.Error())
+	case !d.now.Before(d.r.End):
+		glyph, state = "■", "end of recording"
+		if d.r.EndNote != "" {
+			state += " (" + d.r.EndNote + ")"
+		}
+	case d.clock.paused:
+		glyph, state = "⏸", "paused"
+	}
+	speed := strconv.FormatFloat(d.clock.speed, 'f', -1, 64) + "×"
+	segs := []string{
+		st.Banner.Render(glyph + " REPLAY"),
+		st.Value.Render(d.now.Format("2006-01-02 15:04:05")),
+		st.Value.Render(playPos(d.now.Sub(d.r.Start)) + " / " + playPos(d.r.End.Sub(d.r.Start))),
+		st.Value.Render(speed),
+		st.Label.Render(state),
+	}
+	if d.notice != "" && d.r.Wall().Sub(d.noticeAt) < flashFor {
+		segs = append(segs, st.Banner.Render(d.notice))
+	} else {
+		play := "pause"
+		if d.clock.paused {
+			play = "play"
+		}
+		segs = append(segs, st.Muted.Render("space "+play+" · ←/→ event · +/- speed · home/end"))
+	}
+	return truncate(strings.Join(segs, st.Separator.Render(" · ")), w, ellipsis)
+}
+
+// playPos is a position in the recording as players show it: "1:30",
+// "1:02:03".
+func playPos(d time.Duration) string {
+	d = max(d, 0).Truncate(time.Second)
+	h, m, s := int(d/time.Hour), int(d%time.Hour/time.Minute), int(d%time.Minute/time.Second)
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	}
+	return fmt.Sprintf("%d:%02d", m, s)
+}
+
+// openGroup is the overview's enter in an overview recording: the group
+// page of group, fed with the group's records from the start up to now.
+func (d *replayDriver) openGroup(group string) (Watch, func()) { return Watch{Group: group}, nil }
+
+// openPage opens the page of group from the overview (App.openGroup).
+func (d *replayDriver) openPage(group string) tea.Cmd {
+	a := d.app
+	a.overview.Pause()
+	a.group = d.newPage(group, true)
+	t := d.now
+	d.rebuild()
+	d.advance(t)
+	if !slices.Contains(d.r.Groups, group) {
+		d.say(model.Printable(group) + " was not opened while recording: nothing recorded of it")
+	}
+	return nil
+}
+
+// say shows a line of the replay's in its bar for a while.
+func (d *replayDriver) say(s string) { d.notice, d.noticeAt = s, d.r.Wall() }
+
+// playClock is the virtual clock: it runs at speed from pos, set when
+// the wall clock read anchor, unless paused.
+type playClock struct {
+	wall   func() time.Time
+	pos    time.Time
+	anchor time.Time
+	speed  float64
+	paused bool
+}
+
+func (c *playClock) now() time.Time {
+	if c.paused {
+		return c.pos
+	}
+	return c.pos.Add(time.Duration(float64(c.wall().Sub(c.anchor)) * c.speed))
+}
+
+func (c *playClock) set(t time.Time) { c.pos, c.anchor = t, c.wall() }
+
+func (c *playClock) setPaused(p bool) {
+	c.set(c.now())
+	c.paused = p
+}
+
+func (c *playClock) setSpeed(s float64) {
+	c.set(c.now())
+	c.speed = s
+}
+
+// replayDemo is the demo as recorded: its last read, for the demo panel.
+// Its actions do nothing (the keys are the driver's, and say so).
+type replayDemo struct {
+	mu sync.Mutex
+	st model.DemoStatus
+}
+
+func (r *replayDemo) set(s model.DemoStatus) {
+	r.mu.Lock()
+	r.st = s
+	r.mu.Unlock()
+}
+
+func (r *replayDemo) Status(bool) model.DemoStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st
+}
+
+func (r *replayDemo) Act(model.DemoAction) (model.DemoOutcome, error) {
+	return model.DemoOutcome{}, errors.New("replay: the demo keys do nothing, this is a recording")
+}
+
+// replayed shows a recorded demo action's line, as the key said it live.
+func (p *demoPanel) replayed(a model.DemoAction, out model.DemoOutcome, errText string, now time.Time) {
+	if errText != "" {
+		p.show(errText, true, now)
+		return
+	}
+	for _, k := range p.keys {
+		if k.act(a.ClientID, a.Rate).Kind == a.Kind {
+			p.show(k.say(out, a, sayCtx{set: p.set, group: p.group, status: p.status}), false, now)
+			return
+		}
+	}
+}
