@@ -51,6 +51,9 @@ func openRecorder(path string, h record.Header) (*recorder, error) {
 func createRecording(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, fmt.Errorf("--record %s is a directory: name a file", path)
+		}
 		return nil, fmt.Errorf("--record %s: the file exists (kgwatch does not write over a recording: remove it or name another)", path)
 	}
 	if err != nil {

@@ -198,10 +198,12 @@ func recordingTime(s, flag string, sum record.Summary) (time.Time, error) {
 	} else {
 		return t, usageError{fmt.Sprintf("%s %q: want an offset from the start (1m30s), a clock time (03:12:40) or an RFC 3339 time", flag, s)}
 	}
-	if t.Before(start) || t.After(end) {
-		return t, usageError{fmt.Sprintf("%s %s is outside the recording: it runs from %s for %s", flag, s,
+	if t.Before(start) {
+		return t, usageError{fmt.Sprintf("%s %s is before the recording: it runs from %s for %s", flag, s,
 			start.Local().Format("2006-01-02 15:04:05"), playTime(end.Sub(start)))}
 	}
+	// Past the end is the end: a recording still being written ends at
+	// its last poll so far.
 	return t, nil
 }
 
@@ -309,13 +311,23 @@ func replayOnce(path, group string, at time.Time, output string, stdout io.Write
 
 // replayTUI plays the recording in the TUI.
 func replayTUI(ctx context.Context, path string, sum record.Summary, f replayFlags) error {
-	h := sum.Header
-	from, err := recordingTime(f.from, "--from", sum)
+	rp, opts, err := replayOf(path, sum, f)
 	if err != nil {
 		return err
 	}
-	if f.from == "" {
-		from = h.Started
+	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.NewReplay(rp, opts) })
+}
+
+// replayOf is what the TUI plays: the recording at path, and the options
+// the recorded watch ran with.
+func replayOf(path string, sum record.Summary, f replayFlags) (ui.Replay, ui.Options, error) {
+	h := sum.Header
+	from := h.Started
+	if f.from != "" {
+		var err error
+		if from, err = recordingTime(f.from, "--from", sum); err != nil {
+			return ui.Replay{}, ui.Options{}, err
+		}
 	}
 	rp := ui.Replay{
 		Group: h.Group, Overview: h.Overview, Groups: sum.Groups,
@@ -331,16 +343,17 @@ func replayTUI(ctx context.Context, path string, sum record.Summary, f replayFla
 		EndNote: shortEndNote(sum),
 	}
 	if f.group != "" {
-		rp.Group = f.group
+		// One group of an overview recording: its page alone.
+		rp.Group, rp.Overview = f.group, false
 	}
 	if len(h.Demo) > 0 {
 		rp.Demo = true
 		if err := json.Unmarshal(h.Demo, &rp.DemoSettings); err != nil {
-			return fmt.Errorf("%s: the demo's settings: %w", path, err)
+			return rp, ui.Options{}, fmt.Errorf("%s: the demo's settings: %w", path, err)
 		}
 	}
 	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, StallAfter: h.StallAfter, TimelineSize: h.TimelineSize}
-	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.NewReplay(rp, opts) })
+	return rp, opts, nil
 }
 
 // shortEndNote is the replay bar's words for a recording that does not

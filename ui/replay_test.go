@@ -1,0 +1,253 @@
+package ui
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/record"
+)
+
+// memReader reads a recording held in memory.
+type memReader struct{ *record.Reader }
+
+func (memReader) Close() error { return nil }
+
+// recording is a recording of order-workers: the group stable, consumer-c
+// joining, a failed poll, the group back with consumer-c gone; with a demo
+// read and a kill when demo is set.
+func recording(t *testing.T, demo bool) (data []byte, end time.Time) {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := record.NewWriter(&buf, record.Header{Started: t0, Mode: "tui", Group: "order-workers", Brokers: testBrokers, Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	snap := func(s model.Snapshot, sec float64) {
+		s.TakenAt, s.CompletedAt = at(sec).Add(-10*time.Millisecond), at(sec)
+		if err := w.Snapshot(at(sec), "order-workers", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap(stableSnapshot(), 1)
+	if demo {
+		w.DemoStatus(at(1.2), model.DemoStatus{Rate: 5, HasLedger: true,
+			Ledger:    model.Ledger{Produced: 4242, Processed: 4240, InFlight: 2},
+			Consumers: []model.DemoConsumer{{ClientID: "consumer-a", State: model.DemoRunning}, {ClientID: "consumer-b", State: model.DemoKilled, KilledAt: at(1.2)}}})
+		w.DemoAction(at(1.2), model.DemoAction{Kind: model.DemoKill, ClientID: "consumer-b"}, model.DemoOutcome{}, "")
+		w.Event(at(1.2), "order-workers", model.Event{Time: at(1.2), Type: model.EventDemoKilled, ClientID: "consumer-b", Detail: "consumer-b killed: connections cut, no LeaveGroup"})
+	}
+	snap(stableSnapshot(), 2)
+	snap(rebalancingSnapshot(), 3)
+	w.Failed(at(4), "order-workers", "dial tcp 127.0.0.1:19092: connection refused")
+	snap(stableSnapshot(), 5)
+	snap(stableSnapshot(), 8)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), at(8)
+}
+
+// replayApp plays data on the wall clock clk, sized 120×40.
+func replayApp(t *testing.T, data []byte, end time.Time, clk *clock, demo bool) *App {
+	t.Helper()
+	r := Replay{
+		Group: "order-workers", Start: t0, End: end, Wall: clk.Now, Demo: demo,
+		DemoSettings: DemoSettings{SessionTimeout: 3 * time.Second, Commit: "after"},
+		Open: func() (ReplayReader, error) {
+			rd, err := record.NewReader(bytes.NewReader(data))
+			return memReader{rd}, err
+		},
+	}
+	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if a.Init() == nil {
+		t.Fatal("the replay does not start playing")
+	}
+	return a
+}
+
+// tickAfter moves the wall clock on by d and delivers the replay's tick.
+func tickAfter(a *App, clk *clock, d time.Duration) {
+	clk.Set(clk.Now().Add(d))
+	a.Update(replayTickMsg{d: a.replay, seq: a.replay.seq})
+}
+
+var replayKeys = map[string]tea.KeyPressMsg{
+	"space": {Code: tea.KeySpace}, "left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight},
+	"home": {Code: tea.KeyHome}, "end": {Code: tea.KeyEnd},
+}
+
+func replayPress(a *App, k string) tea.Cmd {
+	m, ok := replayKeys[k]
+	if !ok {
+		m = keyPress(k)
+	}
+	_, cmd := a.Update(m)
+	return cmd
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+func wantOnScreen(t *testing.T, a *App, what string, wants ...string) string {
+	t.Helper()
+	s := plain(a)
+	for _, w := range wants {
+		if !strings.Contains(s, w) {
+			t.Fatalf("%s: %q not on screen:\n%s", what, w, s)
+		}
+	}
+	return s
+}
+
+func TestReplayPlaysPausesJumpsAndRewinds(t *testing.T) {
+	data, end := recording(t, false)
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	a := replayApp(t, data, end, clk, false)
+	wantOnScreen(t, a, "at the start", "▶ REPLAY", t0.Local().Format("2006-01-02 15:04:05"), "0:00 / 0:08", "1×")
+
+	// Playing: the clock passes the first poll.
+	tickAfter(a, clk, 1500*time.Millisecond)
+	s := wantOnScreen(t, a, "after 1.5s", "0:01 / 0:08", "consumer-a", "watching order-workers")
+	if strings.Contains(s, "consumer-c") {
+		t.Fatalf("consumer-c before it joined:\n%s", s)
+	}
+
+	// Paused, the wall clock moves and the recording does not.
+	replayPress(a, "space")
+	tickAfter(a, clk, 5*time.Second)
+	wantOnScreen(t, a, "paused", "⏸ REPLAY", "paused", "0:01 / 0:08")
+
+	// → to the next event: consumer-c joins at 0:03.
+	replayPress(a, "right")
+	wantOnScreen(t, a, "after →", "0:03 / 0:08", "consumer-c joined")
+	// → again: the failed poll, and its banner.
+	replayPress(a, "right")
+	wantOnScreen(t, a, "after → →", "0:04 / 0:08", "connection lost", "poll failed")
+	// ← back to the join, the pages rebuilt from the start: no outage yet.
+	replayPress(a, "left")
+	s = wantOnScreen(t, a, "after ←", "0:03 / 0:08", "consumer-c joined")
+	if strings.Contains(s, "connection lost") || strings.Contains(s, "poll failed") {
+		t.Fatalf("← kept what came after:\n%s", s)
+	}
+
+	// Speed up, then play on: 2× runs 2s of recording in 1s.
+	replayPress(a, "+")
+	wantOnScreen(t, a, "after +", "2×")
+	if cmd := replayPress(a, "space"); cmd == nil {
+		t.Fatal("space did not start the clock again")
+	}
+	tickAfter(a, clk, time.Second)
+	wantOnScreen(t, a, "2× for 1s", "0:05 / 0:08", "connection restored")
+	replayPress(a, "-")
+	replayPress(a, "-")
+	wantOnScreen(t, a, "after - -", "1×")
+
+	replayPress(a, "end")
+	wantOnScreen(t, a, "at the end", "■ REPLAY", "end of recording", "0:08 / 0:08")
+	replayPress(a, "home")
+	s = wantOnScreen(t, a, "back home", "0:00 / 0:08")
+	if strings.Contains(s, "consumer-a") {
+		t.Fatalf("home kept the polls:\n%s", s)
+	}
+	if !strings.Contains(a.View().WindowTitle, "REPLAY") {
+		t.Errorf("window title %q does not say REPLAY", a.View().WindowTitle)
+	}
+}
+
+// TestReplayViewsWorkAsLive: the lanes, the members pane and the timeline
+// answer their keys in a replay, and sort and filter survive going back.
+func TestReplayViewsWorkAsLive(t *testing.T) {
+	data, end := recording(t, false)
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	a := replayApp(t, data, end, clk, false)
+	replayPress(a, "end")
+	replayPress(a, "v")
+	wantOnScreen(t, a, "lanes", "Ownership lanes")
+	replayPress(a, "v")
+	replayPress(a, "/")
+	for _, r := range "payments" {
+		replayPress(a, string(r))
+	}
+	a.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	s := wantOnScreen(t, a, "filtered", "payments")
+	if strings.Contains(s, "order-rebalancing         0") {
+		t.Fatalf("the filter shows other topics:\n%s", s)
+	}
+	replayPress(a, "left") // back: the page is rebuilt, the filter kept
+	s = plain(a)
+	if !strings.Contains(s, "payments") || strings.Contains(s, "order-rebalancing         0") {
+		t.Fatalf("going back lost the filter:\n%s", s)
+	}
+	replayPress(a, "tab")
+	replayPress(a, "tab")
+	wantOnScreen(t, a, "timeline focused", "■ Timeline")
+}
+
+func TestReplayOfADemo(t *testing.T) {
+	data, end := recording(t, true)
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	a := replayApp(t, data, end, clk, true)
+	tickAfter(a, clk, 1400*time.Millisecond)
+	wantOnScreen(t, a, "after the kill", "produced 4,242", "consumer-b killed: no LeaveGroup, the group waits 3s", "✗ killed · evicted in 2.8s")
+	replayPress(a, "end")
+	wantOnScreen(t, a, "once the line is gone", "replay: the demo keys are off")
+
+	replayPress(a, "n")
+	wantOnScreen(t, a, "n in a replay", "replay: n (add consumer) does nothing here")
+	if s := plain(a); strings.Contains(s, "n add consumer") {
+		t.Errorf("help lists a demo key that does nothing:\n%s", s)
+	}
+
+	// q quits at once: a replay is not a demo to lose.
+	if cmd := replayPress(a, "q"); cmd == nil {
+		t.Fatal("q did not quit the replay")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("q asked for confirmation in a replay")
+	}
+}
+
+// TestReplayStopsAtADamagedRecord: a recording that cannot be read to
+// its end plays up to its last good record and says where it stops.
+func TestReplayStopsAtADamagedRecord(t *testing.T) {
+	data, end := recording(t, false)
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	for name, open := range map[string]func() (ReplayReader, error){
+		"unreadable": func() (ReplayReader, error) { return nil, errors.New("open x.kgw: permission denied") },
+		"cut short": func() (ReplayReader, error) {
+			rd, err := record.NewReader(bytes.NewReader(data[:len(data)-40]))
+			return memReader{rd}, err
+		},
+	} {
+		a := NewReplay(Replay{Group: "order-workers", Start: t0, End: end, Wall: clk.Now, Open: open}, Options{Brokers: testBrokers})
+		a.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+		a.Init()
+		replayPress(a, "end")
+		want := "the recording stops here: open x.kgw: permission denied"
+		if name == "cut short" {
+			want = "the recording stops here: the last record is cut short"
+		}
+		wantOnScreen(t, a, name, want)
+	}
+}
+
+func TestStepSpeed(t *testing.T) {
+	for _, c := range []struct {
+		from float64
+		up   bool
+		want float64
+	}{
+		{1, true, 2}, {2, true, 4}, {4, true, 10}, {10, true, 60}, {60, true, 60}, {3, true, 4}, {100, true, 100},
+		{60, false, 10}, {1, false, 1}, {3, false, 2}, {0.5, false, 0.5}, {0.5, true, 1},
+	} {
+		if got := stepSpeed(c.from, c.up); got != c.want {
+			t.Errorf("stepSpeed(%g, %v) = %g, want %g", c.from, c.up, got, c.want)
+		}
+	}
+}
