@@ -220,6 +220,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case a.group != nil && a.overview != nil && key.Matches(msg, a.keys.Back) && !a.group.TakesKey(msg):
 		a.closeGroup()
 		a.overview.SetSize(a.pageSize())
+		if a.replay != nil {
+			return nil // the replay feeds it
+		}
 		return a.overview.pollNow()
 	case a.group != nil:
 		return a.group.Update(msg)

@@ -265,9 +265,16 @@ func (g *GroupPage) pollNow() tea.Cmd { return g.poll.now(g.opts.Now()) }
 // applySnapshot takes a good poll through the pipeline, then to the panes,
 // and returns the events it gave.
 func (g *GroupPage) applySnapshot(snap model.Snapshot) []model.Event {
+	events := g.pipe.Observe(&snap)
+	g.showSnapshot(snap, len(events) > 0)
+	return events
+}
+
+// showSnapshot hands a snapshot the pipeline has observed to the panes
+// (a replay running through many polls shows only the last).
+func (g *GroupPage) showSnapshot(snap model.Snapshot, newEvents bool) {
 	s := &g.st
 	s.Err, s.Failures = nil, 0
-	events := g.pipe.Observe(&snap)
 	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
 	g.refreshRows()
 	g.members.SetMembers(g.demo.members(snap.Members, s.Now))
@@ -277,10 +284,9 @@ func (g *GroupPage) applySnapshot(snap model.Snapshot) []model.Event {
 	g.table.SetStale(false)
 	g.members.SetStale(false)
 	g.lanes.Refresh()
-	if len(events) > 0 {
+	if newEvents {
 		g.timeline.SetEvents(g.pipe.Timeline().Events())
 	}
-	return events
 }
 
 // applyError takes a failed poll: the last data stays, marked stale; the

@@ -101,10 +101,13 @@ type replayDriver struct {
 	clock playClock
 	now   time.Time // the time the pages see
 
-	rd      ReplayReader
-	next    *record.Record // read, not yet due
-	done    bool           // no more records
-	readErr error          // why reading stopped early
+	rd   ReplayReader
+	next *record.Record // read, not yet due
+	// shown is the last snapshot fed, at shownAt, not yet on the panes.
+	shown   *model.Snapshot
+	shownAt time.Time
+	done    bool  // no more records
+	readErr error // why reading stopped early
 
 	// points are the times of the records that gave timeline events,
 	// in order, up to now: ← and → jump between them.
@@ -221,8 +224,22 @@ func (d *replayDriver) advance(t time.Time) {
 		d.next = nil
 		d.apply(rec)
 	}
+	d.show()
 	d.now = t
 	d.relayout()
+}
+
+// show hands the group page the last snapshot fed (apply feeds the
+// pipeline every poll, and the panes only the last of a run).
+func (d *replayDriver) show() {
+	g := d.app.group
+	if d.shown == nil || g == nil {
+		d.shown = nil
+		return
+	}
+	g.st.Now = d.shownAt
+	g.showSnapshot(*d.shown, true)
+	d.shown = nil
 }
 
 // seek moves to t: forwards by feeding the records up to it, backwards by
@@ -242,12 +259,14 @@ func (d *replayDriver) seek(t time.Time) {
 func (d *replayDriver) rebuild() {
 	a := d.app
 	d.open()
+	d.shown = nil
 	d.now = d.r.Start
 	d.demo.set(model.DemoStatus{})
 	d.groups, d.ovOK = nil, false
-	if a.overview != nil {
-		a.overview.groups, a.overview.has = nil, false
-		a.overview.pane.SetRows(nil)
+	if o := a.overview; o != nil {
+		o.groups, o.has = nil, false
+		o.pane.SetRows(nil)
+		o.poll.Failures, o.poll.Err = 0, nil
 	}
 	old := a.group
 	if old == nil {
@@ -265,8 +284,11 @@ func (d *replayDriver) rebuild() {
 
 // apply feeds one record to its page, at its time.
 func (d *replayDriver) apply(rec *record.Record) {
-	d.now = rec.At
 	a := d.app
+	if rec.Kind != record.KindSnapshot {
+		d.show()
+	}
+	d.now = rec.At
 	switch rec.Kind {
 	case record.KindDemoStatus:
 		d.demo.set(rec.Demo)
@@ -282,17 +304,29 @@ func (d *replayDriver) apply(rec *record.Record) {
 		}
 		return
 	case record.KindOverview:
+		// While the overview shows, a change in it is a point → and ←
+		// stop at.
+		if a.group == nil && !slices.Equal(d.groups, rec.Groups) {
+			d.point(rec.At)
+		}
 		d.groups, d.ovOK = rec.Groups, true
 		if o := a.overview; o != nil {
 			o.groups, o.has = rec.Groups, true
 			o.pane.SetRows(rec.Groups)
 			o.pane.SetStale(false)
+			o.poll.Failures, o.poll.Err, o.poll.LastGood = 0, nil, rec.At
 		}
 		return
 	case record.KindOverviewFailed:
+		if a.group == nil && d.ovOK {
+			d.point(rec.At)
+		}
 		d.ovOK = false
 		if o := a.overview; o != nil {
 			o.pane.SetStale(o.has)
+			o.poll.Failures++
+			o.poll.Err = errors.New(rec.Err)
+			o.poll.RetryAt = rec.At.Add(model.NextPollDelay(model.Group{}, o.opts.Interval, o.poll.Failures, 0))
 		}
 		return
 	}
@@ -305,8 +339,10 @@ func (d *replayDriver) apply(rec *record.Record) {
 	switch rec.Kind {
 	case record.KindSnapshot:
 		g.poll.Failures, g.poll.Err = 0, nil
-		evs = g.applySnapshot(rec.Snapshot)
-		g.st.RetryAt = rec.At.Add(model.NextPollDelay(g.st.Snap.Group, g.opts.Interval, 0, 0))
+		snap := rec.Snapshot
+		evs = g.pipe.Observe(&snap)
+		d.shown, d.shownAt = &snap, rec.At
+		g.st.RetryAt = rec.At.Add(model.NextPollDelay(snap.Group, g.opts.Interval, 0, 0))
 	case record.KindFailed:
 		err := errors.New(rec.Err)
 		g.poll.Failures++
@@ -317,8 +353,15 @@ func (d *replayDriver) apply(rec *record.Record) {
 		g.fileEvent(rec.Event)
 		evs = []model.Event{rec.Event}
 	}
-	if len(evs) > 0 && (len(d.points) == 0 || rec.At.After(d.points[len(d.points)-1])) {
-		d.points = append(d.points, rec.At)
+	if len(evs) > 0 {
+		d.point(rec.At)
+	}
+}
+
+// point notes that something happened at t, a stop for ← and →.
+func (d *replayDriver) point(t time.Time) {
+	if len(d.points) == 0 || t.After(d.points[len(d.points)-1]) {
+		d.points = append(d.points, t)
 	}
 }
 
@@ -424,6 +467,7 @@ func (d *replayDriver) nextPoint() time.Time {
 		d.next = nil
 		d.apply(rec)
 		if len(d.points) > n {
+			d.show()
 			return d.points[len(d.points)-1]
 		}
 	}

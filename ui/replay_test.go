@@ -251,3 +251,60 @@ func TestStepSpeed(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOfAnOverview: an overview recording shows the overview as it
+// was polled; enter opens a group recorded from it, fed from the start up
+// to now; one never opened says so; esc goes back.
+func TestReplayOfAnOverview(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := record.NewWriter(&buf, record.Header{Started: t0, Mode: "tui", Overview: true, Brokers: testBrokers, Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	groups := func(lag int64) []model.GroupSummary {
+		return []model.GroupSummary{
+			{ID: "order-workers", State: model.StateStable, Members: 2, Partitions: 7, Committed: 6, TotalLag: lag},
+			{ID: "billing", State: model.StateEmpty, Partitions: 1, Committed: 1, TotalLag: 3},
+		}
+	}
+	w.Overview(at(1), groups(527))
+	w.Overview(at(2), groups(527))
+	s := stableSnapshot()
+	s.TakenAt, s.CompletedAt = at(3), at(3)
+	w.Snapshot(at(3), "order-workers", s)
+	w.OverviewFailed(at(4), "dial tcp: connection refused")
+	w.Overview(at(5), groups(9000))
+	w.Close()
+	data := buf.Bytes()
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	a := NewReplay(Replay{
+		Overview: true, Groups: []string{"order-workers"}, Start: t0, End: at(5), Wall: clk.Now,
+		Open: func() (ReplayReader, error) {
+			rd, err := record.NewReader(bytes.NewReader(data))
+			return memReader{rd}, err
+		},
+	}, Options{Brokers: testBrokers, Interval: time.Second})
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a.Init()
+	tickAfter(a, clk, 1500*time.Millisecond)
+	wantOnScreen(t, a, "the overview", "all groups", "order-workers", "billing", "updated 0.5s ago")
+	replayPress(a, "space")
+	replayPress(a, "right") // the next change of the overview: the failed poll
+	wantOnScreen(t, a, "→", "0:04 / 0:05", "poll failed")
+	replayPress(a, "right")
+	wantOnScreen(t, a, "→ →", "0:05 / 0:05", "9,000")
+
+	replayPress(a, "home")
+	tickAfter(a, clk, 0)
+	replayPress(a, "right")
+	replayPress(a, "right")
+	// order-workers has the most lag: the cursor is on it.
+	a.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wantOnScreen(t, a, "the group opened", "kgwatch · order-workers", "consumer-a", "watching order-workers")
+	a.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	wantOnScreen(t, a, "back", "all groups", "billing")
+	replayPress(a, "j")
+	a.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wantOnScreen(t, a, "a group never opened", "billing was not opened while recording")
+}
