@@ -1,11 +1,14 @@
 package record
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -39,11 +42,12 @@ const (
 	kindString
 	kindTime
 	kindSlice
+	kindMap
 )
 
 var kindNames = map[kind]string{
 	kindBool: "bool", kindInt: "int", kindUint: "uint", kindFloat: "float",
-	kindString: "string", kindTime: "time", kindSlice: "slice",
+	kindString: "string", kindTime: "time", kindSlice: "slice", kindMap: "map",
 }
 
 func kindNamed(s string) (kind, bool) {
@@ -68,7 +72,8 @@ type leaf struct {
 	typ  reflect.Type
 	off  uintptr
 	size uintptr // of an int, uint or float
-	elem *codec  // kindSlice: the element's codec
+	elem *codec  // kindSlice: the element's codec; kindMap: the value's
+	key  *codec  // kindMap: the key's (a string or an integer)
 }
 
 // codec writes and reads values of one type.
@@ -137,6 +142,22 @@ func newLeaf(t reflect.Type, off uintptr, name string) (leaf, error) {
 			return l, fmt.Errorf("%s: %w", name, err)
 		}
 		l.kind, l.elem = kindSlice, elem
+	case reflect.Map:
+		switch t.Key().Kind() {
+		case reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			return l, fmt.Errorf("%s: cannot record a map keyed by %s", name, t.Key().Kind())
+		}
+		key, err := newCodec(t.Key())
+		if err != nil {
+			return l, fmt.Errorf("%s: %w", name, err)
+		}
+		elem, err := newCodec(t.Elem())
+		if err != nil {
+			return l, fmt.Errorf("%s: %w", name, err)
+		}
+		l.kind, l.key, l.elem = kindMap, key, elem
 	case reflect.Struct:
 		if t != timeType {
 			return l, fmt.Errorf("%s: nested struct outside a struct", name)
@@ -234,6 +255,7 @@ type fieldSchema struct {
 	Name string        `json:"name,omitempty"`
 	Kind string        `json:"kind"`
 	Elem []fieldSchema `json:"elem,omitempty"`
+	Key  []fieldSchema `json:"key,omitempty"`
 }
 
 func (c *codec) schema() []fieldSchema {
@@ -242,6 +264,9 @@ func (c *codec) schema() []fieldSchema {
 		out[i] = fieldSchema{Name: l.name, Kind: kindNames[l.kind]}
 		if l.elem != nil {
 			out[i].Elem = l.elem.schema()
+		}
+		if l.key != nil {
+			out[i].Key = l.key.schema()
 		}
 	}
 	return out
@@ -281,8 +306,29 @@ func equalLeaf(l *leaf, a, b unsafe.Pointer) bool {
 			}
 		}
 		return true
+	case kindMap:
+		ma, mb := reflect.NewAt(l.typ, a).Elem(), reflect.NewAt(l.typ, b).Elem()
+		if ma.IsNil() != mb.IsNil() || ma.Len() != mb.Len() {
+			return false
+		}
+		it := ma.MapRange()
+		for it.Next() {
+			vb := mb.MapIndex(it.Key())
+			if !vb.IsValid() || !l.elem.equal(addressable(it.Value()), addressable(vb)) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
+}
+
+// addressable is a pointer to a copy of v (a map's key or value, which
+// cannot be addressed).
+func addressable(v reflect.Value) unsafe.Pointer {
+	p := reflect.New(v.Type())
+	p.Elem().Set(v)
+	return p.UnsafePointer()
 }
 
 func (c *codec) equal(a, b unsafe.Pointer) bool {
@@ -356,6 +402,32 @@ func (e *encoder) leaf(l *leaf, prev, cur unsafe.Pointer) {
 		e.buf = binary.AppendVarint(e.buf, int64(tc.Nanosecond()-tp.Nanosecond()))
 	case kindSlice:
 		e.slice(l.elem, (*sliceHeader)(prev), (*sliceHeader)(cur))
+	case kindMap:
+		e.mapOf(l, reflect.NewAt(l.typ, cur).Elem())
+	}
+}
+
+// mapOf appends a map whole: its length (0 for nil, else length+1), then
+// each key and value, in the keys' order, each against the zero value.
+func (e *encoder) mapOf(l *leaf, m reflect.Value) {
+	if m.IsNil() {
+		e.buf = binary.AppendUvarint(e.buf, 0)
+		return
+	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(m.Len())+1)
+	keys := m.MapKeys()
+	slices.SortFunc(keys, func(a, b reflect.Value) int {
+		switch a.Kind() {
+		case reflect.String:
+			return strings.Compare(a.String(), b.String())
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			return cmp.Compare(a.Int(), b.Int())
+		}
+		return cmp.Compare(a.Uint(), b.Uint())
+	})
+	for _, k := range keys {
+		e.value(l.key, l.key.zero, addressable(k))
+		e.value(l.elem, l.elem.zero, addressable(m.MapIndex(k)))
 	}
 }
 
@@ -447,6 +519,7 @@ type planLeaf struct {
 	kind   kind
 	target *leaf // nil: skipped
 	elem   *plan
+	key    *plan // kindMap
 }
 
 // newPlan matches the file's leaves to c's by name and kind. c may be
@@ -468,16 +541,23 @@ func newPlan(fs []fieldSchema, c *codec) (*plan, error) {
 				}
 			}
 		}
-		if k == kindSlice {
-			var ec *codec
+		if k == kindSlice || k == kindMap {
+			var ec, kc *codec
 			if target != nil {
-				ec = target.elem
+				ec, kc = target.elem, target.key
 			}
 			ep, err := newPlan(f.Elem, ec)
 			if err != nil {
 				return nil, fmt.Errorf("field %q: %w", f.Name, err)
 			}
 			pl.elem = ep
+			if k == kindMap {
+				kp, err := newPlan(f.Key, kc)
+				if err != nil {
+					return nil, fmt.Errorf("field %q: %w", f.Name, err)
+				}
+				pl.key = kp
+			}
 		}
 		pl.target = target
 		p.leaves = append(p.leaves, pl)
@@ -594,8 +674,57 @@ func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
 			typ = l.typ
 		}
 		return d.slice(pl.elem, typ, f)
+	case kindMap:
+		return d.mapOf(pl, f)
 	default:
 		return errCorrupt
+	}
+	return nil
+}
+
+// mapOf reads a map into the map at f (nil: drop it), as a new map.
+func (d *decoder) mapOf(pl *planLeaf, f unsafe.Pointer) error {
+	n1, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	var m reflect.Value
+	if f != nil {
+		m = reflect.NewAt(pl.target.typ, f).Elem()
+	}
+	if n1 == 0 {
+		if f != nil {
+			m.SetZero()
+		}
+		return nil
+	}
+	n := n1 - 1
+	if n > uint64(len(d.buf)) {
+		return errCorrupt // each entry takes two bytes at least
+	}
+	var out reflect.Value
+	if f != nil {
+		out = reflect.MakeMapWithSize(pl.target.typ, int(n))
+	}
+	for range n {
+		var kp, vp reflect.Value
+		var kptr, vptr unsafe.Pointer
+		if f != nil {
+			kp, vp = reflect.New(pl.target.typ.Key()), reflect.New(pl.target.typ.Elem())
+			kptr, vptr = kp.UnsafePointer(), vp.UnsafePointer()
+		}
+		if err := d.value(pl.key, kptr); err != nil {
+			return err
+		}
+		if err := d.value(pl.elem, vptr); err != nil {
+			return err
+		}
+		if f != nil {
+			out.SetMapIndex(kp.Elem(), vp.Elem())
+		}
+	}
+	if f != nil {
+		m.Set(out)
 	}
 	return nil
 }
@@ -725,6 +854,10 @@ func clone[T any](c *codec, v *T) T {
 func cloneInto(c *codec, v unsafe.Pointer) {
 	for i := range c.leaves {
 		l := &c.leaves[i]
+		if l.kind == kindMap {
+			cloneMap(l, l.at(v))
+			continue
+		}
 		if l.kind != kindSlice {
 			continue
 		}
@@ -746,9 +879,28 @@ func cloneInto(c *codec, v unsafe.Pointer) {
 	}
 }
 
+// cloneMap makes the map at f a copy of its own.
+func cloneMap(l *leaf, f unsafe.Pointer) {
+	old := reflect.NewAt(l.typ, f).Elem()
+	if old.IsNil() {
+		return
+	}
+	m := reflect.MakeMapWithSize(l.typ, old.Len())
+	it := old.MapRange()
+	for it.Next() {
+		v := reflect.New(l.typ.Elem())
+		v.Elem().Set(it.Value())
+		cloneInto(l.elem, v.UnsafePointer())
+		m.SetMapIndex(it.Key(), v.Elem())
+	}
+	old.Set(m)
+}
+
+// hasSlices reports whether c's values hold slices or maps, which a
+// clone must copy.
 func (c *codec) hasSlices() bool {
 	for _, l := range c.leaves {
-		if l.kind == kindSlice {
+		if l.kind == kindSlice || l.kind == kindMap {
 			return true
 		}
 	}

@@ -42,6 +42,15 @@ func fill(t *testing.T, v reflect.Value, seed int, path string) {
 			fill(t, s.Index(i), seed+i, fmt.Sprintf("%s[%d]", path, i))
 		}
 		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		for i := range 2 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			fill(t, k, seed+i, fmt.Sprintf("%s{k%d}", path, i))
+			fill(t, e, seed+i, fmt.Sprintf("%s{%d}", path, i))
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
 	case reflect.Struct:
 		if v.Type() == reflect.TypeFor[time.Time]() {
 			v.Set(reflect.ValueOf(time.Unix(1_700_000_000+int64(n), int64(n)*1001%1e9)))
@@ -75,6 +84,20 @@ func diff(a, b reflect.Value, path string, out *[]string) {
 	case reflect.Struct:
 		for i := range a.NumField() {
 			diff(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name, out)
+		}
+	case reflect.Map:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			*out = append(*out, fmt.Sprintf("%s: len %d (nil %v) != len %d (nil %v)", path, a.Len(), a.IsNil(), b.Len(), b.IsNil()))
+			return
+		}
+		it := a.MapRange()
+		for it.Next() {
+			vb := b.MapIndex(it.Key())
+			if !vb.IsValid() {
+				*out = append(*out, fmt.Sprintf("%s: key %v missing", path, it.Key()))
+				continue
+			}
+			diff(it.Value(), vb, fmt.Sprintf("%s{%v}", path, it.Key()), out)
 		}
 	case reflect.Slice:
 		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
@@ -365,18 +388,21 @@ func TestOlderAndNewerSchemas(t *testing.T) {
 		Q string
 	}
 	type writtenBy struct {
-		Kept   string
-		Gone   int64
-		Rows   []elemA
-		Extras []elemA
-		At     time.Time
+		Kept    string
+		Gone    int64
+		Rows    []elemA
+		Extras  []elemA
+		At      time.Time
+		Counts  map[string]elemA
+		Dropped map[int32]string
 	}
 	type elemB struct{ Q string }
 	type readBy struct {
-		Kept  string
-		Added bool
-		Rows  []elemB
-		At    time.Time
+		Kept   string
+		Added  bool
+		Rows   []elemB
+		At     time.Time
+		Counts map[string]elemB
 	}
 	ca, err := newCodec(reflect.TypeFor[writtenBy]())
 	if err != nil {
@@ -388,8 +414,10 @@ func TestOlderAndNewerSchemas(t *testing.T) {
 	}
 	var strs strtab
 	e := encoder{strs: &strs}
-	v1 := writtenBy{Kept: "k", Gone: 7, Rows: []elemA{{1, "a"}, {2, "b"}}, Extras: []elemA{{3, "x"}}, At: t0}
-	v2 := writtenBy{Kept: "k2", Gone: 9, Rows: []elemA{{1, "a"}, {2, "c"}, {4, "d"}}, Extras: []elemA{{5, "y"}}, At: t0.Add(time.Second)}
+	v1 := writtenBy{Kept: "k", Gone: 7, Rows: []elemA{{1, "a"}, {2, "b"}}, Extras: []elemA{{3, "x"}}, At: t0,
+		Counts: map[string]elemA{"g1": {1, "one"}}, Dropped: map[int32]string{3: "three", 1: "one"}}
+	v2 := writtenBy{Kept: "k2", Gone: 9, Rows: []elemA{{1, "a"}, {2, "c"}, {4, "d"}}, Extras: []elemA{{5, "y"}}, At: t0.Add(time.Second),
+		Counts: map[string]elemA{"g1": {1, "one"}, "g2": {2, "two"}}, Dropped: map[int32]string{2: "two"}}
 	e.value(ca, ca.zero, unsafe.Pointer(&v1))
 	e.value(ca, unsafe.Pointer(&v1), unsafe.Pointer(&v2))
 
@@ -403,11 +431,12 @@ func TestOlderAndNewerSchemas(t *testing.T) {
 	if err := d.value(p, unsafe.Pointer(&got)); err != nil {
 		t.Fatal(err)
 	}
-	sameValue(t, "first", got, readBy{Kept: "k", Rows: []elemB{{"a"}, {"b"}}, At: t0})
+	sameValue(t, "first", got, readBy{Kept: "k", Rows: []elemB{{"a"}, {"b"}}, At: t0, Counts: map[string]elemB{"g1": {"one"}}})
 	if err := d.value(p, unsafe.Pointer(&got)); err != nil {
 		t.Fatal(err)
 	}
-	sameValue(t, "second", got, readBy{Kept: "k2", Rows: []elemB{{"a"}, {"c"}, {"d"}}, At: t0.Add(time.Second)})
+	sameValue(t, "second", got, readBy{Kept: "k2", Rows: []elemB{{"a"}, {"c"}, {"d"}}, At: t0.Add(time.Second),
+		Counts: map[string]elemB{"g1": {"one"}, "g2": {"two"}}})
 	if len(d.buf) != 0 {
 		t.Errorf("%d bytes not read", len(d.buf))
 	}
