@@ -500,6 +500,7 @@ func TestReplayUsage(t *testing.T) {
 		{[]string{"replay", p, "--once", "-o", "yaml"}, `unknown output format "yaml"`},
 		{[]string{"replay", p, "-g", "other", "--events"}, "records order-workers, not other"},
 		{[]string{"-g", "g", "--once", "--record", p}, "--once and --record do not go together"},
+		{[]string{"demo", "--compare", "--record", p + ".new"}, "--record does not record --compare yet"},
 	} {
 		code, _, stderr := runArgs(c.args...)
 		if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
