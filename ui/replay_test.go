@@ -308,3 +308,22 @@ func TestReplayOfAnOverview(t *testing.T) {
 	a.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 	wantOnScreen(t, a, "a group never opened", "billing was not opened while recording")
 }
+
+// TestReplayFitsEverySize: the REPLAY line and the page fit the terminal,
+// down to nothing, at every step of a recording.
+func TestReplayFitsEverySize(t *testing.T) {
+	data, end := recording(t, true)
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	a := replayApp(t, data, end, clk, true)
+	for _, sz := range [][2]int{{120, 40}, {80, 24}, {40, 10}, {20, 3}, {1, 1}, {0, 0}} {
+		a.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		replayPress(a, "home")
+		for range 8 {
+			checkFits(t, plain(a), sz[0], sz[1])
+			replayPress(a, "right")
+		}
+		if sz[1] >= 3 && sz[0] >= 20 && !strings.Contains(firstLine(plain(a)), "REPLAY") {
+			t.Errorf("%dx%d: no REPLAY on the first line:\n%s", sz[0], sz[1], plain(a))
+		}
+	}
+}
