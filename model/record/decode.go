@@ -1,0 +1,320 @@
+package record
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+	"unsafe"
+)
+
+// errCorrupt is a record whose bytes do not decode.
+var errCorrupt = errors.New("corrupt record")
+
+// decoder reads values written by an encoder, following the file's
+// schema (plans), from buf.
+type decoder struct {
+	buf  []byte
+	strs *strtab
+}
+
+func (d *decoder) uvarint() (uint64, error) {
+	v, n := binary.Uvarint(d.buf)
+	if n <= 0 {
+		return 0, errCorrupt
+	}
+	d.buf = d.buf[n:]
+	return v, nil
+}
+
+func (d *decoder) varint() (int64, error) {
+	v, n := binary.Varint(d.buf)
+	if n <= 0 {
+		return 0, errCorrupt
+	}
+	d.buf = d.buf[n:]
+	return v, nil
+}
+
+// plan is how to read the values of one codec of the file into a type of
+// this build: each leaf of the file's schema, and where it goes (no
+// target: it is read and dropped).
+type plan struct {
+	c      *codec // nil: nothing to read into
+	leaves []planLeaf
+}
+
+func (p *plan) elemAt(s *sliceHeader, i int) unsafe.Pointer { return p.c.elemAt(s, i) }
+
+type planLeaf struct {
+	kind   kind
+	target *leaf // nil: skipped
+	elem   *plan
+	key    *plan // kindMap
+}
+
+// newPlan matches the file's leaves to c's by name and kind. c may be
+// nil: every leaf is skipped.
+func newPlan(fs []fieldSchema, c *codec) (*plan, error) {
+	p := &plan{c: c}
+	for _, f := range fs {
+		k, ok := kindNamed(f.Kind)
+		if !ok {
+			return nil, fmt.Errorf("field %q: unknown kind %q", f.Name, f.Kind)
+		}
+		pl := planLeaf{kind: k}
+		var target *leaf
+		if c != nil {
+			for i := range c.leaves {
+				if c.leaves[i].name == f.Name && c.leaves[i].kind == k {
+					target = &c.leaves[i]
+					break
+				}
+			}
+		}
+		if k == kindSlice || k == kindMap {
+			var ec, kc *codec
+			if target != nil {
+				ec, kc = target.elem, target.key
+			}
+			ep, err := newPlan(f.Elem, ec)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", f.Name, err)
+			}
+			pl.elem = ep
+			if k == kindMap {
+				kp, err := newPlan(f.Key, kc)
+				if err != nil {
+					return nil, fmt.Errorf("field %q: %w", f.Name, err)
+				}
+				pl.key = kp
+			}
+		}
+		pl.target = target
+		p.leaves = append(p.leaves, pl)
+	}
+	return p, nil
+}
+
+// Bounds on what a record may ask the reader to allocate.
+const (
+	maxSliceLen = 1 << 24
+	// maxZeroGrowth bounds the zero elements a slice may gain at once.
+	maxZeroGrowth = 1 << 12
+	maxLeaves     = 1 << 12
+)
+
+// value reads a difference into the value at v, which holds the
+// previous value (nil: read and drop).
+func (d *decoder) value(p *plan, v unsafe.Pointer) error {
+	n := len(p.leaves)
+	if n > maxLeaves {
+		return errCorrupt
+	}
+	var mask [4]uint64
+	words := (n + 63) / 64
+	mbuf := mask[:0]
+	if words > len(mask) {
+		mbuf = make([]uint64, 0, words)
+	}
+	for range words {
+		w, err := d.uvarint()
+		if err != nil {
+			return err
+		}
+		mbuf = append(mbuf, w)
+	}
+	for i := range p.leaves {
+		if mbuf[i/64]&(1<<(i%64)) == 0 {
+			continue
+		}
+		pl := &p.leaves[i]
+		var f unsafe.Pointer
+		if pl.target != nil && v != nil {
+			f = pl.target.at(v)
+		}
+		if err := d.leaf(pl, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leaf reads one leaf's difference into the leaf at f (nil: drop it).
+func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
+	l := pl.target
+	switch pl.kind {
+	case kindBool:
+		if f != nil {
+			*(*bool)(f) = !*(*bool)(f)
+		}
+	case kindInt:
+		x, err := d.varint()
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			l.setInt(f, l.getInt(f)+x)
+		}
+	case kindUint:
+		x, err := d.varint()
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			l.setUint(f, l.getUint(f)+uint64(x))
+		}
+	case kindFloat:
+		if len(d.buf) < 8 {
+			return errCorrupt
+		}
+		bits := binary.LittleEndian.Uint64(d.buf)
+		d.buf = d.buf[8:]
+		if f != nil {
+			l.setFloat(f, bits)
+		}
+	case kindString:
+		s, err := d.strs.read(d)
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			*(*string)(f) = s
+		}
+	case kindTime:
+		ds, err := d.varint()
+		if err != nil {
+			return err
+		}
+		dn, err := d.varint()
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			t := (*time.Time)(f)
+			sec, nsec := t.Unix()+ds, int64(t.Nanosecond())+dn
+			if sec == zeroSec && nsec == 0 {
+				*t = time.Time{}
+			} else {
+				*t = time.Unix(sec, nsec)
+			}
+		}
+	case kindSlice:
+		var typ reflect.Type
+		if l != nil {
+			typ = l.typ
+		}
+		return d.slice(pl.elem, typ, f)
+	case kindMap:
+		return d.mapOf(pl, f)
+	default:
+		return errCorrupt
+	}
+	return nil
+}
+
+// mapOf reads a map into the map at f (nil: drop it), as a new map.
+func (d *decoder) mapOf(pl *planLeaf, f unsafe.Pointer) error {
+	n1, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	var m reflect.Value
+	if f != nil {
+		m = reflect.NewAt(pl.target.typ, f).Elem()
+	}
+	if n1 == 0 {
+		if f != nil {
+			m.SetZero()
+		}
+		return nil
+	}
+	n := n1 - 1
+	if n > uint64(len(d.buf)) {
+		return errCorrupt // each entry takes two bytes at least
+	}
+	var out reflect.Value
+	if f != nil {
+		out = reflect.MakeMapWithSize(pl.target.typ, int(n))
+	}
+	for range n {
+		var kp, vp reflect.Value
+		var kptr, vptr unsafe.Pointer
+		if f != nil {
+			kp, vp = reflect.New(pl.target.typ.Key()), reflect.New(pl.target.typ.Elem())
+			kptr, vptr = kp.UnsafePointer(), vp.UnsafePointer()
+		}
+		if err := d.value(pl.key, kptr); err != nil {
+			return err
+		}
+		if err := d.value(pl.elem, vptr); err != nil {
+			return err
+		}
+		if f != nil {
+			out.SetMapIndex(kp.Elem(), vp.Elem())
+		}
+	}
+	if f != nil {
+		m.Set(out)
+	}
+	return nil
+}
+
+// slice reads a slice difference into the slice at f (of type typ,
+// holding the previous slice; nil: drop it), as a new slice: the previous
+// one may be shared, so it is never written to.
+func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
+	n1, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	if n1 == 0 {
+		if f != nil {
+			*(*sliceHeader)(f) = sliceHeader{}
+		}
+		return nil
+	}
+	changed, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	n := n1 - 1
+	// Elements past the previous slice's end that are not listed are
+	// zero: a few (a sparkline growing by a point of 0); more than that
+	// is a record asking for memory it does not hold.
+	var prevLen uint64
+	if f != nil {
+		prevLen = uint64((*sliceHeader)(f).len)
+	}
+	if n > maxSliceLen || changed > n || changed > uint64(len(d.buf)) || n > prevLen+changed+maxZeroGrowth {
+		return errCorrupt
+	}
+	var hdr *sliceHeader
+	if f != nil {
+		old := reflect.NewAt(typ, f).Elem()
+		out := reflect.MakeSlice(typ, int(n), int(n))
+		reflect.Copy(out, old)
+		old.Set(out)
+		hdr = (*sliceHeader)(f)
+	}
+	i := -1
+	for range changed {
+		gap, err := d.uvarint()
+		if err != nil {
+			return err
+		}
+		if gap >= n || uint64(i+1)+gap >= n {
+			return errCorrupt
+		}
+		i += int(gap) + 1
+		var ev unsafe.Pointer
+		if hdr != nil {
+			ev = p.elemAt(hdr, i)
+		}
+		if err := d.value(p, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}

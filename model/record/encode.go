@@ -1,0 +1,204 @@
+package record
+
+import (
+	"cmp"
+	"encoding/binary"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// encoder appends a value's difference from its predecessor to buf.
+type encoder struct {
+	buf  []byte
+	strs *strtab
+	mask []uint64
+}
+
+// value appends the value at cur against the one at prev (both of c's
+// type): the mask of the leaves that differ, then each of them.
+func (e *encoder) value(c *codec, prev, cur unsafe.Pointer) {
+	words := (len(c.leaves) + 63) / 64
+	start := len(e.mask)
+	for range words {
+		e.mask = append(e.mask, 0)
+	}
+	e.maskOf(c, prev, cur, e.mask[start:])
+	e.leaves(c, prev, cur, e.mask[start:])
+	e.mask = e.mask[:start]
+}
+
+// maskOf sets the bits of the leaves that differ; it reports whether any
+// does.
+func (e *encoder) maskOf(c *codec, prev, cur unsafe.Pointer, mask []uint64) bool {
+	any := false
+	for i := range c.leaves {
+		if !equalLeaf(&c.leaves[i], prev, cur) {
+			mask[i/64] |= 1 << (i % 64)
+			any = true
+		}
+	}
+	return any
+}
+
+func (e *encoder) leaves(c *codec, prev, cur unsafe.Pointer, mask []uint64) {
+	for _, w := range mask {
+		e.buf = binary.AppendUvarint(e.buf, w)
+	}
+	for i := range c.leaves {
+		if mask[i/64]&(1<<(i%64)) != 0 {
+			e.leaf(&c.leaves[i], prev, cur)
+		}
+	}
+}
+
+func (e *encoder) leaf(l *leaf, prev, cur unsafe.Pointer) {
+	prev, cur = l.at(prev), l.at(cur)
+	switch l.kind {
+	case kindBool: // flipped: nothing to write
+	case kindInt:
+		e.buf = binary.AppendVarint(e.buf, l.getInt(cur)-l.getInt(prev))
+	case kindUint:
+		e.buf = binary.AppendVarint(e.buf, int64(l.getUint(cur)-l.getUint(prev)))
+	case kindFloat:
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, l.getFloat(cur))
+	case kindString:
+		e.buf = e.strs.append(e.buf, *(*string)(cur))
+	case kindTime:
+		tp, tc := (*time.Time)(prev), (*time.Time)(cur)
+		e.buf = binary.AppendVarint(e.buf, tc.Unix()-tp.Unix())
+		e.buf = binary.AppendVarint(e.buf, int64(tc.Nanosecond()-tp.Nanosecond()))
+	case kindSlice:
+		e.slice(l.elem, (*sliceHeader)(prev), (*sliceHeader)(cur))
+	case kindMap:
+		e.mapOf(l, reflect.NewAt(l.typ, cur).Elem())
+	}
+}
+
+// mapOf appends a map whole: its length (0 for nil, else length+1), then
+// each key and value, in the keys' order, each against the zero value.
+func (e *encoder) mapOf(l *leaf, m reflect.Value) {
+	if m.IsNil() {
+		e.buf = binary.AppendUvarint(e.buf, 0)
+		return
+	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(m.Len())+1)
+	keys := m.MapKeys()
+	slices.SortFunc(keys, func(a, b reflect.Value) int {
+		switch a.Kind() {
+		case reflect.String:
+			return strings.Compare(a.String(), b.String())
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			return cmp.Compare(a.Int(), b.Int())
+		}
+		return cmp.Compare(a.Uint(), b.Uint())
+	})
+	for _, k := range keys {
+		e.value(l.key, l.key.zero, addressable(k))
+		e.value(l.elem, l.elem.zero, addressable(m.MapIndex(k)))
+	}
+}
+
+// slice appends cur's length (0 for nil, else length+1), the number of
+// elements that differ from prev's at the same index (or from the zero
+// value past prev's end), and each of those: its distance from the one
+// before, then its value.
+func (e *encoder) slice(c *codec, prev, cur *sliceHeader) {
+	if cur.data == nil {
+		e.buf = binary.AppendUvarint(e.buf, 0)
+		return
+	}
+	n := cur.len
+	e.buf = binary.AppendUvarint(e.buf, uint64(n)+1)
+	words := (len(c.leaves) + 63) / 64
+	// The masks of the elements that differ, found first: their count
+	// comes before them.
+	start := len(e.mask)
+	var changed []int
+	for i := range n {
+		p := c.zero
+		if i < prev.len {
+			p = c.elemAt(prev, i)
+		}
+		at := len(e.mask)
+		for range words {
+			e.mask = append(e.mask, 0)
+		}
+		if e.maskOf(c, p, c.elemAt(cur, i), e.mask[at:]) {
+			changed = append(changed, i)
+		} else {
+			e.mask = e.mask[:at]
+		}
+	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(changed)))
+	last := -1
+	for k, i := range changed {
+		p := c.zero
+		if i < prev.len {
+			p = c.elemAt(prev, i)
+		}
+		e.buf = binary.AppendUvarint(e.buf, uint64(i-last-1))
+		last = i
+		m := start + k*words
+		e.leaves(c, p, c.elemAt(cur, i), e.mask[m:m+words])
+	}
+	e.mask = e.mask[:start]
+}
+
+// strtab is the strings seen so far, shared by writer and reader: a string
+// seen before is written as its number. It starts over when full, on both
+// sides at the same record, so it stays small.
+type strtab struct {
+	ids  map[string]uint64 // writer
+	list []string          // reader
+}
+
+const (
+	maxStrings   = 1 << 14
+	maxStringLen = 1 << 10 // longer strings are written out each time
+	maxStringRaw = 1 << 24
+)
+
+func (t *strtab) append(buf []byte, s string) []byte {
+	if id, ok := t.ids[s]; ok {
+		return binary.AppendUvarint(buf, id+1)
+	}
+	buf = binary.AppendUvarint(buf, 0)
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	buf = append(buf, s...)
+	if len(s) <= maxStringLen {
+		if t.ids == nil || len(t.ids) >= maxStrings {
+			t.ids = make(map[string]uint64)
+		}
+		t.ids[s] = uint64(len(t.ids))
+	}
+	return buf
+}
+
+func (t *strtab) read(d *decoder) (string, error) {
+	id, err := d.uvarint()
+	if err != nil {
+		return "", err
+	}
+	if id > 0 {
+		if id-1 >= uint64(len(t.list)) {
+			return "", errCorrupt
+		}
+		return t.list[id-1], nil
+	}
+	n, err := d.uvarint()
+	if err != nil || n > uint64(len(d.buf)) || n > maxStringRaw {
+		return "", errCorrupt
+	}
+	s := string(d.buf[:n])
+	d.buf = d.buf[n:]
+	if len(s) <= maxStringLen {
+		if len(t.list) >= maxStrings {
+			t.list = t.list[:0]
+		}
+		t.list = append(t.list, s)
+	}
+	return s, nil
+}
