@@ -237,7 +237,9 @@ func MarshalJSONSnapshot(s Snapshot) ([]byte, error) {
 
 // FormatTable renders the snapshot the way `kafka-consumer-groups
 // --describe` does: a state line for groups that are empty or rebalancing,
-// then one padded row per partition with `-` for missing values.
+// then one padded row per partition with `-` for missing values. A lag
+// counted from the log start (nothing committed) is marked "20*", and
+// LagFromStartNote follows the table.
 func FormatTable(s Snapshot) string {
 	var b strings.Builder
 	group := Printable(s.Group.ID)
@@ -257,10 +259,15 @@ func FormatTable(s Snapshot) string {
 	}
 	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}
 	rows := [][]string{header}
+	fromStart := false
 	for _, p := range s.Partitions {
 		lag := "-"
 		if p.LogEnd >= 0 {
 			lag = strconv.FormatInt(p.Lag, 10)
+			if p.LagFromStart {
+				lag += FromStartMark // nothing committed: counted from the log start
+				fromStart = true
+			}
 		}
 		rows = append(rows, []string{
 			s.Group.ID, p.Topic, strconv.Itoa(int(p.Partition)),
@@ -269,6 +276,9 @@ func FormatTable(s Snapshot) string {
 		})
 	}
 	writeColumns(&b, rows, nil)
+	if fromStart {
+		b.WriteString("\n" + LagFromStartNote + "\n")
+	}
 	return b.String()
 }
 

@@ -127,9 +127,15 @@ func TestFormatTable(t *testing.T) {
 	if got := strings.Join(strings.Fields(lines[1]), " "); got != "order-workers old 0 5 5 0 - - -" {
 		t.Errorf("unowned row = %q", got)
 	}
-	if got := strings.Join(strings.Fields(lines[3]), " "); got != "order-workers orders 1 - 50 30 consumer-a-1111 /10.0.0.1 consumer-a" {
+	// Nothing committed: the lag counts from the log start, marked, with
+	// the footnote under the table.
+	if got := strings.Join(strings.Fields(lines[3]), " "); got != "order-workers orders 1 - 50 30* consumer-a-1111 /10.0.0.1 consumer-a" {
 		t.Errorf("uncommitted row = %q", got)
 	}
+	if n := len(lines); n < 3 || lines[n-2] != "" || lines[n-1] != LagFromStartNote {
+		t.Fatalf("table does not end with a blank line and %q:\n%s", LagFromStartNote, out)
+	}
+	lines = lines[:len(lines)-2]
 	// Columns line up: every row starts its TOPIC column at the same byte.
 	col := strings.Index(lines[0], "TOPIC")
 	for _, l := range lines[1:] {
