@@ -9,9 +9,11 @@ import (
 // GroupSortKey orders the overview of groups.
 type GroupSortKey int
 
-// Group sort keys, in the order the `o` key cycles through them.
+// Group sort keys, in the order the `o` key cycles through them. The
+// zero value sorts by total lag; the overview's default is
+// DefaultGroupSort.
 const (
-	// GroupsByLag: most total lag first (the default).
+	// GroupsByLag: most total lag first.
 	GroupsByLag GroupSortKey = iota
 	// GroupsByMaxLag: the group with the most lagging partition first.
 	GroupsByMaxLag
@@ -20,16 +22,32 @@ const (
 	GroupsByState
 	// GroupsByName: by group id.
 	GroupsByName
+	// GroupsByStatus: the group in trouble first: worst status, then the
+	// oldest lag (MaxLagAge), then the most total lag.
+	GroupsByStatus
+	// GroupsByLagAge: the group whose oldest unprocessed record has
+	// waited longest first; groups with lag of no known age after those
+	// with one, groups without lag last.
+	GroupsByLagAge
 	numGroupSortKeys
 )
+
+// DefaultGroupSort is the overview's first order: the group in trouble
+// first (Overview's and --once's order too). From it, `o` cycles status,
+// lag age, total lag, max lag, state, name.
+const DefaultGroupSort = GroupsByStatus
 
 // String names the key for the overview's title.
 func (k GroupSortKey) String() string {
 	switch k {
+	case GroupsByStatus:
+		return "status"
 	case GroupsByLag:
 		return "total lag"
 	case GroupsByMaxLag:
 		return "max lag"
+	case GroupsByLagAge:
+		return "lag age"
 	case GroupsByState:
 		return "state"
 	case GroupsByName:
@@ -59,9 +77,9 @@ func stateRank(g *GroupSummary) int {
 }
 
 // ViewGroups returns the groups that match query (words that must all
-// occur in the group id or its state, ignoring case) and, with onlyLag,
-// have lag, sorted by key; ties go to the larger total lag, then the id.
-// gs is not modified.
+// occur in the group id, its state or its status, ignoring case) and,
+// with onlyLag, have lag, sorted by key (SortGroupsBy). gs is not
+// modified.
 func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool) []GroupSummary {
 	words := strings.Fields(strings.ToLower(query))
 	out := make([]GroupSummary, 0, len(gs))
@@ -72,7 +90,7 @@ func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool)
 		}
 		ok := true
 		for _, w := range words {
-			if !containsFold(g.ID, w) && !containsFold(g.State, w) && !containsFold(g.StateText(), w) {
+			if !containsFold(g.ID, w) && !containsFold(g.State, w) && !containsFold(g.StateText(), w) && !containsFold(string(g.Status), w) {
 				ok = false
 				break
 			}
@@ -81,11 +99,24 @@ func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool)
 			out = append(out, *g)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b GroupSummary) int {
+	SortGroupsBy(out, key)
+	return out
+}
+
+// SortGroupsBy sorts groups by key; ties go to the larger total lag, then
+// the id.
+func SortGroupsBy(gs []GroupSummary, key GroupSortKey) {
+	slices.SortStableFunc(gs, func(a, b GroupSummary) int {
 		var c int
 		switch key {
+		case GroupsByStatus:
+			if c = cmp.Compare(b.Status.Severity(), a.Status.Severity()); c == 0 {
+				c = compareGroupAge(&a, &b)
+			}
 		case GroupsByMaxLag:
 			c = cmp.Compare(b.MaxLag, a.MaxLag)
+		case GroupsByLagAge:
+			c = compareGroupAge(&a, &b)
 		case GroupsByState:
 			c = cmp.Compare(stateRank(&b), stateRank(&a))
 		case GroupsByName:
@@ -99,5 +130,25 @@ func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool)
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out
+}
+
+// compareGroupAge is negative when a's oldest unprocessed record has
+// waited longer: groups with lag and a known age first, oldest first, then
+// groups with lag of no known age, then groups without lag.
+func compareGroupAge(a, b *GroupSummary) int {
+	ra, rb := groupAgeRank(a), groupAgeRank(b)
+	if ra != rb || ra != 0 {
+		return cmp.Compare(ra, rb)
+	}
+	return cmp.Compare(b.MaxLagAge, a.MaxLagAge)
+}
+
+func groupAgeRank(g *GroupSummary) int {
+	switch {
+	case g.TotalLag <= 0:
+		return 2
+	case g.MaxLagAgeKnown:
+		return 0
+	}
+	return 1
 }

@@ -6,10 +6,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // GroupSummary is one consumer group in the all-groups overview: what its
-// coordinator says of it and its lag over the partitions it committed.
+// coordinator says of it, its lag over the partitions the group view shows
+// (committed, owned or targeted), its oldest lag's age and its status.
 type GroupSummary struct {
 	ID    string
 	State string
@@ -20,14 +22,29 @@ type GroupSummary struct {
 	ProtocolType string
 	// Members is the member count DescribeGroups reports.
 	Members int
-	// Partitions counts the partitions the group owns or committed;
-	// Committed those it committed. Lag is counted over the committed
-	// ones only, as kafka-consumer-groups does (an uncommitted partition
-	// has no lag there, "-").
+	// Partitions counts the partitions the group owns, is assigned as a
+	// target (consumer groups) or committed: the group view's rows;
+	// Committed those it committed.
 	Partitions int
 	Committed  int
-	TotalLag   int64
-	MaxLag     int64
+	// TotalLag and MaxLag are counted as the group view counts them
+	// (NewSnapshot): log end − committed offset, and for a partition
+	// never committed, log end − log start (FromStartPartitions counts
+	// those, LagFromStart says there are some: the total is marked
+	// "60*"). A share group's partition takes the broker's lag.
+	TotalLag            int64
+	MaxLag              int64
+	LagFromStart        bool
+	FromStartPartitions int
+	// MaxLagAge is how long the group's oldest unprocessed record has
+	// waited (the largest partition LagAge, as Snapshot.MaxLagAge);
+	// MaxLagAgeKnown is false when no partition's age is known.
+	MaxLagAge      time.Duration
+	MaxLagAgeKnown bool
+	// Status is the worst status the overview can tell of the group's
+	// partitions (OverviewHistory): STOPPED, REWOUND, STALLED, UNOWNED,
+	// LAGGING (the group's lag growing), else OK; "" until annotated.
+	Status Status
 	// Err is set when part of the group could not be read (its
 	// description, its commits, some log-end offsets); the numbers then
 	// cover only what was read.
@@ -37,8 +54,9 @@ type GroupSummary struct {
 // StateText says the group's state in kafka-consumer-groups' words.
 func (g GroupSummary) StateText() string { return Group{State: g.State, Type: g.Type}.StateText() }
 
-// GroupLag adds up a group's lag from its committed offsets and the log-end
-// offsets of those partitions. A partition whose log end is unknown (absent
+// GroupLag adds up lag over committed offsets only, as
+// kafka-consumer-groups does (the overview counts never-committed
+// partitions too: OverviewHistory.Observe). A partition whose log end is unknown (absent
 // from logEnd or negative) adds nothing; it is counted in missing.
 func GroupLag(committed map[TopicPartition]int64, logEnd map[TopicPartition]int64) (total, maxLag int64, missing int) {
 	for tp, c := range committed {
@@ -57,7 +75,8 @@ func GroupLag(committed map[TopicPartition]int64, logEnd map[TopicPartition]int6
 	return total, maxLag, missing
 }
 
-// SortGroups orders groups by total lag, most first, then by id.
+// SortGroups orders groups by total lag, most first, then by id
+// (SortGroupsBy sorts by any key).
 func SortGroups(gs []GroupSummary) {
 	sort.SliceStable(gs, func(i, j int) bool {
 		if gs[i].TotalLag != gs[j].TotalLag {
@@ -80,8 +99,20 @@ type JSONGroupSummary struct {
 	Partitions   int    `json:"partitions"`
 	Committed    int    `json:"committed_partitions"`
 	TotalLag     int64  `json:"total_lag"`
-	MaxLag       int64  `json:"max_lag"`
-	Error        string `json:"error,omitempty"`
+	// LagFromStart: total_lag counts from_start_partitions partitions
+	// never committed from their log start, as the group view's rows
+	// (lag_from_start) do.
+	LagFromStart        bool  `json:"lag_from_start,omitempty"`
+	FromStartPartitions int   `json:"from_start_partitions,omitempty"`
+	MaxLag              int64 `json:"max_lag"`
+	// MaxLagAgeMs is the group's oldest known lag age in milliseconds
+	// (0 with no lag); null when no partition's age is known.
+	MaxLagAgeMs *int64 `json:"max_lag_age_ms"`
+	// Status is the group's worst status (OK, LAGGING, UNOWNED, STALLED,
+	// REWOUND, STOPPED); null when not annotated. One poll (--once) can
+	// tell only OK, UNOWNED and STOPPED.
+	Status *string `json:"status"`
+	Error  string  `json:"error,omitempty"`
 }
 
 // MarshalJSONOverview encodes groups as one indented JSON array and a
@@ -89,8 +120,13 @@ type JSONGroupSummary struct {
 func MarshalJSONOverview(gs []GroupSummary) ([]byte, error) {
 	out := make([]JSONGroupSummary, 0, len(gs))
 	for _, g := range gs {
-		out = append(out, JSONGroupSummary{Group: g.ID, State: g.State, GroupType: g.Type, ProtocolType: g.ProtocolType, Members: g.Members,
-			Partitions: g.Partitions, Committed: g.Committed, TotalLag: g.TotalLag, MaxLag: g.MaxLag, Error: g.Err})
+		j := JSONGroupSummary{Group: g.ID, State: g.State, GroupType: g.Type, ProtocolType: g.ProtocolType, Members: g.Members,
+			Partitions: g.Partitions, Committed: g.Committed, TotalLag: g.TotalLag, LagFromStart: g.LagFromStart,
+			FromStartPartitions: g.FromStartPartitions, MaxLag: g.MaxLag, Status: statusJSON(g.Status), Error: g.Err}
+		if g.MaxLagAgeKnown {
+			j.MaxLagAgeMs = ptr(g.MaxLagAge.Milliseconds())
+		}
+		out = append(out, j)
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -99,19 +135,40 @@ func MarshalJSONOverview(gs []GroupSummary) ([]byte, error) {
 	return append(SafeJSON(b), '\n'), nil
 }
 
-// FormatOverview prints groups as a table: GROUP STATE MEMBERS TOTAL-LAG,
-// and TYPE when some group is not a classic one, columns padded to their
-// widest cell. An unreadable group's error follows its row.
+// LagFromStartNote is the footnote of a lag marked "*": counted from the
+// log start, nothing committed. The group view's legend, its --once table
+// and the overview say it in these words.
+const LagFromStartNote = "* no commit: lag from log start"
+
+// FromStartMark is the mark of a lag counted from the log start.
+const FromStartMark = "*"
+
+// FormatOverview prints groups as a table: GROUP STATE, STATUS once a
+// group has one, MEMBERS TOTAL-LAG, MAX-LAG-AGE once a group's is known,
+// and TYPE when some group is not a classic one; columns padded to their
+// widest cell. A total counted partly from the log start is marked "60*",
+// with LagFromStartNote under the table. An unreadable group's error
+// follows its row.
 func FormatOverview(gs []GroupSummary) string {
 	if len(gs) == 0 {
 		return "No consumer groups.\n"
 	}
-	typed := false
+	typed, statused, aged, fromStart := false, false, false, false
 	for _, g := range gs {
 		typed = typed || (g.Type != "" && g.Type != TypeClassic)
+		statused = statused || g.Status != ""
+		aged = aged || g.MaxLagAgeKnown
+		fromStart = fromStart || g.LagFromStart
 	}
-	head := []string{"GROUP", "STATE", "MEMBERS", "TOTAL-LAG"}
-	right := []bool{false, false, true, true}
+	head := []string{"GROUP", "STATE"}
+	right := []bool{false, false}
+	if statused {
+		head, right = append(head, "STATUS"), append(right, false)
+	}
+	head, right = append(head, "MEMBERS", "TOTAL-LAG"), append(right, true, true)
+	if aged {
+		head, right = append(head, "MAX-LAG-AGE"), append(right, true)
+	}
 	if typed {
 		head, right = append(head, "TYPE"), append(right, false)
 	}
@@ -122,7 +179,22 @@ func FormatOverview(gs []GroupSummary) string {
 		if g.Err != "" {
 			errText = " (" + g.Err + ")"
 		}
-		r := []string{g.ID, g.State, strconv.Itoa(g.Members), strconv.FormatInt(g.TotalLag, 10)}
+		r := []string{g.ID, g.State}
+		if statused {
+			r = append(r, g.Status.Label())
+		}
+		lag := strconv.FormatInt(g.TotalLag, 10)
+		if g.LagFromStart {
+			lag += FromStartMark
+		}
+		r = append(r, strconv.Itoa(g.Members), lag)
+		if aged {
+			age := "-"
+			if g.MaxLagAgeKnown {
+				age = Age(g.MaxLagAge)
+			}
+			r = append(r, age)
+		}
 		if typed {
 			r = append(r, dash(g.Type))
 		}
@@ -134,7 +206,11 @@ func FormatOverview(gs []GroupSummary) string {
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(strings.TrimSuffix(l, "\n"), " ")
 	}
-	return strings.Join(lines, "\n")
+	out := strings.Join(lines, "\n")
+	if fromStart {
+		out += LagFromStartNote + "\n"
+	}
+	return out
 }
 
 // GroupLagWith is GroupLag where, for a share group, brokerLag gives the

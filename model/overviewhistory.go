@@ -1,0 +1,300 @@
+package model
+
+import (
+	"time"
+)
+
+// OverviewGroup is what one overview poll read of one group, before any
+// arithmetic.
+type OverviewGroup struct {
+	// Summary is what the coordinator said: ID, State, Type, ProtocolType,
+	// Members and Err. Observe fills in the rest.
+	Summary GroupSummary
+	// Committed maps each committed partition to its offset (a share
+	// group's share-partition start offset).
+	Committed map[TopicPartition]int64
+	// ShareLag holds a share group's lag per partition as the broker
+	// counts it; absent or negative where it gives none.
+	ShareLag map[TopicPartition]int64
+	// Assigned holds the partitions in a member's assignment: true when
+	// a member owns it now, false when it is only in a consumer group
+	// member's target (being handed over). The group view has a row for
+	// each, committed or not.
+	Assigned map[TopicPartition]bool
+}
+
+// RecordAt names the record at one offset of a partition.
+type RecordAt struct {
+	TopicPartition
+	Offset int64
+}
+
+// RecordStamp is what was read of one record, for a lag age.
+type RecordStamp struct {
+	// Time is the record's timestamp; zero when it has none.
+	Time time.Time
+	// Gone: deleted (retention) before it was read. MarkersOnly: from it
+	// to the log end the log holds only control records (transaction
+	// markers), no message.
+	Gone        bool
+	MarkersOnly bool
+}
+
+// OverviewObservation is one overview poll: every group read, and what
+// the leaders of their partitions said.
+type OverviewObservation struct {
+	// TakenAt is when the poll began; lag ages are measured from it.
+	TakenAt time.Time
+	Groups  []OverviewGroup
+	// Offsets holds the log offsets of the groups' partitions: the log
+	// end of every one, the log start of those some group shows without
+	// a commit (NoOffset elsewhere: not needed, not asked). Err (with
+	// both NoOffset) when they could not be read.
+	Offsets map[TopicPartition]PartitionOffsets
+	// LogErr says why some log offsets could not be read.
+	LogErr string
+	// Records holds what was read of the records OldestRecords named.
+	Records map[RecordAt]RecordStamp
+}
+
+// row fills r with partition tp of g as NewSnapshot computes its lag:
+// committed (NoOffset: none), log offsets, lag (from the log start with no
+// commit; a share group's from the broker).
+func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPartition, committed int64) {
+	*r = PartitionLag{TopicPartition: tp, Committed: committed, LogStart: NoOffset, LogEnd: NoOffset}
+	if off, ok := o.Offsets[tp]; ok {
+		r.LogStart, r.LogEnd, r.Err = off.LogStart, off.LogEnd, off.Err
+	}
+	if bad := impossibleOffsets(r.Committed, r.LogStart, r.LogEnd); bad != "" {
+		r.Err = joinErr(r.Err, bad)
+		r.Committed, r.LogStart, r.LogEnd = max(r.Committed, NoOffset), NoOffset, NoOffset
+	}
+	r.Lag, r.LagFromStart = Lag(r.Committed, r.LogStart, r.LogEnd)
+	if l, ok := g.ShareLag[tp]; ok && l >= 0 && r.LogEnd >= 0 {
+		r.Lag, r.LagFromBroker = l, true
+	}
+}
+
+// eachRow calls f with every row the group view would show for g, its
+// lag computed (row), and whether a member owns it.
+func (o *OverviewObservation) eachRow(g *OverviewGroup, f func(r *PartitionLag, owned bool)) {
+	var r PartitionLag
+	for tp, c := range g.Committed {
+		o.row(&r, g, tp, c)
+		f(&r, g.Assigned[tp])
+	}
+	for tp, owned := range g.Assigned {
+		if _, ok := g.Committed[tp]; ok {
+			continue
+		}
+		o.row(&r, g, tp, NoOffset)
+		f(&r, owned)
+	}
+}
+
+// oldest returns the record whose age is r's lag age: the one at the
+// committed offset, with no commit at the log start; false when r has no
+// lag or it cannot be read (offsets unknown, deleted).
+func oldest(r *PartitionLag) (RecordAt, bool) {
+	at := r.Committed
+	if at < 0 {
+		at = r.LogStart
+	}
+	if r.Lag <= 0 || at < 0 || at >= r.LogEnd || (r.LogStart >= 0 && at < r.LogStart) {
+		return RecordAt{}, false
+	}
+	return RecordAt{TopicPartition: r.TopicPartition, Offset: at}, true
+}
+
+// OldestRecords lists, once each, the records the groups' lag ages need
+// (the record at each lagging row's committed offset, or log start):
+// what to fetch before Observe.
+func (o *OverviewObservation) OldestRecords() []RecordAt {
+	seen := make(map[RecordAt]bool)
+	var out []RecordAt
+	for i := range o.Groups {
+		o.eachRow(&o.Groups[i], func(r *PartitionLag, _ bool) {
+			if at, ok := oldest(r); ok && !seen[at] {
+				seen[at] = true
+				out = append(out, at)
+			}
+		})
+	}
+	return out
+}
+
+// ageOf fills r's lag age from the record read at its oldest offset, as
+// NewSnapshot does from an Observation's OldestTimestamp, OldestGone and
+// OldestMarkerOnly.
+func (o *OverviewObservation) ageOf(r *PartitionLag) {
+	var rs RecordStamp
+	var has bool
+	if at, ok := oldest(r); ok {
+		rs, has = o.Records[at]
+	}
+	r.LagMarkersOnly = r.Lag > 0 && has && rs.MarkersOnly
+	hasTS := has && !rs.Gone && !rs.MarkersOnly && !rs.Time.IsZero()
+	r.LagAge, r.LagAgeKnown, r.LagAgeGone = LagAge(*r, o.TakenAt, rs.Time, hasTS, has && rs.Gone)
+}
+
+// Summarize computes every group's summary from one poll, with no
+// history: the statuses one poll can tell (OK, UNOWNED, STOPPED).
+func (o *OverviewObservation) Summarize(opts HistoryOptions) []GroupSummary {
+	return NewOverviewHistory(opts).Observe(o)
+}
+
+// OverviewHistory derives, poll after poll of the overview, what one poll
+// cannot say: each group's status, the worst of its partitions'. Each
+// partition is judged by History's own rules (its update and LAGGING
+// verdict, the same precedence: STOPPED, REWOUND, STALLED, UNOWNED,
+// LAGGING, OK), from the offsets and lag age the overview reads, so a
+// group reads the same in the overview as in its own view. It keeps
+// History's per-partition state (about 700 bytes a partition of a group)
+// and forgets groups and partitions that leave. It is not safe for
+// concurrent use.
+type OverviewHistory struct {
+	// rules holds the options History's per-partition rules read; its
+	// group-level state is unused.
+	rules  *History
+	groups map[string]*groupTrack
+	lastT  int64
+	polls  int64
+}
+
+// groupTrack is one group's partitions; poll is the last poll that listed
+// the group.
+type groupTrack struct {
+	parts map[TopicPartition]*partTrack
+	poll  int64
+}
+
+// partTrack is one partition of a group, as History tracks it; poll is
+// the last poll that showed it.
+type partTrack struct {
+	partState
+	poll int64
+}
+
+// NewOverviewHistory returns an empty history. Of opts, StallAfter,
+// Window (how long REWOUND sticks) and LaggingWindow count.
+func NewOverviewHistory(opts HistoryOptions) *OverviewHistory {
+	return &OverviewHistory{rules: NewHistory(opts), groups: make(map[string]*groupTrack)}
+}
+
+// Observe computes every group's summary from one poll, by the group
+// view's rules (NewSnapshot): lag over the rows the group view shows,
+// never-committed ones from the log start (FromStartPartitions), the
+// oldest lag's age; and its Status from this poll and the ones before.
+// Summaries are in o.Groups' order. Polls must arrive in time order; one
+// older than the last restarts the history.
+func (h *OverviewHistory) Observe(o *OverviewObservation) []GroupSummary {
+	now := o.TakenAt.UnixNano()
+	if h.polls > 0 && now < h.lastT {
+		*h = *NewOverviewHistory(h.rules.opts)
+	}
+	h.polls++
+	h.lastT = now
+	out := make([]GroupSummary, len(o.Groups))
+	for i := range o.Groups {
+		out[i] = h.observe(o, &o.Groups[i], now)
+	}
+	for id, gt := range h.groups {
+		if gt.poll != h.polls {
+			delete(h.groups, id)
+		}
+	}
+	return out
+}
+
+// observe summarizes one group and judges its partitions.
+func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now int64) GroupSummary {
+	s := g.Summary
+	s.Partitions, s.Committed = 0, len(g.Committed)
+	s.TotalLag, s.MaxLag, s.LagFromStart, s.FromStartPartitions = 0, 0, false, 0
+	s.MaxLagAge, s.MaxLagAgeKnown = 0, false
+
+	gt := h.groups[s.ID]
+	if gt == nil {
+		gt = &groupTrack{parts: make(map[TopicPartition]*partTrack)}
+		h.groups[s.ID] = gt
+	}
+	gt.poll = h.polls
+	stallAfter := int64(h.rules.opts.StallAfter)
+	// As History.Annotate: a group Empty with lag is STOPPED; lag nobody
+	// owns is UNOWNED while members are assigned.
+	empty := s.State == StateEmpty
+	staffed := s.Members > 0 && !(Group{State: s.State}).Rebalancing() && !empty
+
+	status := StatusOK
+	missing := 0
+	o.eachRow(g, func(r *PartitionLag, owned bool) {
+		s.Partitions++
+		o.ageOf(r)
+		if r.LogEnd < 0 {
+			missing++
+		}
+		if r.LagFromStart && r.LogEnd >= 0 {
+			s.FromStartPartitions++
+		}
+		s.TotalLag = AddLag(s.TotalLag, r.Lag)
+		s.MaxLag = max(s.MaxLag, r.Lag)
+		if r.LagAgeKnown && (!s.MaxLagAgeKnown || r.LagAge > s.MaxLagAge) {
+			s.MaxLagAge, s.MaxLagAgeKnown = r.LagAge, true
+		}
+
+		pt := gt.parts[r.TopicPartition]
+		if pt == nil {
+			pt = &partTrack{}
+			gt.parts[r.TopicPartition] = pt
+		}
+		pt.poll = h.polls
+		st := &pt.partState
+		was := st.status
+		if !st.seen {
+			was = StatusOK
+		}
+		if st.seen && (r.LogEnd < 0 || (r.Committed < 0 && r.Err != "")) {
+			// Unreadable this poll: keep the verdict and the stall
+			// clock rather than flap to OK and back.
+			r.Status = st.status
+		} else {
+			h.rules.update(r, st, now)
+			lag := r.Lag > 0 && !r.LagMarkersOnly
+			switch {
+			case lag && empty:
+				r.Status = StatusStopped
+			case st.rewound:
+				r.Status = StatusRewound
+			case lag && now-st.stuckAt >= stallAfter:
+				r.Status = StatusStalled
+			case lag && staffed && !owned:
+				r.Status = StatusUnowned
+			case lag && h.rules.lagging(r, st, now, was == StatusLagging):
+				r.Status = StatusLagging
+			default:
+				r.Status = StatusOK
+			}
+		}
+		st.status = r.Status
+		if r.Status.Worse(status) {
+			status = r.Status
+		}
+	})
+	s.LagFromStart = s.FromStartPartitions > 0
+	s.Status = status
+	if missing > 0 {
+		e := "log end of " + Count(missing, "partition") + " unknown"
+		if o.LogErr != "" {
+			e += ": " + o.LogErr
+		}
+		s.Err = joinErr(s.Err, e)
+	}
+	if len(gt.parts) > s.Partitions {
+		for tp, pt := range gt.parts {
+			if pt.poll != h.polls {
+				delete(gt.parts, tp)
+			}
+		}
+	}
+	return s
+}
