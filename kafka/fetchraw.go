@@ -56,12 +56,15 @@ func (r *fetchRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
 	if _, err := io.ReadFull(rw, body); err != nil {
 		return nil, err
 	}
-	return parseFetch(body, r.version, r.Topics)
+	return parseFetchAlso(body, r.version, r.Topics, r.also)
 }
 
-// fetchStamps is what a Fetch response says of each requested record.
+// fetchStamps is what a Fetch response says of each requested record:
+// stamps of the one at each partition's fetch offset, also of the further
+// offsets asked (fetchRequest.also) that the answer reached.
 type fetchStamps struct {
 	stamps map[model.TopicPartition]readResult
+	also   map[stampKey]stamp
 }
 
 func (*fetchStamps) ApiKey() protocol.ApiKey { return protocol.Fetch }
@@ -115,6 +118,12 @@ func (r *reader) i64() int64 {
 // parseFetch reads a Fetch response (versions 4 to 11, not flexible) and,
 // for each requested partition, finds the wanted record.
 func parseFetch(body []byte, version int16, topics []fetchRequestTopic) (*fetchStamps, error) {
+	return parseFetchAlso(body, version, topics, nil)
+}
+
+// parseFetchAlso is parseFetch that also reads, in each partition's
+// records, the records at the further offsets also names.
+func parseFetchAlso(body []byte, version int16, topics []fetchRequestTopic, also map[model.TopicPartition][]int64) (*fetchStamps, error) {
 	want := make(map[model.TopicPartition]int64)
 	for _, t := range topics {
 		for _, p := range t.Partitions {
@@ -166,13 +175,16 @@ func parseFetch(body []byte, version int16, topics []fetchRequestTopic) (*fetchS
 					out.stamps[tp] = readResult{leaderMoved: true}
 				}
 			default:
-				if ts, found := recordTime(records, offset); found {
-					out.stamps[tp] = readResult{stamp: stamp{offset: offset, ts: ts}}
-				} else if end, ok := markersOnly(records, offset); ok && offset < hw && end >= hw {
-					// Only control records (transaction markers) lie
-					// between offset and the high watermark: no message
-					// waits.
-					out.stamps[tp] = readResult{stamp: stamp{offset: offset, markers: true, end: hw}}
+				if s, ok := stampIn(records, offset, hw); ok {
+					out.stamps[tp] = readResult{stamp: s}
+				}
+				for _, off := range also[tp] {
+					if s, ok := stampIn(records, off, hw); ok {
+						if out.also == nil {
+							out.also = make(map[stampKey]stamp)
+						}
+						out.also[stampKey{tp, off}] = s
+					}
 				}
 			}
 		}
@@ -181,6 +193,20 @@ func parseFetch(body []byte, version int16, topics []fetchRequestTopic) (*fetchS
 		return nil, r.err
 	}
 	return out, nil
+}
+
+// stampIn reads the record at offset in a partition's records (hw: its
+// high watermark); false when the records do not reach it.
+func stampIn(records []byte, offset, hw int64) (stamp, bool) {
+	if ts, found := recordTime(records, offset); found {
+		return stamp{offset: offset, ts: ts}, true
+	}
+	if end, ok := markersOnly(records, offset); ok && offset < hw && end >= hw {
+		// Only control records (transaction markers) lie between offset
+		// and the high watermark: no message waits.
+		return stamp{offset: offset, markers: true, end: hw}, true
+	}
+	return stamp{}, false
 }
 
 // Record batch (v2) layout.

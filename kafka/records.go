@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -34,32 +35,41 @@ type stamp struct {
 	end     int64
 }
 
-// stampCache remembers, per partition, the record last read, so a
-// partition whose committed offset did not move is not fetched again.
+// stampKey names one record: partition tp at offset.
+type stampKey struct {
+	tp     model.TopicPartition
+	offset int64
+}
+
+// stampCache remembers the records read, by partition and offset, so a
+// record stays read while it is wanted (a group's committed offset does
+// not move): records never change.
 type stampCache struct {
-	byTP map[model.TopicPartition]stamp
-	// misses counts consecutive polls in which a partition's read brought
-	// nothing back (budget spent, batch too large); they go first next time.
+	byKey map[stampKey]stamp
+	// misses counts, per partition, consecutive reads that brought
+	// nothing back (budget spent, batch too large); they go first next
+	// time.
 	misses map[model.TopicPartition]int
 }
 
-// want is one record to read: partition tp at offset.
+// want is one partition to read at offset, and the further offsets of it
+// wanted too (read in the same records when they reach them).
 type want struct {
 	tp     model.TopicPartition
 	offset int64
 	misses int
+	also   []int64
 }
+
+// fetchSpanMaxBytes is the budget of a partition read for several
+// offsets at once: enough to reach a few groups' offsets in one answer.
+const fetchSpanMaxBytes = 1 << 20
 
 // lagStamps fills obs.OldestTimestamp and obs.OldestGone: for each
 // partition with lag, the timestamp of the record at the committed offset
 // (no commit: at log-start). Records already read at the same offset come
 // from the cache; the others are fetched, one request per leader.
 func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
-	c := &w.stamps
-	if c.byTP == nil {
-		c.byTP = make(map[model.TopicPartition]stamp)
-		c.misses = make(map[model.TopicPartition]int)
-	}
 	obs.OldestTimestamp = make(map[model.TopicPartition]time.Time)
 	obs.OldestGone = make(map[model.TopicPartition]bool)
 	obs.OldestMarkerOnly = make(map[model.TopicPartition]bool)
@@ -74,7 +84,7 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 		}
 	}
 
-	byLeader := make(map[int32][]want)
+	wants := make(map[stampKey]int64, len(rows))
 	for tp := range rows {
 		off, ok := obs.Offsets[tp]
 		if !ok || off.Err != "" {
@@ -91,72 +101,135 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 			obs.OldestGone[tp] = true // deleted before it was consumed
 			continue
 		}
-		if s, ok := c.byTP[tp]; ok && s.offset == at && (!s.markers || off.LogEnd <= s.end) {
-			record(obs, tp, s)
+		wants[stampKey{tp, at}] = off.LogEnd
+	}
+	for k, s := range w.readStamps(ctx, &w.stamps, wants, 1) {
+		record(obs, k.tp, s)
+	}
+}
+
+// readStamps returns what is known of each wanted record (wants maps it to
+// its partition's log end now). A record read before comes from c (one of
+// only transaction markers while the log has not grown past them); the
+// others are fetched, in up to rounds rounds of one Fetch per leader: each
+// partition left at its lowest offset not read yet, its other wanted
+// offsets read from the same records when they reach them. c forgets the
+// records no longer wanted. Records it could not read are absent.
+func (w *Watcher) readStamps(ctx context.Context, c *stampCache, wants map[stampKey]int64, rounds int) map[stampKey]stamp {
+	if c.byKey == nil {
+		c.byKey = make(map[stampKey]stamp)
+		c.misses = make(map[model.TopicPartition]int)
+	}
+	out := make(map[stampKey]stamp, len(wants))
+	pending := make(map[model.TopicPartition][]int64)
+	for k, end := range wants {
+		if s, ok := c.byKey[k]; ok && (!s.markers || end <= s.end) {
+			out[k] = s
 			continue
 		}
-		leader, ok := w.meta.leader(tp)
-		if !ok {
-			continue
-		}
-		byLeader[leader] = append(byLeader[leader], want{tp: tp, offset: at, misses: c.misses[tp]})
+		pending[k.tp] = append(pending[k.tp], k.offset)
 	}
-
-	// Forget partitions that left the group.
-	for tp := range c.byTP {
-		if _, ok := rows[tp]; !ok {
-			delete(c.byTP, tp)
-			delete(c.misses, tp)
+	// Forget the records and partitions no longer wanted.
+	for k := range c.byKey {
+		if _, ok := wants[k]; !ok {
+			delete(c.byKey, k)
 		}
 	}
-
-	type result struct {
-		wants []want
-		res   *fetchStamps
-		err   error
-	}
-	results := make([]result, 0, len(byLeader))
-	leaders := make([]int32, 0, len(byLeader))
-	for leader, ws := range byLeader {
-		sort.Slice(ws, func(i, j int) bool {
-			if ws[i].misses != ws[j].misses {
-				return ws[i].misses > ws[j].misses
+	if len(c.misses) > 0 {
+		wanted := make(map[model.TopicPartition]bool, len(pending))
+		for k := range wants {
+			wanted[k.tp] = true
+		}
+		for tp := range c.misses {
+			if !wanted[tp] {
+				delete(c.misses, tp)
 			}
-			return ws[i].tp.Less(ws[j].tp)
-		})
-		results = append(results, result{wants: ws})
-		leaders = append(leaders, leader)
-	}
-	var wg sync.WaitGroup
-	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i].res, results[i].err = w.fetchAt(ctx, leaders[i], results[i].wants)
-		}()
-	}
-	wg.Wait()
-
-	for _, r := range results {
-		if r.err != nil {
-			w.meta.stale = true
-			continue // unknown this poll; asked again next poll
 		}
-		for _, wt := range r.wants {
-			s, ok := r.res.stamps[wt.tp]
+	}
+	for _, offs := range pending {
+		slices.Sort(offs)
+	}
+	got := func(k stampKey, s stamp) {
+		c.byKey[k] = s
+		out[k] = s
+	}
+
+	for round := 0; round < rounds && len(pending) > 0; round++ {
+		byLeader := make(map[int32][]want)
+		for tp, offs := range pending {
+			leader, ok := w.meta.leader(tp)
 			if !ok {
-				c.misses[wt.tp]++
+				delete(pending, tp)
 				continue
 			}
-			if s.leaderMoved {
-				w.meta.stale = true
-				continue
+			byLeader[leader] = append(byLeader[leader], want{tp: tp, offset: offs[0], misses: c.misses[tp], also: offs[1:]})
+		}
+		type result struct {
+			wants []want
+			res   *fetchStamps
+			err   error
+		}
+		results := make([]result, 0, len(byLeader))
+		leaders := make([]int32, 0, len(byLeader))
+		for leader, ws := range byLeader {
+			sort.Slice(ws, func(i, j int) bool {
+				if ws[i].misses != ws[j].misses {
+					return ws[i].misses > ws[j].misses
+				}
+				return ws[i].tp.Less(ws[j].tp)
+			})
+			results = append(results, result{wants: ws})
+			leaders = append(leaders, leader)
+		}
+		var wg sync.WaitGroup
+		for i := range results {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i].res, results[i].err = w.fetchAt(ctx, leaders[i], results[i].wants)
+			}()
+		}
+		wg.Wait()
+
+		for _, r := range results {
+			for _, wt := range r.wants {
+				if r.err != nil {
+					w.meta.stale = true
+					delete(pending, wt.tp) // unknown this poll; asked again next poll
+					continue
+				}
+				s, ok := r.res.stamps[wt.tp]
+				switch {
+				case ok && s.leaderMoved:
+					w.meta.stale = true
+					delete(pending, wt.tp)
+					continue
+				case ok:
+					delete(c.misses, wt.tp)
+					got(stampKey{wt.tp, wt.offset}, s.stamp)
+				default:
+					c.misses[wt.tp]++
+				}
+				// The lowest offset is done with this poll, read or not;
+				// the others are left for the next round unless this
+				// answer reached them.
+				left := wt.also[:0:0]
+				for _, off := range wt.also {
+					if s, ok := r.res.also[stampKey{wt.tp, off}]; ok {
+						got(stampKey{wt.tp, off}, s)
+					} else {
+						left = append(left, off)
+					}
+				}
+				if len(left) == 0 {
+					delete(pending, wt.tp)
+				} else {
+					pending[wt.tp] = left
+				}
 			}
-			delete(c.misses, wt.tp)
-			c.byTP[wt.tp] = s.stamp
-			record(obs, wt.tp, s.stamp)
 		}
 	}
+	return out
 }
 
 func record(obs *model.Observation, tp model.TopicPartition, s stamp) {
@@ -174,7 +247,16 @@ func record(obs *model.Observation, tp model.TopicPartition, s stamp) {
 // offsets.
 func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchStamps, error) {
 	var topics []fetch.RequestTopic
+	var also map[model.TopicPartition][]int64
 	for _, wt := range ws {
+		budget := int32(fetchPartitionMaxBytes)
+		if len(wt.also) > 0 {
+			if also == nil {
+				also = make(map[model.TopicPartition][]int64)
+			}
+			also[wt.tp] = wt.also
+			budget = fetchSpanMaxBytes
+		}
 		// Keep request order (misses first): consecutive partitions of a
 		// topic share an entry, a topic may recur.
 		if n := len(topics); n == 0 || topics[n-1].Topic != wt.tp.Topic {
@@ -186,7 +268,7 @@ func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchS
 			CurrentLeaderEpoch: -1,
 			FetchOffset:        wt.offset,
 			LogStartOffset:     -1,
-			PartitionMaxBytes:  fetchPartitionMaxBytes,
+			PartitionMaxBytes:  budget,
 		})
 	}
 	res, err := w.roundTrip(ctx, &fetchRequest{
@@ -195,6 +277,7 @@ func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchS
 		SessionEpoch: -1, // no fetch session
 		Topics:       topics,
 		route:        route{leader},
+		also:         also,
 	})
 	if err != nil {
 		return nil, err

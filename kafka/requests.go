@@ -9,6 +9,8 @@ import (
 	"github.com/segmentio/kafka-go/protocol/findcoordinator"
 	"github.com/segmentio/kafka-go/protocol/listoffsets"
 	"github.com/segmentio/kafka-go/protocol/offsetfetch"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // kafka-go routes each request type its own way: ListOffsets is split into
@@ -102,6 +104,9 @@ type fetchRequest struct {
 	RackID          string                        `kafka:"min=v11,max=v11"`
 	route
 	version int16
+	// also names, per partition, further offsets to read in the records
+	// the answer brings (the overview: several groups' offsets at once).
+	also map[model.TopicPartition][]int64
 }
 
 // fetchRequestTopic is fetch.RequestTopic.
