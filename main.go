@@ -340,6 +340,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	defer rec.closeInto(&err)
 	if f.group == "" {
 		o := kafka.NewOverviewWatcher(cfg)
+		o.SetHistoryOptions(model.HistoryOptions{StallAfter: f.stallAfter})
 		defer o.Close()
 		if f.once {
 			return printOverview(ctx, o, f, stdout)

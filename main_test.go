@@ -675,7 +675,7 @@ func TestOnceOverviewAgainstDemoCluster(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	code, out, stderr := runArgs("-brokers", brokers, "--once")
-	if code != 0 || !regexp.MustCompile(`(?m)^GROUP +STATE +MEMBERS +TOTAL-LAG\norder-workers +Stable +2 +\d+$`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`(?m)^GROUP +STATE +STATUS +MEMBERS +TOTAL-LAG +MAX-LAG-AGE\norder-workers +Stable +. [A-Z]+ +2 +\d+\*? +\S+$`).MatchString(out) {
 		t.Errorf("table: exit %d\n%s%s", code, out, stderr)
 	}
 }

@@ -36,23 +36,44 @@ const offsetFetchBatch = 500
 //   - DescribeShareGroupOffsets: one for all its share groups;
 //
 // then Metadata, once, when the cached topics are stale (and to name topic
-// ids a describe gave alone), and ListOffsets (latest), one per partition
-// leader for the union of the committed partitions. No FindCoordinator is
+// ids a describe gave alone); ListOffsets (latest), one per partition
+// leader for the union of the partitions the groups committed, own or are
+// assigned, and ListOffsets (earliest), one per leader of the partitions
+// some group owns without a commit (their lag counts from the log start,
+// as in the group view); and Fetch, for the lag ages: one per leader of
+// the records not read before (a record is read again only when a group's
+// committed offset moved to it), in up to overviewFetchRounds rounds when
+// groups wait at several offsets of one partition. No FindCoordinator is
 // needed: the broker that lists a group coordinates it. 1,000 groups on 3
 // brokers: 3 ListGroups, up to 9 describes, 3 OffsetFetch, up to 3
-// DescribeShareGroupOffsets and up to 3 ListOffsets.
+// DescribeShareGroupOffsets, up to 6 ListOffsets and up to 9 Fetch.
 type OverviewWatcher struct {
 	w *Watcher
 	// perGroup counts the coordinators the last Overview had to ask one
 	// OffsetFetch per group (too old for v8).
 	perGroup int
+	// hist judges each group's status poll after poll.
+	hist *model.OverviewHistory
 }
+
+// overviewFetchRounds bounds the lag-age Fetch requests per leader and
+// poll: records left unread are read on a later poll (their age is
+// unknown until then).
+const overviewFetchRounds = 3
 
 // NewOverviewWatcher returns an overview watcher; cfg.Group is ignored.
 // It connects lazily, on the first Overview.
 func NewOverviewWatcher(cfg Config) *OverviewWatcher {
 	cfg.Group = ""
-	return &OverviewWatcher{w: NewWatcher(cfg)}
+	return &OverviewWatcher{w: NewWatcher(cfg), hist: model.NewOverviewHistory(model.HistoryOptions{})}
+}
+
+// SetHistoryOptions sets how groups are judged (StallAfter is
+// `--stall-after`) and forgets the polls judged so far.
+func (o *OverviewWatcher) SetHistoryOptions(opts model.HistoryOptions) {
+	o.w.mu.Lock()
+	defer o.w.mu.Unlock()
+	o.hist = model.NewOverviewHistory(opts)
 }
 
 // Close releases the watcher's connections.
@@ -74,16 +95,23 @@ type groupRead struct {
 	sum       model.GroupSummary
 	committed map[model.TopicPartition]int64
 	shareLag  map[model.TopicPartition]int64
-	owned     map[model.TopicPartition]bool
-	// assigned holds a consumer or share group's current assignments,
-	// read into owned once their topic ids are named.
-	assigned [][]kmsg.AssignmentTopicPartition
+	// owned holds the partitions in a member's assignment: true when a
+	// member owns it now, false when only in a consumer group member's
+	// target (model.OverviewGroup.Assigned).
+	owned map[model.TopicPartition]bool
+	// assigned and targeted hold a consumer or share group's current
+	// and (consumer groups) target assignments, read into owned once
+	// their topic ids are named.
+	assigned, targeted [][]kmsg.AssignmentTopicPartition
 }
 
-// Overview reads every group, sorted by total lag (most first). It fails
-// when a broker cannot list its groups, since the overview would silently
-// miss them; failures that concern one group (its description, its
-// commits, log-end offsets) are recorded in that group's Err.
+// Overview reads every group, the group in trouble first
+// (model.GroupsByStatus): its lag as the group view counts it, its oldest
+// lag's age, and its status as judged over the polls so far (the first
+// can tell only OK, UNOWNED and STOPPED). It fails when a broker cannot
+// list its groups, since the overview would silently miss them; failures
+// that concern one group (its description, its commits, log-end offsets)
+// are recorded in that group's Err.
 func (o *OverviewWatcher) Overview(ctx context.Context) ([]model.GroupSummary, error) {
 	w := o.w
 	w.mu.Lock()
@@ -104,6 +132,7 @@ func (o *OverviewWatcher) Overview(ctx context.Context) ([]model.GroupSummary, e
 
 func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, error) {
 	w := o.w
+	takenAt := time.Now()
 	brokers, err := w.brokers(ctx)
 	if err != nil {
 		return nil, err
@@ -146,39 +175,48 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 		}
 	}
 	o.ownedPartitions(ctx, brokers, all)
-	logEnd, lerr := o.logEnds(ctx, brokers, all)
-	out := make([]model.GroupSummary, 0, len(all))
-	for _, r := range all {
-		s := r.sum
-		s.Committed = len(r.committed)
-		s.Partitions = len(r.committed)
-		for tp := range r.owned {
-			if _, ok := r.committed[tp]; !ok {
-				s.Partitions++
-			}
-		}
-		var missing int
-		s.TotalLag, s.MaxLag, missing = model.GroupLagWith(r.committed, r.shareLag, logEnd)
-		if missing > 0 {
-			e := fmt.Sprintf("log end of %s unknown", plural(missing, "partition"))
-			if lerr != "" {
-				e += ": " + lerr
-			}
-			s.Err = joinText(s.Err, e)
-		}
-		out = append(out, s)
+	obs := model.OverviewObservation{TakenAt: takenAt, Groups: make([]model.OverviewGroup, len(all))}
+	for i, r := range all {
+		obs.Groups[i] = model.OverviewGroup{Summary: r.sum, Committed: r.committed, ShareLag: r.shareLag, Assigned: r.owned}
 	}
-	model.SortGroups(out)
+	obs.Offsets, obs.LogErr = o.logOffsets(ctx, brokers, obs.Groups)
+	obs.Records = o.lagRecords(ctx, &obs)
+	out := o.hist.Observe(&obs)
+	model.SortGroupsBy(out, model.GroupsByStatus)
 	return out, nil
 }
 
+// lagRecords reads what the groups' lag ages need (obs.OldestRecords) with
+// the Watcher's lag-age reads: cached records, the others fetched.
+func (o *OverviewWatcher) lagRecords(ctx context.Context, obs *model.OverviewObservation) map[model.RecordAt]model.RecordStamp {
+	ats := obs.OldestRecords()
+	if len(ats) == 0 {
+		o.w.stamps = stampCache{}
+		return nil
+	}
+	wants := make(map[stampKey]int64, len(ats))
+	for _, at := range ats {
+		wants[stampKey{at.TopicPartition, at.Offset}] = obs.Offsets[at.TopicPartition].LogEnd
+	}
+	stamps := o.w.readStamps(ctx, &o.w.stamps, wants, overviewFetchRounds)
+	out := make(map[model.RecordAt]model.RecordStamp, len(stamps))
+	for k, s := range stamps {
+		out[model.RecordAt{TopicPartition: k.tp, Offset: k.offset}] = model.RecordStamp{Time: s.ts, Gone: s.gone, MarkersOnly: s.markers}
+	}
+	return out
+}
+
 // ownedPartitions fills each group's owned partitions from its consumer or
-// share assignments, naming the topic ids the describes gave alone.
+// share assignments (and targets: partitions being handed over), naming
+// the topic ids the describes gave alone.
 func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32]broker, all []groupRead) {
 	w := o.w
 	ids := map[[16]byte]bool{}
 	for _, r := range all {
 		for _, a := range r.assigned {
+			unnamed(ids, a)
+		}
+		for _, a := range r.targeted {
 			unnamed(ids, a)
 		}
 	}
@@ -195,7 +233,17 @@ func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32
 				r.owned[tp] = true
 			}
 		}
-		r.assigned = nil
+		for _, a := range r.targeted {
+			for _, tp := range assigned(a, w.topicName) {
+				if r.owned == nil {
+					r.owned = make(map[model.TopicPartition]bool)
+				}
+				if _, ok := r.owned[tp]; !ok {
+					r.owned[tp] = false // being handed over: a row, unowned
+				}
+			}
+		}
+		r.assigned, r.targeted = nil, nil
 	}
 }
 
@@ -341,6 +389,7 @@ func (o *OverviewWatcher) describeConsumer(ctx context.Context, b broker, reads 
 		r.sum.State, r.sum.Members = g.State, len(g.Members)
 		for _, m := range g.Members {
 			r.assigned = append(r.assigned, m.Assignment.TopicPartitions)
+			r.targeted = append(r.targeted, m.TargetAssignment.TopicPartitions)
 		}
 	}
 }
@@ -519,15 +568,25 @@ func (o *OverviewWatcher) fetchShareStarts(ctx context.Context, b broker, reads 
 	}
 }
 
-// logEnds reads the latest offset of every committed partition of groups:
-// one ListOffsets per leader. Partitions it could not read are absent; the
-// reason is returned as text.
-func (o *OverviewWatcher) logEnds(ctx context.Context, brokers map[int32]broker, groups []groupRead) (map[model.TopicPartition]int64, string) {
+// logOffsets reads the log offsets the groups' lag needs: the log end of
+// every partition a group committed or is assigned (one ListOffsets latest
+// per leader), and the log start of those some group is assigned without
+// a commit (one ListOffsets earliest per leader, only for them; the others
+// keep model.NoOffset). Partitions it could not read have an Err or are
+// absent; the reason is returned as text.
+func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]broker, groups []model.OverviewGroup) (map[model.TopicPartition]model.PartitionOffsets, string) {
 	w := o.w
 	union := make(map[model.TopicPartition]int64)
+	starts := make(map[model.TopicPartition]bool)
 	for _, g := range groups {
-		for tp, c := range g.committed {
+		for tp, c := range g.Committed {
 			union[tp] = c
+		}
+		for tp := range g.Assigned {
+			if _, ok := g.Committed[tp]; !ok {
+				union[tp] = model.NoOffset
+				starts[tp] = true
+			}
 		}
 	}
 	if len(union) == 0 {
@@ -540,23 +599,20 @@ func (o *OverviewWatcher) logEnds(ctx context.Context, brokers map[int32]broker,
 		tms, err := w.describeTopics(ctx, via, topics)
 		if err != nil {
 			w.meta.stale = true
-			return nil, fmt.Sprintf("describe committed topics on broker %s: %v", via.addr, err)
+			return nil, fmt.Sprintf("describe topics on broker %s: %v", via.addr, err)
 		}
 		w.meta = metadataCache{topics: tms, fetched: time.Now()}
 	}
 
-	byLeader := make(map[int32][]listoffsets.RequestTopic)
 	tps := make([]model.TopicPartition, 0, len(union))
 	for tp := range union {
 		tps = append(tps, tp)
 	}
 	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
-	var problems []string
-	for _, tp := range tps {
-		leader, ok := w.meta.leader(tp)
-		if !ok {
-			continue
-		}
+	// ends and begins: the requests' partitions by leader.
+	ends := make(map[int32][]listoffsets.RequestTopic)
+	begins := make(map[int32][]listoffsets.RequestTopic)
+	add := func(byLeader map[int32][]listoffsets.RequestTopic, leader int32, tp model.TopicPartition) {
 		rts := byLeader[leader]
 		if n := len(rts); n == 0 || rts[n-1].Topic != tp.Topic {
 			rts = append(rts, listoffsets.RequestTopic{Topic: tp.Topic})
@@ -565,38 +621,96 @@ func (o *OverviewWatcher) logEnds(ctx context.Context, brokers map[int32]broker,
 		last.Partitions = append(last.Partitions, listoffsets.RequestPartition{Partition: tp.Partition, CurrentLeaderEpoch: -1})
 		byLeader[leader] = rts
 	}
-
-	type result struct {
-		res *listoffsets.Response
-		err error
+	for _, tp := range tps {
+		leader, ok := w.meta.leader(tp)
+		if !ok {
+			continue
+		}
+		add(ends, leader, tp)
+		if starts[tp] {
+			add(begins, leader, tp)
+		}
 	}
-	leaders := sortedKeys(byLeader)
-	results := make([]result, len(leaders))
+
+	type request struct {
+		leader int32
+		ts     int64
+		rts    []listoffsets.RequestTopic
+		res    *listoffsets.Response
+		err    error
+	}
+	var reqs []request
+	for _, leader := range sortedKeys(ends) {
+		reqs = append(reqs, request{leader: leader, ts: latest, rts: ends[leader]})
+		if rts, ok := begins[leader]; ok {
+			reqs = append(reqs, request{leader: leader, ts: earliest, rts: rts})
+		}
+	}
 	var wg sync.WaitGroup
-	for i, leader := range leaders {
+	for i := range reqs {
+		r := &reqs[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i].res, results[i].err = w.listOffsetsAt(ctx, leader, byLeader[leader], latest)
+			r.res, r.err = w.listOffsetsAt(ctx, r.leader, r.rts, r.ts)
 		}()
 	}
 	wg.Wait()
-	out := make(map[model.TopicPartition]int64, len(union))
-	for i, r := range results {
-		if r.err != nil {
-			w.meta.stale = true
-			addr := brokers[leaders[i]].addr
-			problems = append(problems, fmt.Sprintf("leader %s: %v", addr, r.err))
-			continue
-		}
-		for tp, p := range offsetIndex(r.res) {
-			if p.ErrorCode != 0 {
-				if leaderMoved(p.ErrorCode) {
-					w.meta.stale = true
+
+	out := make(map[model.TopicPartition]model.PartitionOffsets, len(union))
+	start := make(map[model.TopicPartition]int64, len(starts))
+	var problems []string
+	failed := func(tp model.TopicPartition, e string) {
+		out[tp] = model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
+	}
+	// Earliest first: a partition's log end is kept only with its log
+	// start where it needs one.
+	for _, pass := range []int64{earliest, latest} {
+		for _, r := range reqs {
+			if r.ts != pass {
+				continue
+			}
+			if r.err != nil {
+				w.meta.stale = true
+				e := fmt.Sprintf("leader %s: %v", brokers[r.leader].addr, r.err)
+				problems = append(problems, e)
+				for _, t := range r.rts {
+					for _, p := range t.Partitions {
+						failed(model.TopicPartition{Topic: t.Topic, Partition: p.Partition}, "log offsets: "+e)
+					}
 				}
 				continue
 			}
-			out[tp] = p.Offset
+			idx := offsetIndex(r.res)
+			for _, t := range r.rts {
+				for _, p := range t.Partitions {
+					tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
+					rp, ok := idx[tp]
+					switch {
+					case !ok:
+						failed(tp, "log offsets: partition missing from the leader's answer")
+						continue
+					case rp.ErrorCode != 0:
+						if leaderMoved(rp.ErrorCode) {
+							w.meta.stale = true
+						}
+						failed(tp, "log offsets: "+errText(rp.ErrorCode))
+						continue
+					}
+					if pass == earliest {
+						start[tp] = rp.Offset
+						continue
+					}
+					if _, bad := out[tp]; bad {
+						continue // its log start could not be read
+					}
+					po := model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: rp.Offset}
+					if starts[tp] {
+						po.LogStart = start[tp]
+					}
+					out[tp] = po
+				}
+			}
 		}
 	}
 	return out, strings.Join(problems, "; ")

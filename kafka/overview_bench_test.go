@@ -10,7 +10,7 @@ import (
 // a partition (a minute old), group i committed at offset i%50 on every
 // partition: 50 distinct committed offsets a partition, every group with
 // lag, so the overview reads the age of 300 records.
-func spreadGroups(b *testing.B) *testCluster {
+func spreadGroups(b testing.TB) *testCluster {
 	tc := newTestCluster(b, true)
 	tc.createTopic(b, "orders", 6)
 	tc.produceEach(b, "orders", 6, 60, time.Now().Add(-time.Minute))

@@ -53,14 +53,24 @@ func TestOverviewThreeGroups(t *testing.T) {
 				gs = overviewOnce(t, o)
 				return len(gs) == 3 && gs[1].State == model.StateStable && gs[2].State == model.StateStable
 			}, func() string { return fmt.Sprintf("%+v", gs) })
+			// The group in trouble first: empty with lag is STOPPED. The
+			// records were just written: the lag ages are known and
+			// short; no-commits' partition is empty (age 0).
 			want := []model.GroupSummary{
 				{ID: "empty-lag", State: model.StateEmpty, Type: model.TypeClassic, // an admin commit makes a group with no protocol
-					Members: 0, Partitions: 3, Committed: 3, TotalLag: 20, MaxLag: 9},
-				{ID: "stable", State: model.StateStable, Type: model.TypeClassic, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 6, MaxLag: 2},
-				{ID: "no-commits", State: model.StateStable, Type: model.TypeClassic, ProtocolType: "consumer", Members: 1, Partitions: 1, Committed: 0, TotalLag: 0, MaxLag: 0},
+					Members: 0, Partitions: 3, Committed: 3, TotalLag: 20, MaxLag: 9, MaxLagAgeKnown: true, Status: model.StatusStopped},
+				{ID: "stable", State: model.StateStable, Type: model.TypeClassic, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 6, MaxLag: 2,
+					MaxLagAgeKnown: true, Status: model.StatusOK},
+				{ID: "no-commits", State: model.StateStable, Type: model.TypeClassic, ProtocolType: "consumer", Members: 1, Partitions: 1, Committed: 0, TotalLag: 0, MaxLag: 0,
+					LagFromStart: true, FromStartPartitions: 1, MaxLagAgeKnown: true, Status: model.StatusOK},
 			}
 			for i := range want {
-				if g := gs[i]; g != want[i] {
+				g := gs[i]
+				if g.MaxLagAge < 0 || g.MaxLagAge > time.Minute {
+					t.Errorf("group %s: max lag age %v, want under a minute", g.ID, g.MaxLagAge)
+				}
+				g.MaxLagAge = 0
+				if g != want[i] {
 					t.Errorf("group %d:\n got %+v\nwant %+v", i, gs[i], want[i])
 				}
 			}

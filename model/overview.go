@@ -212,30 +212,3 @@ func FormatOverview(gs []GroupSummary) string {
 	}
 	return out
 }
-
-// GroupLagWith is GroupLag where, for a share group, brokerLag gives the
-// broker's lag of some partitions (committed holds their start offsets):
-// a non-negative entry is taken as the partition's lag, with no log end
-// needed.
-func GroupLagWith(committed, brokerLag, logEnd map[TopicPartition]int64) (total, maxLag int64, missing int) {
-	if len(brokerLag) == 0 {
-		return GroupLag(committed, logEnd)
-	}
-	for tp, c := range committed {
-		lag, ok := brokerLag[tp]
-		if !ok || lag < 0 {
-			end, ok := logEnd[tp]
-			if !ok || end < 0 {
-				missing++
-				continue
-			}
-			if c < 0 {
-				continue
-			}
-			lag = max(end-c, 0)
-		}
-		total = AddLag(total, lag)
-		maxLag = max(maxLag, lag)
-	}
-	return total, maxLag, missing
-}
