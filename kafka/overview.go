@@ -163,8 +163,12 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 		}
 	}
 
-	var all []groupRead
-	seen := make(map[string]bool)
+	n := 0
+	for _, rs := range reads {
+		n += len(rs)
+	}
+	all := make([]groupRead, 0, n)
+	seen := make(map[string]bool, n)
 	for _, rs := range reads {
 		for _, r := range rs {
 			if seen[r.sum.ID] {

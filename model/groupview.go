@@ -104,9 +104,10 @@ func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool)
 }
 
 // SortGroupsBy sorts groups by key; ties go to the larger total lag, then
-// the id.
+// the id (a total order for distinct ids: no stable sort needed, which
+// moves the large rows far more).
 func SortGroupsBy(gs []GroupSummary, key GroupSortKey) {
-	slices.SortStableFunc(gs, func(a, b GroupSummary) int {
+	slices.SortFunc(gs, func(a, b GroupSummary) int {
 		var c int
 		switch key {
 		case GroupsByStatus:

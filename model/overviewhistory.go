@@ -76,19 +76,18 @@ func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPar
 }
 
 // eachRow calls f with every row the group view would show for g, its
-// lag computed (row), and whether a member owns it.
-func (o *OverviewObservation) eachRow(g *OverviewGroup, f func(r *PartitionLag, owned bool)) {
-	var r PartitionLag
+// lag computed (row) in r, and whether a member owns it.
+func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(r *PartitionLag, owned bool)) {
 	for tp, c := range g.Committed {
-		o.row(&r, g, tp, c)
-		f(&r, g.Assigned[tp])
+		o.row(r, g, tp, c)
+		f(r, g.Assigned[tp])
 	}
 	for tp, owned := range g.Assigned {
 		if _, ok := g.Committed[tp]; ok {
 			continue
 		}
-		o.row(&r, g, tp, NoOffset)
-		f(&r, owned)
+		o.row(r, g, tp, NoOffset)
+		f(r, owned)
 	}
 }
 
@@ -112,8 +111,9 @@ func oldest(r *PartitionLag) (RecordAt, bool) {
 func (o *OverviewObservation) OldestRecords() []RecordAt {
 	seen := make(map[RecordAt]bool)
 	var out []RecordAt
+	var row PartitionLag
 	for i := range o.Groups {
-		o.eachRow(&o.Groups[i], func(r *PartitionLag, _ bool) {
+		o.eachRow(&o.Groups[i], &row, func(r *PartitionLag, _ bool) {
 			if at, ok := oldest(r); ok && !seen[at] {
 				seen[at] = true
 				out = append(out, at)
@@ -159,6 +159,7 @@ type OverviewHistory struct {
 	groups map[string]*groupTrack
 	lastT  int64
 	polls  int64
+	row    PartitionLag // scratch: the row being judged
 }
 
 // groupTrack is one group's partitions; poll is the last poll that listed
@@ -227,7 +228,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 
 	status := StatusOK
 	missing := 0
-	o.eachRow(g, func(r *PartitionLag, owned bool) {
+	o.eachRow(g, &h.row, func(r *PartitionLag, owned bool) {
 		s.Partitions++
 		o.ageOf(r)
 		if r.LogEnd < 0 {

@@ -1,0 +1,64 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// benchOverview is a poll of 1,000 groups on one 6-partition topic, every
+// group committed with lag (the records' times read), at t0+at.
+func benchOverview(at time.Duration, groups int) *OverviewObservation {
+	o := &OverviewObservation{TakenAt: ht0.Add(at), Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
+	end := int64(1000 + at/time.Millisecond)
+	for p := int32(0); p < 6; p++ {
+		tp := TopicPartition{Topic: "orders", Partition: p}
+		o.Offsets[tp] = PartitionOffsets{LogStart: NoOffset, LogEnd: end}
+	}
+	for i := 0; i < groups; i++ {
+		g := OverviewGroup{Summary: GroupSummary{ID: fmt.Sprintf("group-%04d", i), State: StateStable, Type: TypeClassic, Members: 2},
+			Committed: make(map[TopicPartition]int64, 6), Assigned: make(map[TopicPartition]bool, 6)}
+		for p := int32(0); p < 6; p++ {
+			tp := TopicPartition{Topic: "orders", Partition: p}
+			c := end - int64(i%50)
+			g.Committed[tp], g.Assigned[tp] = c, true
+			o.Records[RecordAt{tp, c}] = RecordStamp{Time: ht0}
+		}
+		o.Groups = append(o.Groups, g)
+	}
+	return o
+}
+
+// BenchmarkOverviewObserve1000 is one poll of 1,000 groups of 6
+// partitions through a warm OverviewHistory.
+func BenchmarkOverviewObserve1000(b *testing.B) {
+	h := NewOverviewHistory(HistoryOptions{})
+	polls := make([]*OverviewObservation, 8)
+	for i := range polls {
+		polls[i] = benchOverview(time.Duration(i)*time.Second, 1000)
+	}
+	for _, o := range polls[:4] {
+		h.Observe(o)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		o := polls[i%len(polls)]
+		o.TakenAt = ht0.Add(time.Duration(10+i) * time.Second)
+		if gs := h.Observe(o); len(gs) != 1000 {
+			b.Fatal(len(gs))
+		}
+	}
+}
+
+// BenchmarkOverviewObserveCold1000 is the first poll (--once).
+func BenchmarkOverviewObserveCold1000(b *testing.B) {
+	o := benchOverview(0, 1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if gs := NewOverviewHistory(HistoryOptions{}).Observe(o); len(gs) != 1000 {
+			b.Fatal(len(gs))
+		}
+	}
+}
