@@ -366,4 +366,14 @@ func TestOverviewThousandGroupsSpread(t *testing.T) {
 			t.Fatalf("group %+v: want a lag age over a minute, STOPPED", g)
 		}
 	}
+	// 100 groups commit on: their new records are read, one Fetch per
+	// leader.
+	tc.commitGroups(t, groupNames(100), "orders", map[int32]int64{0: 55, 1: 55, 2: 55, 3: 55, 4: 55, 5: 55})
+	tc.resetCounts()
+	overviewOnce(t, o)
+	moved := tc.requestCounts()
+	t.Logf("after 100 groups committed: %d %v", total(moved), moved)
+	if total(moved) >= 40 || moved["Fetch"] != 3 {
+		t.Errorf("after 100 groups committed: %d requests, %d Fetch: want under 40, one Fetch per leader", total(moved), moved["Fetch"])
+	}
 }
