@@ -383,105 +383,32 @@ func NewSnapshot(o Observation) Snapshot {
 	// entries lists every partition to show once: committed ones carry
 	// their offset, owned ones their first owner's index (-1: unowned),
 	// targeted ones (consumer groups) the index of a member whose target
-	// holds them. index finds an entry by partition; shared holds the
-	// further owners of partitions assigned to several members (share
-	// groups). Entries sort by an integer key (topic rank, partition):
-	// comparing strings 130,000 times was most of the cost at 10,000
-	// partitions.
-	type entry struct {
-		key       uint64
-		tp        TopicPartition
-		owner     int
-		pending   int
-		committed int64
-	}
-	owned := 0
-	for _, m := range members {
-		owned += len(m.Partitions)
-	}
-	n := max(owned, len(o.Committed))
-	entries := make([]entry, 0, n)
-	index := make(map[TopicPartition]int, n)
-	var shared map[TopicPartition][]int
-	var topics topicRanks
-	for tp, c := range o.Committed {
-		index[tp] = len(entries)
-		entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: -1, pending: -1, committed: c})
-	}
+	// holds them; shared holds the further owners of partitions assigned
+	// to several members (share groups). Partitions are found and sorted
+	// by an integer key (topic, partition), never by their strings: at
+	// 10,000 partitions a map keyed by TopicPartition and a sort comparing
+	// names were most of the cost.
 	for i := range members {
 		members[i].Lag = 0
-		for _, tp := range members[i].Partitions {
-			k, ok := index[tp]
-			if !ok {
-				index[tp] = len(entries)
-				entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: i, pending: -1, committed: NoOffset})
-				continue
-			}
-			switch e := &entries[k]; {
-			case e.owner < 0:
-				e.owner = i
-			case e.owner != i && !slices.Contains(shared[tp], i):
-				if shared == nil {
-					shared = make(map[TopicPartition][]int)
-				}
-				shared[tp] = append(shared[tp], i)
-			}
+		if members[i].TargetPartitions != nil {
+			target := slices.Clone(members[i].TargetPartitions)
+			slices.SortFunc(target, compareTP)
+			members[i].TargetPartitions = slices.Compact(target)
 		}
 	}
-	for i := range members {
-		if members[i].TargetPartitions == nil {
-			continue
-		}
-		target := slices.Clone(members[i].TargetPartitions)
-		slices.SortFunc(target, compareTP)
-		members[i].TargetPartitions = slices.Compact(target)
-		for _, tp := range members[i].TargetPartitions {
-			if k, ok := index[tp]; ok {
-				if entries[k].pending < 0 {
-					entries[k].pending = i
-				}
-				continue
-			}
-			index[tp] = len(entries)
-			entries = append(entries, entry{key: topics.key(tp), tp: tp, owner: -1, pending: i, committed: NoOffset})
-		}
-	}
-	rank := topics.ranks()
-	packable := len(rank) < 1<<16 && len(entries) < 1<<24
-	for k := range entries {
-		e := &entries[k]
-		e.key = uint64(rank[e.key>>32])<<32 | e.key&0xffffffff
-		packable = packable && e.tp.Partition >= 0 && e.tp.Partition < 1<<24
-	}
-	if packable {
-		// Sort plain integers (rank 16 bits, partition 24, entry 24): a
-		// third of the time of sorting the entries themselves.
-		packed := make([]uint64, len(entries))
-		for k, e := range entries {
-			packed[k] = e.key>>32<<48 | e.key&0xffffffff<<24 | uint64(k)
-		}
-		slices.Sort(packed)
-		sorted := make([]entry, len(entries))
-		for i, p := range packed {
-			sorted[i] = entries[p&(1<<24-1)]
-		}
-		entries = sorted
-	} else {
-		slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
-	}
+	entries := collectEntries(o.Committed, members)
 	// Each member's partitions, in the same order, from the sorted entries.
 	for i := range members {
 		members[i].Partitions = make([]TopicPartition, 0, len(members[i].Partitions))
 	}
-	nOwners := 0
+	nShared := 0
 	for _, e := range entries {
 		if e.owner >= 0 {
 			members[e.owner].Partitions = append(members[e.owner].Partitions, e.tp)
-			nOwners++
 		}
-		for _, j := range shared[e.tp] {
+		for _, j := range e.sharedOwners() {
 			members[j].Partitions = append(members[j].Partitions, e.tp)
-			nOwners++
+			nShared++
 		}
 	}
 	if o.Group.Type == TypeConsumer {
@@ -496,22 +423,35 @@ func NewSnapshot(o Observation) Snapshot {
 	}
 
 	// Rows are filled in place: they are large, and copying them costs more
-	// than the lookups. Their owners share one array.
+	// than the lookups. A partition with one owner takes its Owners from
+	// one array of every member's; shared ones (share groups) share
+	// another.
 	rows := make([]PartitionLag, len(entries))
-	owners := make([]Owner, 0, nOwners)
+	alone := make([]Owner, len(members))
+	for i, m := range members {
+		alone[i] = Owner{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host}
+	}
+	var owners []Owner
+	if nShared > 0 {
+		owners = make([]Owner, 0, nShared+len(entries))
+	}
 	for k, en := range entries {
-		tp, i := en.tp, en.owner
+		tp, i := en.tp, int(en.owner)
 		row := &rows[k]
 		row.TopicPartition = tp
 		row.Committed, row.LogStart, row.LogEnd = en.committed, NoOffset, NoOffset
 		if i >= 0 {
 			row.MemberID, row.ClientID, row.Host = members[i].MemberID, members[i].ClientID, members[i].Host
-			from := len(owners)
-			owners = append(owners, Owner{MemberID: row.MemberID, ClientID: row.ClientID, Host: row.Host})
-			for _, j := range shared[tp] {
-				owners = append(owners, Owner{MemberID: members[j].MemberID, ClientID: members[j].ClientID, Host: members[j].Host})
+			if en.shared == nil {
+				row.Owners = alone[i : i+1 : i+1]
+			} else {
+				from := len(owners)
+				owners = append(owners, alone[i])
+				for _, j := range en.sharedOwners() {
+					owners = append(owners, alone[j])
+				}
+				row.Owners = owners[from:len(owners):len(owners)]
 			}
-			row.Owners = owners[from:len(owners):len(owners)]
 		} else if en.pending >= 0 {
 			row.PendingMemberID, row.PendingClientID = members[en.pending].MemberID, members[en.pending].ClientID
 		}
@@ -554,13 +494,153 @@ func NewSnapshot(o Observation) Snapshot {
 		if i >= 0 {
 			members[i].Lag = AddLag(members[i].Lag, row.Lag)
 		}
-		for _, j := range shared[tp] {
+		for _, j := range en.sharedOwners() {
 			members[j].Lag = AddLag(members[j].Lag, row.Lag)
 		}
 	}
 	s.Members = members
 	s.Partitions = rows
 	return s
+}
+
+// entry is one partition to show: its committed offset (NoOffset: none),
+// its first owner's index in the members (-1: unowned) and further owners
+// (share groups), and a member whose target assignment holds it (-1:
+// none). key orders entries: topic rank in the high 32 bits, partition in
+// the low.
+type entry struct {
+	key       uint64
+	tp        TopicPartition
+	owner     int32
+	pending   int32
+	committed int64
+	// shared is nil but in share groups: a pointer keeps the entries
+	// small, and they are copied twice.
+	shared *[]int
+}
+
+// sharedOwners returns the further owners of e.
+func (e *entry) sharedOwners() []int {
+	if e.shared == nil {
+		return nil
+	}
+	return *e.shared
+}
+
+// collectEntries lists every partition committed, owned or targeted once,
+// sorted by topic then partition. Kafka numbers a topic's partitions 0 to
+// n-1, so a partition is found by its slot, base[topic] + partition, and
+// walking the slots yields them sorted: no map, no sort. Numbers too
+// sparse for slots (or negative) fall back to a map and a sort, both on
+// integer keys.
+func collectEntries(committed map[TopicPartition]int64, members []Member) []entry {
+	owned := 0
+	for _, m := range members {
+		owned += len(m.Partitions) + len(m.TargetPartitions)
+	}
+	// raw holds every mention in turn: commits, then owners, then
+	// targets, each keyed by the topic's discovery number for now.
+	raw := make([]entry, 0, len(committed)+owned)
+	var topics topicRanks
+	var top []int64 // highest partition per discovery number
+	dense := true
+	note := func(tp TopicPartition) uint64 {
+		k := topics.key(tp)
+		id := int(k >> 32)
+		for len(top) <= id {
+			top = append(top, -1)
+		}
+		top[id] = max(top[id], int64(tp.Partition))
+		dense = dense && tp.Partition >= 0
+		return k
+	}
+	for tp, c := range committed {
+		raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: -1, committed: c})
+	}
+	for i := range members {
+		for _, tp := range members[i].Partitions {
+			raw = append(raw, entry{key: note(tp), tp: tp, owner: int32(i), pending: -1, committed: NoOffset})
+		}
+	}
+	for i := range members {
+		for _, tp := range members[i].TargetPartitions {
+			raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: int32(i), committed: NoOffset})
+		}
+	}
+	rank := topics.ranks()
+	for k := range raw {
+		raw[k].key = uint64(rank[raw[k].key>>32])<<32 | raw[k].key&0xffffffff
+	}
+
+	// merge folds a mention into the entry found for its partition.
+	merge := func(e *entry, m entry) {
+		switch {
+		case m.owner >= 0:
+			switch {
+			case e.owner < 0:
+				e.owner = m.owner
+			case e.owner != m.owner && !slices.Contains(e.sharedOwners(), int(m.owner)):
+				if e.shared == nil {
+					e.shared = new([]int)
+				}
+				*e.shared = append(*e.shared, int(m.owner))
+			}
+		case m.pending >= 0:
+			if e.pending < 0 {
+				e.pending = m.pending
+			}
+		}
+	}
+
+	slots := int64(0)
+	for _, t := range top {
+		slots += t + 1
+	}
+	if dense && slots <= 2*int64(len(raw))+1024 {
+		base := make([]int64, len(top)+1)
+		byRank := make([]int64, len(top)) // partitions per rank
+		for id, t := range top {
+			byRank[rank[id]] = t + 1
+		}
+		for r, n := range byRank {
+			base[r+1] = base[r] + n
+		}
+		// at holds, per slot, the first mention of its partition, into
+		// which the later ones fold.
+		at := make([]int32, slots)
+		for k := range at {
+			at[k] = -1
+		}
+		n := 0
+		for k := range raw {
+			slot := base[raw[k].key>>32] + int64(raw[k].key&0xffffffff)
+			if first := at[slot]; first >= 0 {
+				merge(&raw[first], raw[k])
+				continue
+			}
+			at[slot] = int32(k)
+			n++
+		}
+		entries := make([]entry, 0, n)
+		for _, k := range at {
+			if k >= 0 {
+				entries = append(entries, raw[k])
+			}
+		}
+		return entries
+	}
+	index := make(map[uint64]int, len(raw))
+	entries := make([]entry, 0, len(raw))
+	for _, m := range raw {
+		if k, ok := index[m.key]; ok {
+			merge(&entries[k], m)
+			continue
+		}
+		index[m.key] = len(entries)
+		entries = append(entries, m)
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+	return entries
 }
 
 // topicRanks numbers topics in the order they are first seen and then
@@ -576,6 +656,17 @@ type topicRanks struct {
 // number in the high 32 bits, the partition in the low.
 func (t *topicRanks) key(tp TopicPartition) uint64 {
 	if len(t.names) == 0 || tp.Topic != t.last {
+		// A few topics are found by a scan: their names are mostly the
+		// same strings (one per topic in an answer), compared by pointer
+		// first, and a group's partitions come in random topic order.
+		if len(t.names) <= 8 {
+			for id, name := range t.names {
+				if name == tp.Topic {
+					t.last, t.lastI = name, uint32(id)
+					return uint64(id)<<32 | uint64(uint32(tp.Partition))
+				}
+			}
+		}
 		if t.ids == nil {
 			t.ids = make(map[string]uint32)
 		}
