@@ -55,6 +55,12 @@ type Lanes struct {
 	samples []laneSample // oldest first; change points only
 	last    time.Time    // time of the latest observation
 	scratch []int32
+	// seen and seenIDs are the last snapshot's partitions and their row
+	// ids: a poll's partitions are mostly the last one's, in the same
+	// order, so they are matched by position before the map.
+	seen    []TopicPartition
+	seenIDs []int
+	ids     []int
 	members uint64 // memberSum of the last Stable snapshot
 	// coop: the group was seen rebalancing cooperatively (Group.Cooperative
 	// is read only while Stable; it holds from then on).
@@ -79,13 +85,26 @@ func NewLanes(horizon time.Duration) *Lanes {
 // with "+N" for the N others.
 func (l *Lanes) Observe(s Snapshot) {
 	at := s.TakenAt
-	for _, p := range s.Partitions {
-		if _, ok := l.rowIdx[p.TopicPartition]; !ok {
-			l.rowIdx[p.TopicPartition] = len(l.rows)
+	ids := l.ids[:0]
+	for i, p := range s.Partitions {
+		if i < len(l.seen) && l.seen[i] == p.TopicPartition {
+			ids = append(ids, l.seenIDs[i])
+			continue
+		}
+		id, ok := l.rowIdx[p.TopicPartition]
+		if !ok {
+			id = len(l.rows)
+			l.rowIdx[p.TopicPartition] = id
 			l.rows = append(l.rows, p.TopicPartition)
 			l.sorted = nil
 		}
+		ids = append(ids, id)
 	}
+	l.seen = l.seen[:0]
+	for _, p := range s.Partitions {
+		l.seen = append(l.seen, p.TopicPartition)
+	}
+	l.ids, l.seenIDs = l.seenIDs[:0], ids
 	state := normState(s.Group.State)
 	broker := s.Group.Type == TypeConsumer || s.Group.Type == TypeShare
 	switch {
@@ -101,7 +120,7 @@ func (l *Lanes) Observe(s Snapshot) {
 	for range l.rows {
 		owners = append(owners, LaneUnowned)
 	}
-	for _, p := range s.Partitions {
+	for i, p := range s.Partitions {
 		if !p.Owned() {
 			continue
 		}
@@ -112,7 +131,7 @@ func (l *Lanes) Observe(s Snapshot) {
 		if len(p.Owners) > 1 {
 			label += " +" + strconv.Itoa(len(p.Owners)-1)
 		}
-		owners[l.rowIdx[p.TopicPartition]] = l.owner(label)
+		owners[ids[i]] = l.owner(label)
 	}
 	l.scratch = owners
 	members := memberSum(s.Members)
