@@ -96,10 +96,12 @@ func BenchmarkPoll10k(b *testing.B) {
 
 func BenchmarkSortPartitions10k(b *testing.B) {
 	s := NewSnapshot(benchGroup(10_000))
-	rows := make([]PartitionLag, len(s.Partitions))
+	rows := make([]*PartitionLag, len(s.Partitions))
 	b.ReportAllocs()
 	for b.Loop() {
-		copy(rows, s.Partitions)
+		for i := range s.Partitions {
+			rows[i] = &s.Partitions[i]
+		}
 		SortPartitions(rows, SortByLag)
 	}
 }
@@ -108,6 +110,6 @@ func BenchmarkFilterPartitions10k(b *testing.B) {
 	s := NewSnapshot(benchGroup(10_000))
 	b.ReportAllocs()
 	for b.Loop() {
-		FilterPartitions(s.Partitions, "CONSUMER-07", true)
+		AppendFiltered(nil, s.Partitions, "CONSUMER-07", true)
 	}
 }

@@ -280,7 +280,7 @@ func TestLagInFlightIsNotWorstNorReorders(t *testing.T) {
 			}
 		}
 		for _, key := range []SortKey{SortByLag, SortByLagAge} {
-			rows := append([]PartitionLag(nil), s.Partitions...)
+			rows := ptrs(append([]PartitionLag(nil), s.Partitions...))
 			SortPartitions(rows, key)
 			for i := range rows {
 				if rows[i].Partition != int32(i) {

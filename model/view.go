@@ -43,16 +43,13 @@ func (k SortKey) Next() SortKey { return (k + 1) % numSortKeys }
 
 // SortPartitions sorts rows in place by key; ties fall back to topic and
 // partition, so the order is total and stable across polls. Lag only in
-// flight (PartitionLag.InFlight) sorts as none, by lag and by lag age. Rows are moved
-// once each (an index sort, then the permutation applied in place), which
-// keeps 10,000 rows well under a millisecond.
-func SortPartitions(rows []PartitionLag, key SortKey) {
+// flight (PartitionLag.InFlight) sorts as none, by lag and by lag age. The
+// rows are pointers (into a snapshot's Partitions): at 10,000 partitions
+// sorting and keeping copies of whole rows cost more than the rest of a
+// poll's UI work.
+func SortPartitions(rows []*PartitionLag, key SortKey) {
 	if len(rows) < 2 {
 		return
-	}
-	perm := make([]int32, len(rows))
-	for i := range perm {
-		perm[i] = int32(i)
 	}
 	var less func(a, b *PartitionLag) int
 	switch key {
@@ -76,8 +73,7 @@ func SortPartitions(rows []PartitionLag, key SortKey) {
 	default:
 		less = func(a, b *PartitionLag) int { return 0 }
 	}
-	slices.SortFunc(perm, func(i, j int32) int {
-		a, b := &rows[i], &rows[j]
+	slices.SortFunc(rows, func(a, b *PartitionLag) int {
 		if c := less(a, b); c != 0 {
 			return c
 		}
@@ -86,24 +82,6 @@ func SortPartitions(rows []PartitionLag, key SortKey) {
 		}
 		return cmp.Compare(a.Partition, b.Partition)
 	})
-	// Apply: position k receives rows[perm[k]], following each cycle once.
-	for i := range rows {
-		if perm[i] == int32(i) {
-			continue
-		}
-		tmp := rows[i]
-		j := i
-		for {
-			k := int(perm[j])
-			perm[j] = int32(j)
-			if k == i {
-				rows[j] = tmp
-				break
-			}
-			rows[j] = rows[k]
-			j = k
-		}
-	}
 }
 
 // compareLagAge orders by lag age, oldest first: records lost to retention
@@ -147,17 +125,12 @@ func ageRank(p *PartitionLag) int {
 	return 2
 }
 
-// FilterPartitions returns the rows that match query and, when onlyLag is
-// set, have lag. The query is split into words; each word must occur,
-// ignoring case, in the topic, the owner's client id or host, or the status
-// ("stall" finds STALLED). rows is not modified; the result is a new slice.
-func FilterPartitions(rows []PartitionLag, query string, onlyLag bool) []PartitionLag {
-	return AppendFiltered(make([]PartitionLag, 0, len(rows)), rows, query, onlyLag)
-}
-
-// AppendFiltered is FilterPartitions appending to dst, so a caller can
-// reuse its buffer between polls.
-func AppendFiltered(dst, rows []PartitionLag, query string, onlyLag bool) []PartitionLag {
+// AppendFiltered appends to dst a pointer to each row of rows that
+// matches query and, when onlyLag is set, has lag. The query is split into
+// words; each word must occur, ignoring case, in the topic, the owner's
+// client id or host, or the status ("stall" finds STALLED). rows is not
+// modified.
+func AppendFiltered(dst []*PartitionLag, rows []PartitionLag, query string, onlyLag bool) []*PartitionLag {
 	words := strings.Fields(strings.ToLower(query))
 	for i := range rows {
 		p := &rows[i]
@@ -173,7 +146,7 @@ func AppendFiltered(dst, rows []PartitionLag, query string, onlyLag bool) []Part
 			}
 		}
 		if ok {
-			dst = append(dst, *p)
+			dst = append(dst, p)
 		}
 	}
 	return dst

@@ -29,10 +29,26 @@ func viewRows() []PartitionLag {
 	return rows
 }
 
-func names(rows []PartitionLag) []string {
+func names[R PartitionLag | *PartitionLag](rows []R) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = fmt.Sprintf("%s/%d", r.Topic, r.Partition)
+		var p *PartitionLag
+		switch r := any(r).(type) {
+		case PartitionLag:
+			p = &r
+		case *PartitionLag:
+			p = r
+		}
+		out[i] = fmt.Sprintf("%s/%d", p.Topic, p.Partition)
+	}
+	return out
+}
+
+// ptrs points at each of rows, as the UI hands rows to SortPartitions.
+func ptrs(rows []PartitionLag) []*PartitionLag {
+	out := make([]*PartitionLag, len(rows))
+	for i := range rows {
+		out[i] = &rows[i]
 	}
 	return out
 }
@@ -51,12 +67,12 @@ func TestSortPartitions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.key.String(), func(t *testing.T) {
-			rows := viewRows()
+			rows := ptrs(viewRows())
 			SortPartitions(rows, tt.key)
 			if got := names(rows); !slices.Equal(got, tt.want) {
 				t.Errorf("sorted by %s: %v, want %v", tt.key, got, tt.want)
 			}
-			// the rows moved whole, not just their keys
+			// each pointer keeps its whole row
 			for _, r := range rows {
 				if r.Topic == "payments" && r.Partition == 0 && (r.ClientID != "consumer-b" || r.Lag != 500) {
 					t.Errorf("row torn apart: %+v", r)
@@ -89,14 +105,15 @@ func TestFilterPartitions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%q/%v", tt.query, tt.onlyLag), func(t *testing.T) {
 			rows := viewRows()
-			got := FilterPartitions(rows, tt.query, tt.onlyLag)
+			got := AppendFiltered(nil, rows, tt.query, tt.onlyLag)
 			if !slices.Equal(names(got), tt.want) {
 				t.Errorf("filter %q onlyLag=%v: %v, want %v", tt.query, tt.onlyLag, names(got), tt.want)
 			}
 			if !slices.Equal(names(rows), names(viewRows())) {
-				t.Error("FilterPartitions changed its input")
+				t.Error("AppendFiltered changed its input")
 			}
-			buf := append(make([]PartitionLag, 0, 8), viewRows()[0])
+			first := viewRows()[0]
+			buf := append(make([]*PartitionLag, 0, 8), &first)
 			if got := AppendFiltered(buf, rows, tt.query, tt.onlyLag); !slices.Equal(names(got[1:]), tt.want) || names(got)[0] != "orders/2" {
 				t.Errorf("AppendFiltered: %v", names(got))
 			}

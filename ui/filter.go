@@ -18,26 +18,24 @@ type rowView struct {
 	onlyLag bool
 	textFilter
 
-	// bufs are reused between polls for the sorted, filtered rows. Two
-	// alternate, because the table still reads the previous rows while it
-	// takes the next (to keep the selected partition selected).
-	bufs [2][]model.PartitionLag
+	// bufs are reused between polls for the sorted, filtered rows
+	// (pointers into the snapshot's). Two alternate, because the table
+	// still reads the previous rows while it takes the next (to keep the
+	// selected partition selected).
+	bufs [2][]*model.PartitionLag
 	cur  int
 }
 
 // active reports whether rows are being hidden.
 func (v *rowView) active() bool { return v.query != "" || v.onlyLag }
 
-// apply returns rows filtered and sorted. rows is not modified. The result
-// reuses one of v's two buffers, so it is valid until the call after next.
-func (v *rowView) apply(rows []model.PartitionLag) []model.PartitionLag {
+// apply returns rows filtered and sorted, as pointers into rows, which is
+// not modified. The result reuses one of v's two buffers, so it is valid
+// until the call after next.
+func (v *rowView) apply(rows []model.PartitionLag) []*model.PartitionLag {
 	v.cur ^= 1
-	out := v.bufs[v.cur][:0]
-	if !v.active() {
-		out = append(out, rows...)
-	} else {
-		out = model.AppendFiltered(out, rows, v.query, v.onlyLag)
-	}
+	out := model.AppendFiltered(v.bufs[v.cur][:0], rows, v.query, v.onlyLag)
+	clear(out[len(out):cap(out)])
 	model.SortPartitions(out, v.sort)
 	// Keep the buffer only while it is not much larger than needed, so a
 	// filter that once matched everything does not pin the memory.
@@ -48,6 +46,10 @@ func (v *rowView) apply(rows []model.PartitionLag) []model.PartitionLag {
 	}
 	return out
 }
+
+// release lets go of the rows before the last apply's, once the table has
+// taken the new ones, so they do not keep an old snapshot alive.
+func (v *rowView) release() { clear(v.bufs[v.cur^1]) }
 
 // describe says what the view does, for the table title: "sort: lag age ·
 // filter "pay" · only lag". The default view (sort by lag, nothing hidden)

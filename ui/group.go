@@ -311,6 +311,7 @@ func (g *GroupPage) refreshRows() {
 	// follows its partition.
 	top := g.table.sc.Cursor() <= 0
 	g.table.SetRows(g.rows.apply(g.st.Snap.Partitions))
+	g.rows.release()
 	if top {
 		g.table.sc.Top()
 	}

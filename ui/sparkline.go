@@ -252,7 +252,7 @@ func (h Header) worstSegment(own bool) string {
 }
 
 // singleTopic returns the rows' topic when they all share one, else "".
-func singleTopic(rows []model.PartitionLag) string {
+func singleTopic(rows []*model.PartitionLag) string {
 	if len(rows) == 0 {
 		return ""
 	}

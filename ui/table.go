@@ -19,9 +19,11 @@ import (
 // scroll window are measured and rendered, so its cost does not grow with
 // the partition count.
 type Table struct {
-	styles  Styles
-	keys    KeyMap
-	rows    []model.PartitionLag
+	styles Styles
+	keys   KeyMap
+	rows   []*model.PartitionLag
+	// visible holds copies of the rows on screen, for the grid.
+	visible []model.PartitionLag
 	sc      scroller
 	grid    grid[model.PartitionLag]
 	width   int
@@ -135,7 +137,7 @@ func (t *Table) SetNow(now time.Time) { t.now = now }
 
 // SetRows replaces the rows. The table keeps a reference, not a copy. The
 // selected partition stays selected when it is still present.
-func (t *Table) SetRows(rows []model.PartitionLag) {
+func (t *Table) SetRows(rows []*model.PartitionLag) {
 	cur := t.sc.Cursor()
 	var sel model.TopicPartition
 	had := cur >= 0 && cur < len(t.rows)
@@ -169,7 +171,7 @@ func (t Table) Selected() (model.PartitionLag, bool) {
 	if i < 0 || i >= len(t.rows) {
 		return model.PartitionLag{}, false
 	}
-	return t.rows[i], true
+	return *t.rows[i], true
 }
 
 // Len returns the number of rows.
@@ -241,7 +243,11 @@ func (t *Table) View() string {
 		return ""
 	}
 	start, end := t.sc.Window()
-	visible := t.rows[start:end]
+	t.visible = t.visible[:0]
+	for _, r := range t.rows[start:end] {
+		t.visible = append(t.visible, *r)
+	}
+	visible := t.visible
 	t.grid.cols[len(t.grid.cols)-1].render = t.bar // this frame's table: its worst, its styles
 	t.grid.cols[0].drop = 4
 	if t.oneTopic == "" {

@@ -82,12 +82,12 @@ func TestBarColourByStatus(t *testing.T) {
 func TestSelectionFollowsPartitionAcrossPolls(t *testing.T) {
 	tb := NewTable(NewStyles(true), DefaultKeyMap())
 	tb.SetSize(80, 10)
-	rows := stableSnapshot().Partitions
+	rows := rowPtrs(stableSnapshot().Partitions)
 	tb.SetRows(rows)
 	tb.sc.SetCursor(2) // order-rebalancing 2
 	want := rows[2].TopicPartition
 	// The next poll lists the partitions in another order.
-	next := append([]model.PartitionLag(nil), rows...)
+	next := append([]*model.PartitionLag(nil), rows...)
 	for i, j := 0, len(next)-1; i < j; i, j = i+1, j-1 {
 		next[i], next[j] = next[j], next[i]
 	}
@@ -113,4 +113,13 @@ func TestSelectionFollowsPartitionAcrossPolls(t *testing.T) {
 	if got, _ := m.Selected(); got.MemberID != ms[1].MemberID {
 		t.Fatalf("selected member %s after reorder, want %s", got.ClientID, ms[1].ClientID)
 	}
+}
+
+// rowPtrs points at each of rows, as the group page hands them to the table.
+func rowPtrs(rows []model.PartitionLag) []*model.PartitionLag {
+	out := make([]*model.PartitionLag, len(rows))
+	for i := range rows {
+		out[i] = &rows[i]
+	}
+	return out
 }
