@@ -59,13 +59,22 @@ func decodeAssignment(b []byte) ([]model.TopicPartition, error) {
 	if a.Version < 0 {
 		return nil, errNegativeVersion
 	}
-	var out []model.TopicPartition
+	n := 0
+	for _, t := range a.Topics {
+		n += len(t.Partitions)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]model.TopicPartition, 0, n)
 	for _, t := range a.Topics {
 		for _, p := range t.Partitions {
 			out = append(out, model.TopicPartition{Topic: t.Topic, Partition: p})
 		}
 	}
-	slices.SortFunc(out, compareTP)
+	if !slices.IsSortedFunc(out, compareTP) {
+		slices.SortFunc(out, compareTP)
+	}
 	return out, nil
 }
 

@@ -103,13 +103,12 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 			w.meta.stale = true
 			continue
 		}
-		start := offsetIndex(r.start)
-		end := offsetIndex(r.end)
-		for _, t := range byLeader[r.leader] {
-			for _, p := range t.Partitions {
+		start, end := newAnswerIndex(r.start), newAnswerIndex(r.end)
+		for ti, t := range byLeader[r.leader] {
+			for pi, p := range t.Partitions {
 				tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-				s, okS := start[tp]
-				e, okE := end[tp]
+				s, okS := start.find(ti, pi, tp)
+				e, okE := end.find(ti, pi, tp)
 				po := model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset}
 				switch {
 				case !okS || !okE:
@@ -152,18 +151,38 @@ func (w *Watcher) listOffsetsAt(ctx context.Context, leader int32, rts []listoff
 	return res.(*listoffsets.Response), nil
 }
 
-func offsetIndex(r *listoffsets.Response) map[model.TopicPartition]listoffsets.ResponsePartition {
-	n := 0
-	for _, t := range r.Topics {
-		n += len(t.Partitions)
-	}
-	idx := make(map[model.TopicPartition]listoffsets.ResponsePartition, n)
-	for _, t := range r.Topics {
-		for _, p := range t.Partitions {
-			idx[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p
+// answerIndex finds a partition in a ListOffsets answer. Brokers answer
+// in the order asked, so the partition asked at (topic i, partition j) is
+// looked for there first; a map of the answer is built only for one that
+// is not (at 10,000 partitions a map per answer was a tenth of a poll).
+type answerIndex struct {
+	r   *listoffsets.Response
+	idx map[model.TopicPartition]listoffsets.ResponsePartition
+}
+
+func newAnswerIndex(r *listoffsets.Response) *answerIndex { return &answerIndex{r: r} }
+
+// find returns the answer for tp, asked as topic ti's partition pi.
+func (a *answerIndex) find(ti, pi int, tp model.TopicPartition) (listoffsets.ResponsePartition, bool) {
+	if ti < len(a.r.Topics) && a.r.Topics[ti].Topic == tp.Topic {
+		if ps := a.r.Topics[ti].Partitions; pi < len(ps) && ps[pi].Partition == tp.Partition {
+			return ps[pi], true
 		}
 	}
-	return idx
+	if a.idx == nil {
+		n := 0
+		for _, t := range a.r.Topics {
+			n += len(t.Partitions)
+		}
+		a.idx = make(map[model.TopicPartition]listoffsets.ResponsePartition, n)
+		for _, t := range a.r.Topics {
+			for _, p := range t.Partitions {
+				a.idx[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p
+			}
+		}
+	}
+	p, ok := a.idx[tp]
+	return p, ok
 }
 
 // leaderMoved reports whether an error code means the metadata is out of

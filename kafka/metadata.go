@@ -45,14 +45,28 @@ func (c *metadataCache) needsRefresh(topics []string, obs *model.Observation, no
 			return true
 		}
 	}
+	// The topic is looked up once for a run of its partitions (10,000
+	// partition polls: a map lookup per partition was most of this).
+	var last *topicMeta
+	var lastName string
+	knows := func(tp model.TopicPartition) bool {
+		if last == nil || lastName != tp.Topic {
+			tm, ok := c.topics[tp.Topic]
+			if !ok {
+				return false
+			}
+			last, lastName = tm, tp.Topic
+		}
+		return last.has(tp.Partition)
+	}
 	for tp := range obs.Committed {
-		if !c.knows(tp) {
+		if !knows(tp) {
 			return true
 		}
 	}
 	for _, m := range obs.Members {
 		for _, tp := range m.Partitions {
-			if !c.knows(tp) {
+			if !knows(tp) {
 				return true
 			}
 		}
@@ -60,17 +74,13 @@ func (c *metadataCache) needsRefresh(topics []string, obs *model.Observation, no
 	return false
 }
 
-// knows reports whether the cache lists partition tp.
-func (c *metadataCache) knows(tp model.TopicPartition) bool {
-	tm, ok := c.topics[tp.Topic]
-	if !ok {
-		return false
-	}
-	if i := int(tp.Partition); i >= 0 && i < len(tm.partitions) && tm.partitions[i].id == tp.Partition {
+// has reports whether the topic has partition p.
+func (tm *topicMeta) has(p int32) bool {
+	if i := int(p); i >= 0 && i < len(tm.partitions) && tm.partitions[i].id == p {
 		return true
 	}
-	for _, p := range tm.partitions {
-		if p.id == tp.Partition {
+	for _, pm := range tm.partitions {
+		if pm.id == p {
 			return true
 		}
 	}

@@ -685,11 +685,11 @@ func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]brok
 				}
 				continue
 			}
-			idx := offsetIndex(r.res)
-			for _, t := range r.rts {
-				for _, p := range t.Partitions {
+			idx := newAnswerIndex(r.res)
+			for ti, t := range r.rts {
+				for pi, p := range t.Partitions {
 					tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-					rp, ok := idx[tp]
+					rp, ok := idx.find(ti, pi, tp)
 					switch {
 					case !ok:
 						failed(tp, "log offsets: partition missing from the leader's answer")

@@ -74,34 +74,37 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 	obs.OldestGone = make(map[model.TopicPartition]bool)
 	obs.OldestMarkerOnly = make(map[model.TopicPartition]bool)
 
-	rows := make(map[model.TopicPartition]struct{}, len(obs.Committed))
-	for tp := range obs.Committed {
-		rows[tp] = struct{}{}
-	}
-	for _, m := range obs.Members {
-		for _, tp := range m.Partitions {
-			rows[tp] = struct{}{}
-		}
-	}
-
-	wants := make(map[stampKey]int64, len(rows))
-	for tp := range rows {
+	// Every partition committed or owned, once: the committed ones, then
+	// those owned without a commit. No set of them is built: at 10,000
+	// partitions that map was most of this function's cost, and most
+	// partitions have no lag and need nothing.
+	wants := make(map[stampKey]int64)
+	want := func(tp model.TopicPartition, at int64, committed bool) {
 		off, ok := obs.Offsets[tp]
 		if !ok || off.Err != "" {
-			continue
+			return
 		}
-		at := off.LogStart
-		if committed, ok := obs.Committed[tp]; ok {
-			at = committed
+		if !committed {
+			at = off.LogStart
 		}
 		switch {
 		case at >= off.LogEnd:
-			continue // no lag: age 0, nothing to read
+			return // no lag: age 0, nothing to read
 		case at < off.LogStart:
 			obs.OldestGone[tp] = true // deleted before it was consumed
-			continue
+			return
 		}
 		wants[stampKey{tp, at}] = off.LogEnd
+	}
+	for tp, c := range obs.Committed {
+		want(tp, c, true)
+	}
+	for _, m := range obs.Members {
+		for _, tp := range m.Partitions {
+			if _, ok := obs.Committed[tp]; !ok {
+				want(tp, 0, false)
+			}
+		}
 	}
 	for k, s := range w.readStamps(ctx, &w.stamps, wants, 1) {
 		record(obs, k.tp, s)
