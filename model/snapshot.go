@@ -613,7 +613,7 @@ func collectEntries(committed map[TopicPartition]int64, members []Member) []entr
 		}
 		n := 0
 		for k := range raw {
-			slot := base[raw[k].key>>32] + int64(raw[k].key&0xffffffff)
+			slot := base[raw[k].key>>32] + int64(raw[k].tp.Partition)
 			if first := at[slot]; first >= 0 {
 				merge(&raw[first], raw[k])
 				continue
@@ -663,7 +663,7 @@ func (t *topicRanks) key(tp TopicPartition) uint64 {
 			for id, name := range t.names {
 				if name == tp.Topic {
 					t.last, t.lastI = name, uint32(id)
-					return uint64(id)<<32 | uint64(uint32(tp.Partition))
+					return uint64(id)<<32 | partitionKey(tp.Partition)
 				}
 			}
 		}
@@ -678,8 +678,13 @@ func (t *topicRanks) key(tp TopicPartition) uint64 {
 		}
 		t.last, t.lastI = tp.Topic, id
 	}
-	return uint64(t.lastI)<<32 | uint64(uint32(tp.Partition))
+	return uint64(t.lastI)<<32 | partitionKey(tp.Partition)
 }
+
+// partitionKey is a partition number as the low half of a key: sign bit
+// flipped, so keys order negative numbers (a broken broker's) first, as
+// compareTP does.
+func partitionKey(p int32) uint64 { return uint64(uint32(p) ^ 1<<31) }
 
 // ranks maps each discovery number to the topic's rank by name.
 func (t *topicRanks) ranks() []uint32 {
