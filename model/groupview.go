@@ -107,30 +107,38 @@ func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool)
 // the id (a total order for distinct ids: no stable sort needed, which
 // moves the large rows far more).
 func SortGroupsBy(gs []GroupSummary, key GroupSortKey) {
-	slices.SortFunc(gs, func(a, b GroupSummary) int {
-		var c int
-		switch key {
-		case GroupsByStatus:
-			if c = cmp.Compare(b.Status.Severity(), a.Status.Severity()); c == 0 {
-				c = compareGroupAge(&a, &b)
-			}
-		case GroupsByMaxLag:
-			c = cmp.Compare(b.MaxLag, a.MaxLag)
-		case GroupsByLagAge:
-			c = compareGroupAge(&a, &b)
-		case GroupsByState:
-			c = cmp.Compare(stateRank(&b), stateRank(&a))
-		case GroupsByName:
-			c = strings.Compare(a.ID, b.ID)
+	slices.SortFunc(gs, func(a, b GroupSummary) int { return compareGroups(&a, &b, key) })
+}
+
+// GroupWorse reports whether a is to be looked at before b: worst status,
+// then oldest lag, then most lag (the order of GroupsByStatus), so the
+// overview's worst-group mark and its default sort agree.
+func GroupWorse(a, b *GroupSummary) bool { return compareGroups(a, b, GroupsByStatus) < 0 }
+
+// compareGroups is SortGroupsBy's order: negative when a comes first.
+func compareGroups(a, b *GroupSummary, key GroupSortKey) int {
+	var c int
+	switch key {
+	case GroupsByStatus:
+		if c = cmp.Compare(b.Status.Severity(), a.Status.Severity()); c == 0 {
+			c = compareGroupAge(a, b)
 		}
-		if c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.TotalLag, a.TotalLag); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	case GroupsByMaxLag:
+		c = cmp.Compare(b.MaxLag, a.MaxLag)
+	case GroupsByLagAge:
+		c = compareGroupAge(a, b)
+	case GroupsByState:
+		c = cmp.Compare(stateRank(b), stateRank(a))
+	case GroupsByName:
+		c = strings.Compare(a.ID, b.ID)
+	}
+	if c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.TotalLag, a.TotalLag); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
 // compareGroupAge is negative when a's oldest unprocessed record has

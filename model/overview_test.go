@@ -3,6 +3,7 @@ package model
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestGroupLag(t *testing.T) {
@@ -91,5 +92,30 @@ func TestFormatOverviewTypes(t *testing.T) {
 	b, err := MarshalJSONOverview([]GroupSummary{{ID: "jobs", State: StateEmpty, Type: TypeShare}})
 	if err != nil || !strings.Contains(string(b), `"group_type": "share"`) {
 		t.Fatalf("JSON %s (%v) lacks group_type share", b, err)
+	}
+}
+
+// GroupWorse is the order of GroupsByStatus: a group is worse than every
+// group sorted after it, and than none sorted before it.
+func TestGroupWorseIsTheStatusOrder(t *testing.T) {
+	gs := []GroupSummary{
+		{ID: "ok-idle", Status: StatusOK},
+		{ID: "ok-old", Status: StatusOK, TotalLag: 3, MaxLagAge: time.Hour, MaxLagAgeKnown: true},
+		{ID: "ok-big", Status: StatusOK, TotalLag: 900, MaxLagAge: time.Second, MaxLagAgeKnown: true},
+		{ID: "ok-unknown-age", Status: StatusOK, TotalLag: 50},
+		{ID: "lagging", Status: StatusLagging, TotalLag: 10, MaxLagAge: 10 * time.Second, MaxLagAgeKnown: true},
+		{ID: "stopped", Status: StatusStopped, TotalLag: 1, MaxLagAge: time.Second, MaxLagAgeKnown: true},
+		{ID: "unjudged", TotalLag: 5000},
+	}
+	SortGroupsBy(gs, GroupsByStatus)
+	for i := range gs {
+		for j := range gs {
+			if got := GroupWorse(&gs[i], &gs[j]); got != (i < j) {
+				t.Errorf("GroupWorse(%s, %s) = %v; sorted at %d and %d", gs[i].ID, gs[j].ID, got, i, j)
+			}
+		}
+	}
+	if gs[0].ID != "stopped" {
+		t.Errorf("first %s, want stopped", gs[0].ID)
 	}
 }

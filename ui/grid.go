@@ -20,8 +20,10 @@ type column[T any] struct {
 	// min is the narrowest the column gets; narrower, it is dropped. Zero
 	// means its natural width.
 	min int
-	// max caps its natural width (zero: none).
-	max int
+	// max caps its natural width (zero: none); wide is the least natural
+	// width whatever the rows in view hold (a status column as wide as its
+	// longest word, so it holds still when a row turns LAGGING).
+	max, wide int
 	// drop orders the columns that give way when the row is too wide:
 	// the highest first; zero never. narrowAt, in the same order, is when
 	// a column with a narrow text switches to it (zero: only when its
@@ -114,6 +116,7 @@ func (g *grid[T]) layout(rows []T, width int, now time.Time) gridLayout {
 		if col.max > 0 {
 			nat[c] = min(nat[c], col.max)
 		}
+		nat[c] = max(nat[c], col.wide)
 		// Hold: a width needed lately is kept.
 		if nat[c] >= g.seen[c] || now.Sub(g.seenAt[c]) > g.holdFor || now.Before(g.lastNow) {
 			g.seen[c], g.seenAt[c] = nat[c], now

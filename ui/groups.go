@@ -12,8 +12,10 @@ import (
 )
 
 // GroupsPane is the overview's one pane: a row per consumer group with its
-// state, members, total and max lag and a lag bar scaled to the largest
-// total lag on screen. Only the rows in the scroll window are rendered.
+// state, its status (the worst of its partitions), members, total and max
+// lag, its oldest lag's age and a bar of that age on the partition table's
+// fixed scale (ageMarks), so a bar means the same in both views. Only the
+// rows in the scroll window are rendered.
 type GroupsPane struct {
 	styles Styles
 	keys   KeyMap
@@ -24,9 +26,10 @@ type GroupsPane struct {
 	height int
 	stale  bool
 	now    time.Time
-	// most is the group with the most total lag, marked ◀.
-	most    string
-	hasMost bool
+	// worst is the group to look at first (model.GroupWorse), marked ◀;
+	// none while every group is OK with no lag or only lag in flight.
+	worst    string
+	hasWorst bool
 	// desc says how the rows were sorted and filtered, empty why none
 	// shows, total how many groups there are before filtering.
 	desc, empty string
@@ -67,11 +70,15 @@ func (g *GroupsPane) SetRows(rows []model.GroupSummary) {
 	sel, had := g.Selected()
 	g.rows = rows
 	g.sc.SetLen(len(rows))
-	g.hasMost = false
+	g.hasWorst = false
+	worst := -1
 	for i := range rows {
-		if rows[i].TotalLag > 0 && (!g.hasMost || rows[i].TotalLag > g.mostLag()) {
-			g.most, g.hasMost = rows[i].ID, true
+		if groupNotable(&rows[i]) && (worst < 0 || model.GroupWorse(&rows[i], &rows[worst])) {
+			worst = i
 		}
+	}
+	if worst >= 0 {
+		g.worst, g.hasWorst = rows[worst].ID, true
 	}
 	if !had {
 		return
@@ -82,6 +89,17 @@ func (g *GroupsPane) SetRows(rows []model.GroupSummary) {
 			return
 		}
 	}
+}
+
+// groupNotable reports whether a group may take the worst mark: its status
+// is not OK, or it has lag not known to be in flight (its oldest
+// unprocessed record has waited past the bar's first mark, or its age is
+// unknown), as the group view marks no partition when all lag is in flight.
+func groupNotable(r *model.GroupSummary) bool {
+	if r.Status.Worse(model.StatusOK) {
+		return true
+	}
+	return r.TotalLag > 0 && (!r.MaxLagAgeKnown || r.MaxLagAge > ageMarks[0])
 }
 
 // Selected returns the id of the group under the cursor.
@@ -127,31 +145,72 @@ func groupState(s *model.GroupSummary, words bool) (string, int) {
 	}
 }
 
-// groupColumns declares the overview's columns, in screen order: the bar
-// gives way first, then MAX LAG, then the state's words give way to its
-// name.
+// groupColumns declares the overview's columns, in screen order (the
+// columns it shares with the --once table in that table's order, TYPE
+// aside). GROUP, STATUS and TOTAL LAG never give way: they answer which
+// group is in trouble. The others do, first to last: TYPE, the bar,
+// MAX LAG, the state's words (to its name), MEMBERS, STATE, MAX LAG AGE.
 func (g *GroupsPane) groupColumns() []column[model.GroupSummary] {
 	st := g.styles
 	return []column[model.GroupSummary]{
-		{title: "GROUP", min: 16, max: 48, drop: 2, grow: 1, text: func(r *model.GroupSummary) string { return r.ID }},
-		{title: "TYPE", drop: 6, grow: 5, hideEmpty: true, text: func(r *model.GroupSummary) string {
+		{title: "GROUP", min: 16, max: 48, grow: 1, text: func(r *model.GroupSummary) string { return r.ID }},
+		{title: "TYPE", drop: 9, grow: 7, hideEmpty: true, text: func(r *model.GroupSummary) string {
 			if r.Type == model.TypeClassic || r.Type == "" {
 				return ""
 			}
 			return r.Type
 		}},
-		{title: "STATE", min: 24, max: 24, narrowAt: 3, grow: 0,
+		{title: "STATE", min: 24, max: 24, narrowAt: 6, drop: 4, grow: 0,
 			text:   func(r *model.GroupSummary) string { s, _ := groupState(r, true); return s },
 			narrow: func(r *model.GroupSummary) string { s, _ := groupState(r, false); return s },
 			paint: func(r *model.GroupSummary) paint {
 				_, level := groupState(r, false)
 				return [...]paint{st.stateOK, st.stateWarn, st.stateBad}[level]
 			}},
-		{title: "MEMBERS", right: true, drop: 1, grow: 2, text: func(r *model.GroupSummary) string { return strconv.Itoa(r.Members) }},
-		{title: "TOTAL LAG", right: true, grow: 1, text: func(r *model.GroupSummary) string { return model.Thousands(r.TotalLag) }},
-		{title: "MAX LAG", right: true, drop: 4, grow: 3, text: func(r *model.GroupSummary) string { return model.Thousands(r.MaxLag) }},
-		{title: "LAG BAR", min: 9, drop: 5, grow: 4, fill: true, natural: 30},
+		// STATUS is the partition table's: glyph and word, its paint, as
+		// wide as the longest word whatever the rows say.
+		{title: "STATUS", min: statusWidth, wide: statusWidth, grow: 0,
+			text:  func(r *model.GroupSummary) string { return statusText(r.Status, true) },
+			paint: func(r *model.GroupSummary) paint { return st.statusPaint(r.Status) }},
+		{title: "MEMBERS", right: true, drop: 5, grow: 5, text: func(r *model.GroupSummary) string { return strconv.Itoa(r.Members) }},
+		{title: "TOTAL LAG", right: true, grow: 2, text: totalLagText,
+			paint: func(r *model.GroupSummary) paint { return groupBarPaint(st, r) }},
+		{title: "MAX LAG", right: true, drop: 7, grow: 6, text: func(r *model.GroupSummary) string { return model.Thousands(r.MaxLag) }},
+		{title: "MAX LAG AGE", short: "MAX AGE", right: true, min: 7, drop: 3, grow: 3, text: maxLagAgeText},
+		{title: "LAG BAR", min: 9, drop: 8, grow: 8, fill: true, natural: 30},
 	}
+}
+
+// totalLagText is the TOTAL LAG cell, "60*" when some of it is counted
+// from the log start (partitions never committed), as the group view's
+// LAG cells are marked.
+func totalLagText(r *model.GroupSummary) string {
+	s := model.Thousands(r.TotalLag)
+	if r.LagFromStart {
+		s += model.FromStartMark
+	}
+	return s
+}
+
+// maxLagAgeText is the MAX LAG AGE cell: how long the group's oldest
+// unprocessed record has waited, "-" when no partition's age is known.
+func maxLagAgeText(r *model.GroupSummary) string {
+	if !r.MaxLagAgeKnown {
+		return "-"
+	}
+	return model.Age(r.MaxLagAge)
+}
+
+// groupBarPaint colours a group's bar and total lag by its status, as the
+// partition table colours a partition's (Styles.barPaint).
+func groupBarPaint(st Styles, r *model.GroupSummary) paint {
+	switch {
+	case r.TotalLag <= 0:
+		return st.lagNone
+	case r.Status == model.StatusOK || r.Status == "":
+		return st.lagLow
+	}
+	return st.statusPaint(r.Status)
 }
 
 // View renders the title, the column header and the visible rows.
@@ -161,15 +220,15 @@ func (g *GroupsPane) View() string {
 	}
 	start, end := g.sc.Window()
 	visible := g.rows[start:end]
-	g.grid.cols[len(g.grid.cols)-1].render = g.bar // this frame's pane: its most lagging group
+	g.grid.cols[len(g.grid.cols)-1].render = g.bar // this frame's pane: its worst group
 	l := g.grid.layout(visible, g.width, g.now)
 	var b strings.Builder
-	b.WriteString(g.title(start, end))
+	b.WriteString(g.title(start, end, visible))
 	if g.height < 2 {
 		return b.String()
 	}
 	b.WriteByte('\n')
-	b.WriteString(g.styles.ColHeader.Render(g.grid.header(l)))
+	b.WriteString(g.styles.ColHeader.Render(g.header(l)))
 	if len(g.rows) == 0 && g.empty != "" && g.height > groupsChrome {
 		b.WriteByte('\n')
 		b.WriteString(g.styles.Muted.Render(cell("  "+g.empty, g.width, false)))
@@ -191,7 +250,26 @@ func (g *GroupsPane) View() string {
 	return b.String()
 }
 
-func (g *GroupsPane) title(start, end int) string {
+// header is the grid's header with the bar column as a ruler of its scale
+// when it is wide enough, as the partition table's: "≤5s  30s  2m …".
+func (g *GroupsPane) header(l gridLayout) string {
+	h := g.grid.header(l)
+	last := len(g.grid.cols) - 1
+	if !l.show[last] {
+		return h
+	}
+	w := l.w[last]
+	ruler := ageRuler(w)
+	if ruler == "" {
+		return h
+	}
+	return h[:len(h)-len(cell(g.grid.cols[last].title, w, false))] + ruler
+}
+
+// title names the pane, how its rows were chosen and its legend: always
+// the worst mark and the bar's meaning, so the line holds still; the rarer
+// marks while a row in view shows them, in the group view's words.
+func (g *GroupsPane) title(start, end int, visible []model.GroupSummary) string {
 	st := g.styles
 	n := strconv.Itoa(len(g.rows))
 	if g.total > len(g.rows) {
@@ -200,7 +278,7 @@ func (g *GroupsPane) title(start, end int) string {
 	s := st.PaneTitle.Render(glyphFocused + " Groups " + n)
 	desc := g.desc
 	if desc == "" {
-		desc = "sort: total lag"
+		desc = "sort: " + model.DefaultGroupSort.String()
 	}
 	extra := []string{desc}
 	if len(g.rows) > end-start && end > start {
@@ -209,14 +287,29 @@ func (g *GroupsPane) title(start, end int) string {
 	if g.stale {
 		extra = append(extra, glyphStale+" stale")
 	}
-	extra = append(extra, glyphWorst+" most lag", "bar: total lag, a segment a decade")
+	extra = append(extra, glyphWorst+" worst", "bar: lag age")
+	var fromStart, byLag bool
+	for i := range visible {
+		r := &visible[i]
+		fromStart = fromStart || r.LagFromStart
+		byLag = byLag || r.Err == "" && r.TotalLag > 0 && !r.MaxLagAgeKnown
+	}
+	if fromStart {
+		extra = append(extra, model.LagFromStartNote)
+	}
+	if byLag {
+		extra = append(extra, glyphBarByLag+" age unknown: bar by lag")
+	}
 	s += st.Muted.Render("  " + strings.Join(extra, " · "))
 	return ansi.Truncate(s, g.width, ellipsis)
 }
 
-// bar draws a group's total lag on fixed decades (lagCells: 1–9 one cell,
-// a segment for each tenfold), so a bar means the same in every row and
-// every poll; a group that could not all be read shows its error.
+// bar draws how long the group's oldest unprocessed record has waited, on
+// the partition table's fixed scale (barCells: lag in flight one cell, 30s,
+// 2m, 10m, an hour or more all of it), coloured by the group's status and
+// marked ◀ on the worst group; with no age known, its total lag on the
+// same decades as a partition's (lagCells), drawn ▒. A group that could
+// not all be read shows its error.
 func (g *GroupsPane) bar(r *model.GroupSummary, w int, styled bool) string {
 	st := g.styles
 	if r.Err != "" {
@@ -229,22 +322,26 @@ func (g *GroupsPane) bar(r *model.GroupSummary, w int, styled bool) string {
 	inner, marker := w, ""
 	if w >= 4 {
 		inner, marker = w-2, "  "
-		if g.hasMost && r.ID == g.most {
+		if g.hasWorst && r.ID == g.worst {
 			marker = " " + glyphWorst
 		}
 	}
-	filled := 0
-	if r.TotalLag > 0 {
-		filled = lagCells(r.TotalLag, inner)
+	filled, glyph := 0, glyphBarFull
+	switch {
+	case r.TotalLag <= 0:
+	case r.MaxLagAgeKnown:
+		filled = barCells(r.MaxLagAge, inner)
+	default:
+		filled, glyph = lagCells(r.TotalLag, inner), glyphBarByLag
 	}
-	full := strings.Repeat(glyphBarFull, filled)
+	full := strings.Repeat(glyph, filled)
 	track := strings.Repeat(glyphBarTrack, inner-filled)
 	if !styled {
 		return full + track + marker
 	}
 	s := ""
 	if filled > 0 {
-		s = st.lagLow.Render(full)
+		s = groupBarPaint(st, r).Render(full)
 	}
 	if inner > filled {
 		s += st.lagNone.Render(track)
@@ -253,13 +350,4 @@ func (g *GroupsPane) bar(r *model.GroupSummary, w int, styled bool) string {
 		return s + st.worst.Render(marker)
 	}
 	return s + marker
-}
-
-func (g *GroupsPane) mostLag() int64 {
-	for i := range g.rows {
-		if g.rows[i].ID == g.most {
-			return g.rows[i].TotalLag
-		}
-	}
-	return 0
 }

@@ -29,7 +29,9 @@ type OverviewPage struct {
 	groups []model.GroupSummary
 	has    bool // a poll succeeded
 	paused bool // a group page shows: no polling
-	// The view of the groups: sort (o), filter (/), only with lag (l).
+	// The view of the groups: sort (o; from model.DefaultGroupSort, the
+	// group in trouble first), filter (/: id, state or status), only with
+	// lag (l).
 	sort    model.GroupSortKey
 	onlyLag bool
 	filter  textFilter
@@ -62,7 +64,7 @@ func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st S
 	km.Open.SetEnabled(canOpen)
 	h := help.New()
 	h.Styles = st.Help
-	o := &OverviewPage{opts: opts, keys: km, styles: st, help: h, pane: NewGroupsPane(st, km), src: src}
+	o := &OverviewPage{opts: opts, keys: km, styles: st, help: h, pane: NewGroupsPane(st, km), src: src, sort: model.DefaultGroupSort}
 	o.poll = newPoller(ctx, opts.Timeout, src.Overview)
 	return o
 }
@@ -204,7 +206,7 @@ func (o *OverviewPage) relayout() {
 			o.helpText = o.shortHelp(w)
 		}
 	}
-	if f := o.filter.line(w, o.styles, "group id or state"); f != "" && h-headH >= 2 {
+	if f := o.filter.line(w, o.styles, "group id, state or status"); f != "" && h-headH >= 2 {
 		o.helpText = f // typing goes there: it replaces the help
 	}
 	helpH := 0

@@ -43,19 +43,25 @@ func (f *fakeOverview) Overview(ctx context.Context) ([]model.GroupSummary, erro
 	return r.groups, r.err
 }
 
-// overviewGroups is a cluster with a group in each state, sorted as the
-// source sorts them (total lag, most first).
+// overviewGroups is a cluster with a group in each state, judged and
+// sorted as the source judges and sorts them (model.OverviewHistory,
+// model.DefaultGroupSort: the group in trouble first).
 func overviewGroups() []model.GroupSummary {
 	gs := []model.GroupSummary{
-		{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 1234, MaxLag: 800},
-		{ID: "billing-reconciliation-nightly", State: model.StateEmpty, ProtocolType: "consumer", Partitions: 12, Committed: 12, TotalLag: 98765, MaxLag: 20011},
-		{ID: "audit", State: model.StatePreparingRebalance, ProtocolType: "consumer", Members: 3, Partitions: 6, Committed: 6, TotalLag: 40, MaxLag: 12},
-		{ID: "new-service", State: model.StateStable, ProtocolType: "consumer", Members: 1, Partitions: 4},
-		{ID: "kip848-group", State: model.StateUnknown, Partitions: 2, Committed: 2, TotalLag: 7, MaxLag: 7},
+		{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer", Members: 2, Partitions: 3, Committed: 3, TotalLag: 1234, MaxLag: 800,
+			MaxLagAge: 124 * time.Second, MaxLagAgeKnown: true, Status: model.StatusLagging},
+		{ID: "billing-reconciliation-nightly", State: model.StateEmpty, ProtocolType: "consumer", Partitions: 12, Committed: 12, TotalLag: 98765, MaxLag: 20011,
+			MaxLagAge: 3*time.Hour + 12*time.Minute, MaxLagAgeKnown: true, Status: model.StatusStopped},
+		{ID: "audit", State: model.StatePreparingRebalance, ProtocolType: "consumer", Members: 3, Partitions: 6, Committed: 6, TotalLag: 40, MaxLag: 12,
+			MaxLagAge: 800 * time.Millisecond, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "new-service", State: model.StateStable, ProtocolType: "consumer", Members: 1, Partitions: 4, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "invoice-export", State: model.StateStable, ProtocolType: "consumer", Members: 1, Partitions: 3, TotalLag: 60, MaxLag: 20,
+			LagFromStart: true, FromStartPartitions: 3, MaxLagAge: 40 * time.Second, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "kip848-group", State: model.StateUnknown, Partitions: 2, Committed: 2, TotalLag: 7, MaxLag: 7, Status: model.StatusOK},
 		{ID: "payments", State: model.StateStable, ProtocolType: "consumer", Members: 4, Partitions: 8, Committed: 8, TotalLag: 300, MaxLag: 120,
-			Err: "log end of 2 partitions unknown"},
+			MaxLagAge: 12 * time.Second, MaxLagAgeKnown: true, Status: model.StatusOK, Err: "log end of 2 partitions unknown"},
 	}
-	model.SortGroups(gs)
+	model.SortGroupsBy(gs, model.DefaultGroupSort)
 	return gs
 }
 
@@ -112,7 +118,7 @@ func TestOverviewGolden(t *testing.T) {
 		"none":   {{groups: []model.GroupSummary{}}},
 	}
 	for name, results := range states {
-		for _, sz := range [][2]int{{120, 40}, {80, 24}} {
+		for _, sz := range [][2]int{{120, 40}, {80, 24}, {40, 10}} {
 			t.Run(fmt.Sprintf("%s_%dx%d", name, sz[0], sz[1]), func(t *testing.T) {
 				src := &fakeOverview{results: results}
 				a, clk := overviewApp(t, src, &watched{}, sz[0], sz[1])
@@ -133,7 +139,7 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 	wg := &watched{}
 	a, _ := overviewApp(t, src, wg, 120, 40)
 	out := plain(a)
-	for _, want := range []string{"all groups", "6 groups", "Groups 6", "enter watch group", "○ has no active members", "◐ is rebalancing", "? help", "q quit"} {
+	for _, want := range []string{"all groups", "7 groups", "Groups 7", "enter watch group", "○ has no active members", "◐ is rebalancing", "? help", "q quit"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("overview lacks %q:\n%s", want, out)
 		}
@@ -144,7 +150,7 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 		}
 	}
 
-	// The rows are sorted by total lag: the second is order-workers.
+	// The rows are sorted by status: the second is order-workers (LAGGING).
 	a.Update(ovKey("j"))
 	_, cmd := a.Update(ovKey("enter"))
 	if len(wg.opened) != 1 || wg.opened[0] != "order-workers" {
@@ -182,7 +188,7 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 	}
 	calls := src.calls
 	feedOverview(t, a, cmd)
-	if src.calls != calls+1 || !strings.Contains(plain(a), "Groups 6") {
+	if src.calls != calls+1 || !strings.Contains(plain(a), "Groups 7") {
 		t.Fatalf("back on the overview: polls %d → %d, view:\n%s", calls, src.calls, plain(a))
 	}
 
@@ -278,7 +284,7 @@ func TestOverviewNoColorKeepsMeaning(t *testing.T) {
 		if hasColour := colourSGR.MatchString(out); hasColour == noColor {
 			t.Errorf("NoColor=%v: colour sequences present = %v", noColor, hasColour)
 		}
-		for _, w := range []string{"● Stable", "○ has no active members", "◐ is rebalancing", "█", "░", "◀", "! log end"} {
+		for _, w := range []string{"● Stable", "○ has no active members", "◐ is rebalancing", "⊘ STOPPED", "▴ LAGGING", "✓ OK", "█", "░", "◀", "! log end", "60*"} {
 			if !strings.Contains(out, w) {
 				t.Errorf("NoColor=%v: overview lacks %q", noColor, w)
 			}
@@ -291,29 +297,21 @@ func TestOverviewNoColorKeepsMeaning(t *testing.T) {
 // nothing says why the pane is empty and how to clear it.
 func TestOverviewSortFilterOnlyLag(t *testing.T) {
 	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, &watched{}, 120, 40)
-	firstRow := func() string { // the row under the column header
-		lines := strings.Split(plain(a), "\n")
-		for i, l := range lines {
-			if strings.HasPrefix(l, " GROUP ") && i+1 < len(lines) {
-				return strings.Fields(strings.TrimLeft(lines[i+1], glyphCursor+glyphError+" "))[0]
-			}
-		}
-		return ""
+	if got := firstRow(a); got != "billing-reconciliation-nightly" {
+		t.Fatalf("first row %q, want the stopped group", got)
 	}
-	if got := firstRow(); got != "billing-reconciliation-nightly" {
-		t.Fatalf("first row %q, want the group with the most lag", got)
+	for range 4 { // lag age, total lag, max lag: billing still first; state
+		a.Update(ovKey("o"))
 	}
-	a.Update(ovKey("o")) // max lag: billing still first
-	a.Update(ovKey("o")) // state: the unreadable group first
-	if out := plain(a); !strings.Contains(out, "sort: state") || firstRow() != "payments" {
-		t.Errorf("sort by state: first %q:\n%s", firstRow(), out)
+	if out := plain(a); !strings.Contains(out, "sort: state") || firstRow(a) != "payments" {
+		t.Errorf("sort by state: first %q:\n%s", firstRow(a), out)
 	}
 	a.Update(ovKey("o")) // name
-	if firstRow() != "audit" {
-		t.Errorf("sort by name: first %q", firstRow())
+	if firstRow(a) != "audit" {
+		t.Errorf("sort by name: first %q", firstRow(a))
 	}
 	a.Update(ovKey("l"))
-	if out := plain(a); !strings.Contains(out, "Groups 5 of 6") || strings.Contains(out, "new-service") {
+	if out := plain(a); !strings.Contains(out, "Groups 6 of 7") || strings.Contains(out, "new-service") {
 		t.Errorf("only lag still lists new-service, or the count is wrong:\n%s", out)
 	}
 	for _, k := range []string{"/", "z", "z", "z", "enter"} {
@@ -324,12 +322,274 @@ func TestOverviewSortFilterOnlyLag(t *testing.T) {
 	}
 	a.Update(ovKey("esc"))
 	a.Update(ovKey("l"))
-	if out := plain(a); !strings.Contains(out, "Groups 6") || strings.Contains(out, "no group matches") {
+	if out := plain(a); !strings.Contains(out, "Groups 7") || strings.Contains(out, "no group matches") {
 		t.Errorf("esc and l did not bring every group back:\n%s", out)
 	}
 	// q while the filter is typed is typed, not quit.
 	a.Update(ovKey("/"))
 	if _, cmd := a.Update(ovKey("q")); cmd != nil || !strings.Contains(plain(a), "filter / q") {
 		t.Errorf("q while filtering quit or was not typed:\n%s", plain(a))
+	}
+}
+
+// firstRow is the id of the group in the row under the column header.
+func firstRow(a *App) string {
+	lines := strings.Split(plain(a), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, " GROUP ") && i+1 < len(lines) {
+			if f := strings.Fields(strings.TrimLeft(lines[i+1], glyphCursor+glyphError+" ")); len(f) > 0 {
+				return f[0]
+			}
+		}
+	}
+	return ""
+}
+
+// rowOf is the screen line of the group id, "" when it is not on screen.
+func rowOf(out, id string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(strings.TrimLeft(l, glyphCursor+glyphError+" ")); len(f) > 0 && f[0] == id {
+			return l
+		}
+	}
+	return ""
+}
+
+// okGroups are n healthy groups, each with more lag than trouble below,
+// in flight.
+func okGroups(n int) []model.GroupSummary {
+	var gs []model.GroupSummary
+	for i := range n {
+		gs = append(gs, model.GroupSummary{ID: fmt.Sprintf("ok-%02d", i), State: model.StateStable, Members: 2, Partitions: 3, Committed: 3,
+			TotalLag: int64(500 + i), MaxLag: 200, MaxLagAge: time.Second, MaxLagAgeKnown: true, Status: model.StatusOK})
+	}
+	return gs
+}
+
+// The 3 a.m. question: among healthy groups with more lag, the one group
+// in trouble is the first row, its status word on it, at every size; the
+// title says the sort. The source's order (here by total lag) is not the
+// pane's: the pane sorts by model.DefaultGroupSort itself.
+func TestOverviewGroupInTroubleFirst(t *testing.T) {
+	for _, st := range []model.Status{model.StatusStopped, model.StatusLagging} {
+		trouble := model.GroupSummary{ID: "trouble", State: model.StateStable, Members: 1, Partitions: 3, Committed: 3,
+			TotalLag: 12, MaxLag: 12, MaxLagAge: 95 * time.Second, MaxLagAgeKnown: true, Status: st}
+		if st == model.StatusStopped {
+			trouble.State, trouble.Members = model.StateEmpty, 0
+		}
+		gs := append(okGroups(20), trouble)
+		model.SortGroupsBy(gs, model.GroupsByLag)
+		for _, sz := range [][2]int{{120, 40}, {80, 24}, {40, 10}} {
+			a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: gs}}}, &watched{}, sz[0], sz[1])
+			out := plain(a)
+			checkFits(t, out, sz[0], sz[1])
+			if got := firstRow(a); got != "trouble" {
+				t.Errorf("%v %dx%d: first row %q, want the %s group:\n%s", st, sz[0], sz[1], got, st, out)
+			}
+			if row := rowOf(out, "trouble"); !strings.Contains(row, st.Label()) {
+				t.Errorf("%v %dx%d: its row %q does not say %q", st, sz[0], sz[1], row, st.Label())
+			}
+			if row := rowOf(out, "ok-19"); !strings.Contains(row, model.StatusOK.Label()) {
+				t.Errorf("%v %dx%d: a healthy row %q does not say %q", st, sz[0], sz[1], row, model.StatusOK.Label())
+			}
+			if !strings.Contains(out, "sort: status") {
+				t.Errorf("%v %dx%d: the title does not name the sort:\n%s", st, sz[0], sz[1], out)
+			}
+		}
+	}
+}
+
+// o cycles through every sort key, from the default, and back; each names
+// itself in the title and puts its own group first.
+func TestOverviewSortCycle(t *testing.T) {
+	gs := []model.GroupSummary{
+		{ID: "zeta-stopped", State: model.StateEmpty, TotalLag: 5, MaxLag: 5, MaxLagAge: 10 * time.Second, MaxLagAgeKnown: true, Status: model.StatusStopped},
+		{ID: "yak-oldest", State: model.StateStable, Members: 1, TotalLag: 10, MaxLag: 10, MaxLagAge: time.Hour, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "xray-most-lag", State: model.StateStable, Members: 1, TotalLag: 1000, MaxLag: 100, MaxLagAge: time.Second, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "whale-max-lag", State: model.StateStable, Members: 1, TotalLag: 500, MaxLag: 400, MaxLagAge: 2 * time.Second, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "vole-unreadable", State: model.StateStable, Members: 1, Status: model.StatusOK, Err: "log end of 1 partition unknown"},
+		{ID: "alpha-idle", State: model.StateStable, Members: 1, MaxLagAgeKnown: true, Status: model.StatusOK},
+	}
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: gs}}}, &watched{}, 120, 40)
+	want := []struct{ sort, first string }{
+		{"status", "zeta-stopped"}, {"lag age", "yak-oldest"}, {"total lag", "xray-most-lag"},
+		{"max lag", "whale-max-lag"}, {"state", "vole-unreadable"}, {"name", "alpha-idle"}, {"status", "zeta-stopped"},
+	}
+	for i, w := range want {
+		if i > 0 {
+			a.Update(ovKey("o"))
+		}
+		out := plain(a)
+		if !strings.Contains(out, "sort: "+w.sort+" ·") || firstRow(a) != w.first {
+			t.Errorf("after %d o: want sort %q with %s first, got %q first:\n%s", i, w.sort, w.first, firstRow(a), out)
+		}
+	}
+}
+
+// / matches status words too (model.ViewGroups), and the prompt says so.
+func TestOverviewFilterByStatus(t *testing.T) {
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, &watched{}, 120, 40)
+	a.Update(ovKey("/"))
+	if out := plain(a); !strings.Contains(out, "group id, state or status") {
+		t.Errorf("the filter prompt does not say it matches statuses:\n%s", out)
+	}
+	for _, k := range "lagging" {
+		a.Update(ovKey(string(k)))
+	}
+	a.Update(ovKey("enter"))
+	out := plain(a)
+	if !strings.Contains(out, "Groups 1 of 7") || firstRow(a) != "order-workers" || !strings.Contains(out, `filter "lagging"`) {
+		t.Errorf("/lagging does not list only the lagging group:\n%s", out)
+	}
+}
+
+// MAX LAG AGE says the group's oldest lag's age in model.Age's words, "-"
+// when no age is known; TOTAL LAG counted partly from the log start reads
+// 60*, and the title carries the group view's footnote while such a row
+// shows, and not otherwise.
+func TestOverviewLagAgeAndFromStart(t *testing.T) {
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, &watched{}, 120, 40)
+	out := plain(a)
+	for id, want := range map[string][]string{
+		"billing-reconciliation-nightly": {" 98,765 20,011 " + model.Age(3*time.Hour+12*time.Minute) + " "},
+		"order-workers":                  {" 1,234 800 " + model.Age(124*time.Second) + " "},
+		"invoice-export":                 {" 60* 20 " + model.Age(40*time.Second)},
+		"audit":                          {" 40 12 " + model.Age(800*time.Millisecond) + " "},
+		"kip848-group":                   {" 7 - "},
+	} {
+		row := strings.Join(strings.Fields(rowOf(out, id)), " ") + " "
+		for _, w := range want {
+			if !strings.Contains(row, w) {
+				t.Errorf("row of %s %q lacks %q", id, row, w)
+			}
+		}
+	}
+	if !strings.Contains(out, "MAX LAG AGE") || !strings.Contains(out, model.LagFromStartNote) {
+		t.Errorf("no MAX LAG AGE column or no %q legend:\n%s", model.LagFromStartNote, out)
+	}
+	// The group view says the same words for its 20*.
+	g := stableApp(t, false, 120, 40)
+	if gout := plain(g); !strings.Contains(gout, "*") || !strings.Contains(gout, model.LagFromStartNote) {
+		t.Errorf("the group view's legend is not %q:\n%s", model.LagFromStartNote, gout)
+	}
+
+	gs := overviewGroups()[:2] // billing and order-workers: all committed
+	a, _ = overviewApp(t, &fakeOverview{results: []overviewResult{{groups: gs}}}, &watched{}, 120, 40)
+	if out := plain(a); strings.Contains(out, "no commit") || strings.Contains(out, "*") {
+		t.Errorf("the footnote shows with no row marked:\n%s", out)
+	}
+}
+
+// STATUS is as wide as its longest word whatever the rows say: a group
+// turning LAGGING does not move a column.
+func TestOverviewStatusColumnHoldsStill(t *testing.T) {
+	ok := okGroups(3)
+	lagging := okGroups(3)
+	lagging[1].Status = model.StatusLagging
+	header := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, " GROUP ") {
+				return l
+			}
+		}
+		return ""
+	}
+	for _, sz := range [][2]int{{120, 40}, {80, 24}, {40, 10}} {
+		src := &fakeOverview{results: []overviewResult{{groups: ok}, {groups: lagging}}}
+		a, clk := overviewApp(t, src, &watched{}, sz[0], sz[1])
+		before := header(plain(a))
+		clk.Set(t0.Add(2500 * time.Millisecond))
+		feedOverview(t, a, a.overview.pollNow())
+		after := plain(a)
+		if !strings.Contains(after, "▴ LAGGING") {
+			t.Fatalf("%dx%d: the second poll is not shown:\n%s", sz[0], sz[1], after)
+		}
+		if header(after) != before {
+			t.Errorf("%dx%d: the columns moved when a group turned LAGGING:\n%q\n%q", sz[0], sz[1], before, header(after))
+		}
+	}
+}
+
+// STATUS is painted as the partition table paints it (Styles.statusPaint).
+func TestOverviewStatusPaintedAsTable(t *testing.T) {
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, &watched{}, 120, 40)
+	a.Update(ovKey("j")) // the stopped group's row styled, not selected
+	out := a.View().Content
+	for _, st := range []model.Status{model.StatusStopped, model.StatusOK} {
+		want := a.styles.statusPaint(st).Render(cell(st.Label(), statusWidth, false))
+		if !strings.Contains(out, want) {
+			t.Errorf("the %s cell is not painted as the table paints it: want %q in\n%q", st, want, out)
+		}
+	}
+}
+
+// The bar says how long the oldest unprocessed record has waited, on the
+// partition table's scale: lag in flight draws one cell whatever its size,
+// an hour fills it, equal ages draw equal bars; with no age known it
+// counts lag decades, drawn ▒. The worst group (model.GroupWorse) is
+// marked ◀; a calm cluster (all OK, lag in flight) marks none. Wide
+// enough, the header is the table's ruler.
+func TestOverviewBarByLagAge(t *testing.T) {
+	gs := []model.GroupSummary{
+		{ID: "huge-in-flight", State: model.StateStable, Members: 1, TotalLag: 5_000_000, MaxLag: 5_000_000, MaxLagAge: time.Second, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "small-old", State: model.StateStable, Members: 1, TotalLag: 3, MaxLag: 3, MaxLagAge: 2 * time.Hour, MaxLagAgeKnown: true, Status: model.StatusStalled},
+		{ID: "big-2m", State: model.StateStable, Members: 1, TotalLag: 90_000, MaxLag: 90_000, MaxLagAge: 2 * time.Minute, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "tiny-2m", State: model.StateStable, Members: 1, TotalLag: 2, MaxLag: 2, MaxLagAge: 2 * time.Minute, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "age-unknown", State: model.StateStable, Members: 1, TotalLag: 10_000, MaxLag: 10_000, Status: model.StatusOK},
+	}
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: gs}}}, &watched{}, 200, 20)
+	a.Update(ovKey("j"))
+	out := plain(a)
+	cells := func(id string) (full, byLag int, marked bool) {
+		row := rowOf(out, id)
+		return strings.Count(row, glyphBarFull), strings.Count(row, glyphBarByLag), strings.HasSuffix(strings.TrimRight(row, " "), glyphWorst)
+	}
+	inFlight, _, m1 := cells("huge-in-flight")
+	old, _, m2 := cells("small-old")
+	big, _, m3 := cells("big-2m")
+	tiny, _, _ := cells("tiny-2m")
+	_, unknown, _ := cells("age-unknown")
+	if inFlight != 1 || big != tiny || big <= inFlight || old <= big || unknown == 0 {
+		t.Errorf("bars: in flight %d, 2h %d, 2m %d and %d, age unknown %d ▒:\n%s", inFlight, old, big, tiny, unknown, out)
+	}
+	if !m2 || m1 || m3 {
+		t.Errorf("◀ is not on the stalled group alone:\n%s", out)
+	}
+	for _, w := range []string{"bar: lag age", "◀ worst", "▒ age unknown: bar by lag", "≤5s", "30s", "10m", "1h"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the overview lacks %q:\n%s", w, out)
+		}
+	}
+
+	calm := okGroups(5)
+	a, _ = overviewApp(t, &fakeOverview{results: []overviewResult{{groups: calm}}}, &watched{}, 120, 40)
+	for _, l := range strings.Split(plain(a), "\n")[2:] {
+		if strings.Contains(l, glyphWorst) {
+			t.Errorf("a calm cluster marks a group: %q", l)
+		}
+	}
+}
+
+// BenchmarkOverview1000 is one poll of 1,000 groups reaching the screen:
+// sorted, filtered (none), the worst found, the visible rows rendered at
+// 120x40.
+func BenchmarkOverview1000(b *testing.B) {
+	gs := make([]model.GroupSummary, 1000)
+	sts := model.Statuses()
+	for i := range gs {
+		gs[i] = model.GroupSummary{ID: fmt.Sprintf("group-%04d", i), State: model.StateStable, Members: 3, Partitions: 6, Committed: 6,
+			TotalLag: int64(i * 37 % 5000), MaxLag: int64(i * 11 % 900), MaxLagAge: time.Duration(i%600) * time.Second, MaxLagAgeKnown: i%7 != 0,
+			LagFromStart: i%13 == 0, Status: sts[i%len(sts)]}
+	}
+	src := &fakeOverview{batched: true, results: []overviewResult{{groups: gs}}}
+	clk := &clock{t: t0}
+	a := NewOverview(src, nil, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a.Update(a.Init()())
+	b.ReportAllocs()
+	for b.Loop() {
+		a.overview.groups = gs // a poll's answer: refresh is what Update does with it
+		a.overview.refresh()
+		_ = a.View()
 	}
 }

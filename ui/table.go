@@ -291,16 +291,16 @@ func (t *Table) header(l gridLayout) string {
 		return h
 	}
 	w := l.w[last]
-	ruler := t.ruler(w)
+	ruler := ageRuler(w)
 	if ruler == "" {
 		return h
 	}
 	return h[:len(h)-len(cell(t.grid.cols[last].title, w, false))] + ruler
 }
 
-// ruler labels the bar's scale under its segment ends, or "" when they do
-// not fit.
-func (t *Table) ruler(w int) string {
+// ageRuler labels the age bar's scale under its segment ends, or "" when
+// they do not fit (the partition table's and the overview's bar headers).
+func ageRuler(w int) string {
 	inner := w - 2
 	if inner < 20 {
 		return ""
