@@ -83,7 +83,7 @@ func (t *Table) columns() []column[model.PartitionLag] {
 		{title: "PARTITION", short: "P", right: right, min: 1, grow: 4,
 			text:   func(p *model.PartitionLag) string { return strconv.Itoa(int(p.Partition)) },
 			narrow: func(p *model.PartitionLag) string { return strconv.Itoa(int(p.Partition)) }},
-		{title: "STATUS", short: "S", min: statusWidth, narrowAt: 3, grow: 0,
+		{title: "STATUS", short: "S", min: statusWidth, wide: statusWidth, narrowAt: 3, grow: 0,
 			text:   func(p *model.PartitionLag) string { return statusText(p.Status, true) },
 			narrow: func(p *model.PartitionLag) string { return statusText(p.Status, false) },
 			paint:  func(p *model.PartitionLag) paint { return st.statusPaint(p.Status) }},
