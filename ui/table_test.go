@@ -123,3 +123,25 @@ func rowPtrs(rows []model.PartitionLag) []*model.PartitionLag {
 	}
 	return out
 }
+
+// TestStatusColumnHoldsItsWidth: a partition turning LAGGING (the longest
+// status word) does not move the header or any other column.
+func TestStatusColumnHoldsItsWidth(t *testing.T) {
+	for _, w := range []int{120, 80} {
+		tb := NewTable(NewStyles(true), DefaultKeyMap())
+		tb.SetSize(w, 10)
+		rows := stableSnapshot().Partitions
+		for i := range rows {
+			rows[i].Status = model.StatusOK
+		}
+		tb.SetRows(rowPtrs(rows))
+		header := func() string { return strings.Split(ansi.Strip(tb.View()), "\n")[1] }
+		calm := header()
+		lagging := append([]model.PartitionLag(nil), rows...)
+		lagging[1].Status = model.StatusLagging
+		tb.SetRows(rowPtrs(lagging))
+		if got := header(); got != calm {
+			t.Errorf("%d columns: header moved when a partition turned LAGGING:\n%s\n%s", w, calm, got)
+		}
+	}
+}
