@@ -278,6 +278,22 @@ type PartitionLag struct {
 	InFlight bool
 }
 
+// CountsFromStart reports whether the row's lag counts from the log start
+// (nothing committed, log offsets known): marked "*" wherever it is shown.
+func (p *PartitionLag) CountsFromStart() bool { return p.LagFromStart && p.LogEnd >= 0 }
+
+// LagFromStart reports whether some of the total lag counts from the log
+// start: a row CountsFromStart. The total is marked "*" then, as the
+// overview marks a group's.
+func (s *Snapshot) LagFromStart() bool {
+	for i := range s.Partitions {
+		if s.Partitions[i].CountsFromStart() {
+			return true
+		}
+	}
+	return false
+}
+
 // Owned reports whether a member of the group owns the partition.
 func (p PartitionLag) Owned() bool { return p.MemberID != "" }
 

@@ -218,7 +218,11 @@ func (c *ComparePage) summary(i int) string {
 			st.Label.Render(", ")+st.Value.Render(model.Count(stopped, "partition"))+st.Label.Render(" stopped"))
 	}
 	if p.st.HasSnap {
-		segs = append(segs, st.Label.Render("lag ")+st.Value.Render(model.Thousands(p.st.Snap.TotalLag)))
+		lag := model.Thousands(p.st.Snap.TotalLag)
+		if p.st.Snap.LagFromStart() {
+			lag += model.FromStartMark
+		}
+		segs = append(segs, st.Label.Render("lag ")+st.Value.Render(lag))
 	}
 	if l, ok := c.demo.status.Ledgers[p.watch.Group]; ok {
 		led := st.Label.Render("processed ") + st.Value.Render(model.Thousands(l.Processed))

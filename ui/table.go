@@ -231,7 +231,7 @@ func ownerText(p *model.PartitionLag, withHost bool) string {
 // counted from the log start (nothing committed) is marked *.
 func lagText(p *model.PartitionLag) string {
 	s := model.Thousands(p.Lag)
-	if p.LagFromStart && p.LogEnd >= 0 {
+	if p.CountsFromStart() {
 		s += glyphFromStart
 	}
 	return s
@@ -352,9 +352,15 @@ func (t *Table) title(start, end int, visible []model.PartitionLag, topic string
 	// come and go; the rarer marks only while a row shows them.
 	extra = append(extra, glyphWorst+" worst", "bar: lag age")
 	var fromStart, prev, pending, shared, staleRate, byLag bool
+	// The header marks the total lag "*" when any row counts from the
+	// log start: the note is there whenever a row of the table is.
+	for _, p := range t.rows {
+		if fromStart = p.CountsFromStart(); fromStart {
+			break
+		}
+	}
 	for i := range visible {
 		p := &visible[i]
-		fromStart = fromStart || p.LagFromStart && p.LogEnd >= 0
 		prev = prev || !p.Owned() && p.PrevOwner != ""
 		pending = pending || p.PendingMemberID != "" || p.PendingClientID != ""
 		shared = shared || len(p.Owners) > 1
