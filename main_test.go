@@ -691,7 +691,7 @@ func TestOverviewEndToEnd(t *testing.T) {
 	defer o.Close()
 	app := newOverviewApp(o, cfg, ui.Options{Brokers: d.Brokers(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second})
 	drv := newAppDriver(t, app)
-	row := regexp.MustCompile(`(?m)^▸order-workers +● Stable +2 +\d`)
+	row := regexp.MustCompile(`(?m)^▸order-workers +● Stable +. [A-Z]+ +2 +\d`)
 	drv.waitScreen(15*time.Second, "order-workers listed Stable with 2 members", row.MatchString)
 	drv.send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	drv.waitScreen(10*time.Second, "the group's partitions and members", func(s string) bool {
