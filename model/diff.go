@@ -9,19 +9,6 @@ import (
 	"time"
 )
 
-// Diff returns the events that lead from prev to next, as a Tracker whose
-// last snapshot was prev would report them. It knows nothing before prev: a
-// rebalance already in progress in prev completes in next with no duration
-// and no moves, since the owners before it are unknown.
-func Diff(prev, next Snapshot) []Event {
-	d := differ{group: next.Group.ID}
-	if d.group == "" {
-		d.group = prev.Group.ID
-	}
-	d.prime(newSnapView(prev))
-	return d.observe(next)
-}
-
 // snapView is what the differ keeps of one snapshot.
 type snapView struct {
 	at       time.Time

@@ -219,9 +219,6 @@ func NewHistory(opts HistoryOptions) *History {
 	}
 }
 
-// Options returns the options in effect, defaults filled in.
-func (h *History) Options() HistoryOptions { return h.opts }
-
 // Annotate records s and fills its derived fields: per partition Status,
 // rates, CommitMovedAt and StalledSince; per member ConsumeRate; per group
 // Status, rates, ETA, FallingBehind, WorstPartition and TotalLagHistory. It returns one status_changed event

@@ -78,7 +78,9 @@ func FuzzHistory(f *testing.F) {
 				if p.Status.Severity() == 0 {
 					t.Fatalf("no status: %+v", p)
 				}
-				worst = WorstStatus(worst, p.Status)
+				if p.Status.Worse(worst) {
+					worst = p.Status
+				}
 				was, ok := prev[p.TopicPartition]
 				if !ok {
 					was = StatusOK

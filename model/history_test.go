@@ -622,8 +622,8 @@ func TestStatusGlyphs(t *testing.T) {
 			t.Errorf("label %q", s.Label())
 		}
 	}
-	if WorstStatus(StatusLagging, StatusStopped, StatusStalled) != StatusStopped || WorstStatus() != StatusOK {
-		t.Error("WorstStatus")
+	if !StatusStopped.Worse(StatusStalled) || !StatusStalled.Worse(StatusLagging) || StatusOK.Worse(StatusOK) {
+		t.Error("Worse does not order STOPPED > STALLED > LAGGING, or OK is worse than itself")
 	}
 }
 

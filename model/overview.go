@@ -3,7 +3,6 @@ package model
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -53,38 +52,6 @@ type GroupSummary struct {
 
 // StateText says the group's state in kafka-consumer-groups' words.
 func (g GroupSummary) StateText() string { return Group{State: g.State, Type: g.Type}.StateText() }
-
-// GroupLag adds up lag over committed offsets only, as
-// kafka-consumer-groups does (the overview counts never-committed
-// partitions too: OverviewHistory.Observe). A partition whose log end is unknown (absent
-// from logEnd or negative) adds nothing; it is counted in missing.
-func GroupLag(committed map[TopicPartition]int64, logEnd map[TopicPartition]int64) (total, maxLag int64, missing int) {
-	for tp, c := range committed {
-		end, ok := logEnd[tp]
-		if !ok || end < 0 {
-			missing++
-			continue
-		}
-		if c < 0 {
-			continue // no commit: no lag here, as kafka-consumer-groups says
-		}
-		lag := max(end-c, 0)
-		total = AddLag(total, lag)
-		maxLag = max(maxLag, lag)
-	}
-	return total, maxLag, missing
-}
-
-// SortGroups orders groups by total lag, most first, then by id
-// (SortGroupsBy sorts by any key).
-func SortGroups(gs []GroupSummary) {
-	sort.SliceStable(gs, func(i, j int) bool {
-		if gs[i].TotalLag != gs[j].TotalLag {
-			return gs[i].TotalLag > gs[j].TotalLag
-		}
-		return gs[i].ID < gs[j].ID
-	})
-}
 
 // JSONGroupSummary is the JSON shape of one overview row (`--once -o json`
 // without --group).

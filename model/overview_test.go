@@ -6,32 +6,6 @@ import (
 	"time"
 )
 
-func TestGroupLag(t *testing.T) {
-	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "orders", Partition: p} }
-	committed := map[TopicPartition]int64{tp(0): 5, tp(1): 10, tp(2): 3, tp(3): 7}
-	logEnd := map[TopicPartition]int64{tp(0): 12, tp(1): 10, tp(2): -1, tp(3): 6}
-	total, maxLag, missing := GroupLag(committed, logEnd)
-	// p0: 7, p1: 0, p2: unknown, p3: committed past the end (truncated log) counts 0.
-	if total != 7 || maxLag != 7 || missing != 1 {
-		t.Fatalf("GroupLag = %d, %d, %d; want 7, 7, 1", total, maxLag, missing)
-	}
-	if total, maxLag, missing := GroupLag(nil, logEnd); total != 0 || maxLag != 0 || missing != 0 {
-		t.Fatalf("GroupLag(no commits) = %d, %d, %d; want zeros", total, maxLag, missing)
-	}
-}
-
-func TestSortGroups(t *testing.T) {
-	gs := []GroupSummary{{ID: "b", TotalLag: 5}, {ID: "c", TotalLag: 0}, {ID: "a", TotalLag: 5}, {ID: "d", TotalLag: 90}}
-	SortGroups(gs)
-	var ids []string
-	for _, g := range gs {
-		ids = append(ids, g.ID)
-	}
-	if got := strings.Join(ids, ","); got != "d,a,b,c" {
-		t.Fatalf("sorted = %s, want d,a,b,c (lag desc, then id)", got)
-	}
-}
-
 func TestFormatOverview(t *testing.T) {
 	got := FormatOverview([]GroupSummary{
 		{ID: "order-workers", State: StateStable, Members: 2, TotalLag: 1234},

@@ -788,31 +788,6 @@ func Lag(committed, logStart, logEnd int64) (lag int64, fromStart bool) {
 	return max(logEnd-committed, 0), false
 }
 
-// Topics returns the distinct topics of the snapshot's partitions, sorted.
-func (s Snapshot) Topics() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range s.Partitions {
-		if !seen[p.Topic] {
-			seen[p.Topic] = true
-			out = append(out, p.Topic)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Assignments returns, for each owned partition, the client id of its owner.
-func (s Snapshot) Assignments() map[TopicPartition]string {
-	out := make(map[TopicPartition]string, len(s.Partitions))
-	for _, m := range s.Members {
-		for _, tp := range m.Partitions {
-			out[tp] = m.ClientID
-		}
-	}
-	return out
-}
-
 // ShortID shortens a member id for display: client id prefixes are dropped
 // and the tail of the generated UUID kept, its last 8 characters. The id is
 // made Printable first, so the tail is what a terminal would show of the

@@ -101,14 +101,3 @@ func (s Status) Label() string {
 	}
 	return s.Glyph() + " " + string(s)
 }
-
-// WorstStatus returns the most severe of statuses; OK when there are none.
-func WorstStatus(statuses ...Status) Status {
-	w := StatusOK
-	for _, s := range statuses {
-		if s.Worse(w) {
-			w = s
-		}
-	}
-	return w
-}
