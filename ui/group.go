@@ -479,6 +479,3 @@ func ownsText(tps []model.TopicPartition) string {
 	}
 	return "owns " + model.PartitionList(tps, model.MultiTopic(tps))
 }
-
-// Events returns the timeline's events, oldest first.
-func (g *GroupPage) Events() []model.Event { return g.pipe.Timeline().Events() }

@@ -1,11 +1,8 @@
 package ui
 
 import (
-	"image/color"
 	"strconv"
 	"strings"
-
-	"charm.land/lipgloss/v2"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -37,38 +34,8 @@ func sparkline(points []int64, w int) string {
 	return b.String()
 }
 
-// statusPaints are the colours of the statuses, by severity: OK green,
-// LAGGING and UNOWNED yellow, STALLED, REWOUND and STOPPED red. Colour only
-// repeats what the glyph and the word say.
-var statusPaints = [2]map[model.Status]paint{buildStatusPaints(false), buildStatusPaints(true)}
-
-func buildStatusPaints(noColor bool) map[model.Status]paint {
-	base := lipgloss.NewStyle()
-	fg := func(c color.Color, bold bool) paint {
-		s := base.Bold(bold)
-		if !noColor {
-			s = s.Foreground(c)
-		}
-		return newPaint(s)
-	}
-	return map[model.Status]paint{
-		model.StatusOK:      fg(lipgloss.Green, false),
-		model.StatusLagging: fg(lipgloss.Yellow, false),
-		model.StatusUnowned: fg(lipgloss.Yellow, false),
-		model.StatusStalled: fg(lipgloss.Red, true),
-		model.StatusRewound: fg(lipgloss.Magenta, true),
-		model.StatusStopped: fg(lipgloss.Red, true),
-	}
-}
-
 // statusPaint returns the paint of a status; nothing for an unknown one.
-func (s Styles) statusPaint(st model.Status) paint {
-	i := 0
-	if s.NoColor {
-		i = 1
-	}
-	return statusPaints[i][st]
-}
+func (s Styles) statusPaint(st model.Status) paint { return s.statuses[st] }
 
 // barPaint colours a partition's lag bar and lag by its status, so a
 // small lag on a stalled partition is red and a large one that is being

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // Glyphs carry meaning that colour only repeats: every state, level and
@@ -65,6 +66,8 @@ type Styles struct {
 	lagNone, lagLow, lagMid, lagHigh paint
 	worst, err, unowned              paint
 	stateOK, stateWarn, stateBad     paint
+	// statuses paints each partition status (statusPaint).
+	statuses map[model.Status]paint
 }
 
 // paint is a style reduced to the escape sequences around its text. Rows
@@ -159,5 +162,17 @@ func NewStyles(noColor bool) Styles {
 	s.lagNone, s.lagLow, s.lagMid, s.lagHigh = newPaint(s.LagNone), newPaint(s.LagLow), newPaint(s.LagMid), newPaint(s.LagHigh)
 	s.worst, s.err, s.unowned = newPaint(s.Worst), newPaint(s.Err), newPaint(s.Unowned)
 	s.stateOK, s.stateWarn, s.stateBad = newPaint(s.StateOK), newPaint(s.StateWarn), newPaint(s.StateBad)
+	// The statuses by severity: OK green, LAGGING and UNOWNED yellow,
+	// STALLED and STOPPED red, REWOUND magenta. Colour only repeats what
+	// the glyph and the word say.
+	status := func(c color.Color, bold bool) paint { return newPaint(fg(base.Bold(bold), c)) }
+	s.statuses = map[model.Status]paint{
+		model.StatusOK:      status(lipgloss.Green, false),
+		model.StatusLagging: status(lipgloss.Yellow, false),
+		model.StatusUnowned: status(lipgloss.Yellow, false),
+		model.StatusStalled: status(lipgloss.Red, true),
+		model.StatusRewound: status(lipgloss.Magenta, true),
+		model.StatusStopped: status(lipgloss.Red, true),
+	}
 	return s
 }

@@ -145,3 +145,17 @@ func TestStatusColumnHoldsItsWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryStatusPainted: each status the model has is painted, in
+// colour and without; a new status without a paint fails here.
+func TestEveryStatusPainted(t *testing.T) {
+	color, mono := NewStyles(false), NewStyles(true)
+	for _, st := range model.Statuses() {
+		if _, ok := mono.statuses[st]; !ok {
+			t.Errorf("%s: no paint without colour", st)
+		}
+		if p := color.statusPaint(st); p.pre == "" {
+			t.Errorf("%s: no colour", st)
+		}
+	}
+}

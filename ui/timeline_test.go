@@ -260,7 +260,7 @@ func TestEventsChannelFeedsTheTimeline(t *testing.T) {
 	if out := plain(a); !strings.Contains(out, "✗ consumer-b killed (no LeaveGroup)") {
 		t.Fatalf("demo event not in the timeline:\n%s", out)
 	}
-	if evs := a.group.Events(); evs[0].Type != model.EventWatchStarted || evs[len(evs)-1].Type != model.EventDemoKilled || evs[len(evs)-1].Group != "order-workers" {
+	if evs := a.group.pipe.Timeline().Events(); evs[0].Type != model.EventWatchStarted || evs[len(evs)-1].Type != model.EventDemoKilled || evs[len(evs)-1].Group != "order-workers" {
 		t.Fatalf("events %+v", evs)
 	}
 	// Quitting ends the wait, leaving no goroutine behind.
@@ -294,7 +294,7 @@ func TestConnectionLostOncePerOutage(t *testing.T) {
 		pollNow(t, a)
 	}
 	var types []string
-	for _, e := range a.group.Events() {
+	for _, e := range a.group.pipe.Timeline().Events() {
 		if e.Type != model.EventStatusChanged { // partition verdicts, not this test's business
 			types = append(types, string(e.Type))
 		}
