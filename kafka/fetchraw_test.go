@@ -133,7 +133,11 @@ func TestParseFetch(t *testing.T) {
 	}
 }
 
-// FuzzParseFetch: any bytes parse without panic or endless loop.
+// FuzzParseFetch: any bytes parse without panic or endless loop, and what
+// they say holds together: an answer or an error; only the partition asked
+// for; a stamp for the offset asked, which is gone, only markers or a
+// record (with a time), never two of them; markers up to a high watermark
+// past the offset.
 func FuzzParseFetch(f *testing.F) {
 	t0 := time.UnixMilli(1_700_000_000_000)
 	seed := &testing.T{}
@@ -142,7 +146,34 @@ func FuzzParseFetch(f *testing.F) {
 	f.Add(fetchBody("t", 3, 1, 10, nil), int64(4))
 	f.Fuzz(func(t *testing.T, body []byte, offset int64) {
 		req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: offset}}}}
-		parseFetch(body, 11, req)
-		recordTime(body, offset)
+		res, err := parseFetch(body, 11, req)
+		if (res == nil) == (err == nil) {
+			t.Fatalf("answer %v and error %v: want exactly one", res, err)
+		}
+		if res != nil {
+			for tp, r := range res.stamps {
+				if tp != (model.TopicPartition{Topic: "t", Partition: 3}) {
+					t.Fatalf("stamp for %v, which was not asked", tp)
+				}
+				if r.leaderMoved {
+					if r.stamp != (stamp{}) {
+						t.Fatalf("leader moved and a stamp %+v", r.stamp)
+					}
+					continue
+				}
+				if r.offset != offset {
+					t.Fatalf("stamp at %d, asked %d", r.offset, offset)
+				}
+				if r.gone && (r.markers || !r.ts.IsZero()) || r.markers && !r.ts.IsZero() {
+					t.Fatalf("stamp %+v says two things", r.stamp)
+				}
+				if r.markers && r.end <= offset {
+					t.Fatalf("markers up to %d, not past offset %d", r.end, offset)
+				}
+			}
+		}
+		if ts, found := recordTime(body, offset); !found && !ts.IsZero() {
+			t.Fatalf("no record at %d, yet time %v", offset, ts)
+		}
 	})
 }
