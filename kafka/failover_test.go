@@ -260,3 +260,42 @@ func TestPollFollowsLeaderMoveAtOnce(t *testing.T) {
 	}
 	assertLag(t, s, 3)
 }
+
+// TestPollNoLeaderAnswers: the coordinator answers but the one broker that
+// leads every partition of the group is unreachable. No lag can be read at
+// all: the poll fails (an outage, with the last good data kept on screen),
+// naming the leader, rather than succeed with nothing but error rows.
+func TestPollNoLeaderAnswers(t *testing.T) {
+	tc := newTestCluster(t, false)
+	group := ""
+	for i := 0; group == ""; i++ {
+		if g := "workers-" + strconv.Itoa(i); tc.CoordinatorFor(g) != 0 {
+			group = g
+		}
+	}
+	committedGroup(t, tc, group, "orders")
+	for p := int32(0); p < 6; p++ {
+		if tc.LeaderFor("orders", p) != 0 {
+			if err := tc.MoveTopicPartition("orders", p, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	down := tc.addrs[0]
+	w := newTestWatcher(t, tc, group)
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatalf("poll with every broker up: %v", err)
+	}
+	w.resetTransport() // connections to broker 0 are pooled: go through dial
+	w.dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		if address == down {
+			return nil, &net.OpError{Op: "dial", Net: network, Err: errRefused}
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, address)
+	}
+	_, err := w.Poll(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "no partition leader answered") || !strings.Contains(err.Error(), down) {
+		t.Fatalf("poll with the only leader down: %v; want an error saying no leader answered, naming %s", err, down)
+	}
+}

@@ -51,7 +51,12 @@ func (w *Watcher) leaderPartitions(topics []string, offsets map[model.TopicParti
 // parallel. Kafka refuses a partition listed twice in one request, hence
 // two. Failures are recorded per partition; moved reports that a leader
 // answered it no longer leads a partition (the metadata is out of date).
-func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string) (offsets map[model.TopicPartition]model.PartitionOffsets, moved bool) {
+//
+// When no leader answered at all (every request failed: the brokers are
+// unreachable or frozen), err says so and the poll fails as a whole: a
+// snapshot of nothing but per-partition errors is an outage, not data,
+// and an outage counts from the last poll that had answers.
+func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string) (offsets map[model.TopicPartition]model.PartitionOffsets, moved bool, err error) {
 	n := 0
 	for _, t := range topics {
 		if tm, ok := w.meta.topics[t]; ok {
@@ -88,13 +93,19 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 	}
 	wg.Wait()
 
+	failed := 0
+	var firstErr string
 	for _, r := range results {
 		if r.err != nil {
+			failed++
 			addr := fmt.Sprint(r.leader)
 			if b, ok := brokers[r.leader]; ok {
 				addr = b.addr
 			}
 			e := fmt.Sprintf("log offsets from leader %s: %v", addr, r.err)
+			if firstErr == "" {
+				firstErr = e
+			}
 			for _, t := range byLeader[r.leader] {
 				for _, p := range t.Partitions {
 					offsets[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
@@ -130,7 +141,14 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 			}
 		}
 	}
-	return offsets, moved
+	if failed > 0 && failed == len(results) {
+		more := ""
+		if failed > 1 {
+			more = fmt.Sprintf(" (and %d more leaders)", failed-1)
+		}
+		return offsets, moved, fmt.Errorf("no partition leader answered: %s%s", firstErr, more)
+	}
+	return offsets, moved, nil
 }
 
 // listOffsetsAt sends one ListOffsets request for all of rts to leader.

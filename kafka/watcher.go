@@ -187,11 +187,14 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 			return obs, err
 		}
 	}
-	offsets, moved := w.listOffsets(ctx, brokers, topics)
+	offsets, moved, err := w.listOffsets(ctx, brokers, topics)
+	if err != nil {
+		return obs, err
+	}
 	if moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
 		// Leaders moved (an election, a reassignment): ask the new ones
 		// now rather than show the partitions as failed until next poll.
-		retry, _ := w.listOffsets(ctx, brokers, topics)
+		retry, _, _ := w.listOffsets(ctx, brokers, topics)
 		for tp, po := range retry {
 			if old, ok := offsets[tp]; !ok || old.Err != "" {
 				offsets[tp] = po
