@@ -34,14 +34,25 @@ func (s *syncBuffer) String() string {
 }
 
 // freezer stops a kfake cluster answering, as kill -STOP stops a broker:
-// every request waits until thaw, and is answered then.
+// every request waits until thaw, and is answered then. armed, it freezes
+// at the next group describe (the first request of a poll), so the freeze
+// falls between two polls: one frozen halfway, with some leaders' answers
+// in, is partly good data, and counts as a good poll.
 type freezer struct {
-	mu   sync.Mutex
-	thaw chan struct{} // nil: not frozen
+	mu      sync.Mutex
+	armed   bool
+	frozeAt time.Time
+	thaw    chan struct{} // nil: not frozen
 }
 
-func (f *freezer) control(kmsg.Request) (kmsg.Response, error, bool) {
+func (f *freezer) control(req kmsg.Request) (kmsg.Response, error, bool) {
 	f.mu.Lock()
+	if f.armed {
+		switch req.(type) {
+		case *kmsg.DescribeGroupsRequest, *kmsg.ConsumerGroupDescribeRequest, *kmsg.ShareGroupDescribeRequest:
+			f.armed, f.frozeAt, f.thaw = false, time.Now(), make(chan struct{})
+		}
+	}
 	ch := f.thaw
 	f.mu.Unlock()
 	if ch != nil {
@@ -50,10 +61,25 @@ func (f *freezer) control(kmsg.Request) (kmsg.Response, error, bool) {
 	return nil, nil, false
 }
 
-func (f *freezer) freeze() {
+// freeze freezes the cluster at the next poll's start and returns when it
+// did.
+func (f *freezer) freeze(t *testing.T) time.Time {
+	t.Helper()
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.thaw = make(chan struct{})
+	f.armed = true
+	f.mu.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		f.mu.Lock()
+		at, frozen := f.frozeAt, f.thaw != nil
+		f.mu.Unlock()
+		if frozen {
+			return at
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("no poll began within 5s: the freezer never froze")
+	return time.Time{}
 }
 
 func (f *freezer) unfreeze() {
@@ -63,7 +89,7 @@ func (f *freezer) unfreeze() {
 	f.thaw = nil
 }
 
-// A broker that stops answering for a while (kill -STOP, then -CONT):
+// A cluster that stops answering for a while, from one poll on (kill -STOP, then -CONT):
 // --events says connection_lost once the polls fail, and connection_restored
 // when the first poll after the thaw has its answer, dated then, with the
 // outage's length from the last good poll: within a poll of the truth.
@@ -119,9 +145,8 @@ func TestEventsOutageTimes(t *testing.T) {
 	}
 	waitLine("watch_started", 5*time.Second)
 	time.Sleep(3 * interval) // a few good polls
-	frozeAt := time.Now()
-	fz.freeze()
-	time.Sleep(freezeFor)
+	frozeAt := fz.freeze(t)
+	time.Sleep(freezeFor - time.Since(frozeAt))
 	thawedAt := time.Now()
 	fz.unfreeze()
 	restored := waitLine("connection_restored", 5*time.Second)
@@ -147,6 +172,7 @@ func TestEventsOutageTimes(t *testing.T) {
 	got := time.Duration(restored["duration_ms"].(float64)) * time.Millisecond
 	truth := thawedAt.Sub(frozeAt)
 	if got < truth-slack || got > truth+slack {
-		t.Errorf("connection_restored says the outage lasted %s; the broker was frozen %s", got, truth)
+		t.Errorf("connection_restored says the outage lasted %s; the broker was frozen %s (%s … %s); events:\n%s", got, truth,
+			frozeAt.Format(time.StampMilli), thawedAt.Format(time.StampMilli), out.String())
 	}
 }
