@@ -291,22 +291,32 @@ func writeColumns(b *strings.Builder, rows [][]string, right []bool) {
 		return
 	}
 	widths := make([]int, len(rows[0]))
+	cells := make([]int, 0, len(rows)*len(rows[0])) // each cell's width, in order
 	for _, r := range rows {
 		for i := range r {
 			r[i] = Printable(r[i])
-			widths[i] = max(widths[i], ansi.StringWidth(r[i]))
+			w := cellWidth(r[i])
+			cells = append(cells, w)
+			widths[i] = max(widths[i], w)
 		}
 	}
+	line := len(widths)
+	for _, w := range widths {
+		line += w
+	}
+	b.Grow(line * len(rows))
+	k := 0
 	for _, r := range rows {
 		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(c))
+			pad := widths[i] - cells[k]
+			k++
 			if i < len(right) && right[i] {
-				b.WriteString(pad)
+				writeSpaces(b, pad)
 				b.WriteString(c)
 			} else {
 				b.WriteString(c)
 				if i < len(r)-1 {
-					b.WriteString(pad)
+					writeSpaces(b, pad)
 				}
 			}
 			if i < len(r)-1 {
@@ -314,6 +324,32 @@ func writeColumns(b *strings.Builder, rows [][]string, right []bool) {
 			}
 		}
 		b.WriteString("\n")
+	}
+}
+
+// cellWidth is the cells s takes on a terminal. Printable ASCII, what
+// nearly every cell of a table holds, is one cell a byte; the rest is
+// measured by grapheme (at 10,000 partitions measuring every cell took
+// most of --once's time).
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+const spaces = "                                                                "
+
+// writeSpaces writes n spaces.
+func writeSpaces(b *strings.Builder, n int) {
+	for n > len(spaces) {
+		b.WriteString(spaces)
+		n -= len(spaces)
+	}
+	if n > 0 {
+		b.WriteString(spaces[:n])
 	}
 }
 
