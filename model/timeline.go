@@ -109,7 +109,20 @@ type Tracker struct {
 	mu sync.Mutex
 	d  differ
 	tl *Timeline
+	// consumers holds the reports of the group's own consumers (the
+	// demo's), which time a rebalance the polls only infer: revocations
+	// and assignments since the last snapshot, and the starts, stops and
+	// restarts that set a rebalance off since the last one completed (a
+	// poll may come between a consumer's start and its join).
+	consumers []Event
 }
+
+// triggerWindow is how long a consumer's start, stop or restart waits for
+// the rebalance it sets off.
+const triggerWindow = 10 * time.Second
+
+// maxConsumerReports bounds Tracker.consumers between two snapshots.
+const maxConsumerReports = 1024
 
 // NewTracker returns a tracker for group whose timeline holds capacity
 // events (DefaultTimelineCapacity when capacity is not positive).
@@ -125,8 +138,64 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	events := t.d.observe(s)
+	completed := false
+	for i := range events {
+		timeByConsumers(&events[i], t.consumers)
+		completed = completed || events[i].Type == EventRebalanceCompleted
+	}
+	kept := t.consumers[:0]
+	for _, r := range t.consumers {
+		if isTrigger(r.Type) && !completed && s.TakenAt.Sub(r.Time) < triggerWindow {
+			kept = append(kept, r)
+		}
+	}
+	clear(t.consumers[len(kept):])
+	t.consumers = kept
 	t.tl.Add(events...)
 	return events
+}
+
+// isTrigger reports whether a consumer's report is of an act that sets a
+// rebalance off.
+func isTrigger(t EventType) bool {
+	return t == EventDemoSpawned || t == EventDemoStopped || t == EventDemoRestarted
+}
+
+// timeByConsumers gives a rebalance that began and ended between two polls
+// (inferred, duration unknown) the duration its consumers reported: from
+// the first of them to act (a consumer started, stopped or restarted, one
+// revoking its partitions) to the last assignment, when they reported
+// both. A demo's rebalance on an in-process cluster takes about a tenth of
+// a second, less than a poll interval, and compare mode is about exactly
+// that duration.
+func timeByConsumers(e *Event, reports []Event) {
+	if e.Type != EventRebalanceCompleted || !e.Inferred || e.HasDuration || e.Phase != "" {
+		return
+	}
+	var start, end time.Time
+	for _, r := range reports {
+		if r.Time.After(e.Time) {
+			continue
+		}
+		switch {
+		case isTrigger(r.Type) || r.Type == EventDemoRevoked:
+			if start.IsZero() || r.Time.Before(start) {
+				start = r.Time
+			}
+		case r.Type == EventDemoAssigned:
+			if r.Time.After(end) {
+				end = r.Time
+			}
+		}
+	}
+	if start.IsZero() || !end.After(start) {
+		return
+	}
+	e.Duration, e.HasDuration = end.Sub(start), true
+	const unknown = "rebalance between polls, duration unknown"
+	if rest, ok := strings.CutPrefix(e.Detail, unknown); ok {
+		e.Detail = "rebalance between polls took " + Elapsed(e.Duration) + " by its consumers' reports" + rest
+	}
 }
 
 // ConnectionLost records that a poll at time at failed with err. Only the
@@ -165,6 +234,12 @@ func (t *Tracker) Add(e Event) Event {
 	if e.Time.IsZero() {
 		if n := t.tl.Len(); n > 0 {
 			e.Time = t.tl.At(n - 1).Time
+		}
+	}
+	switch e.Type {
+	case EventDemoSpawned, EventDemoStopped, EventDemoRestarted, EventDemoRevoked, EventDemoAssigned:
+		if len(t.consumers) < maxConsumerReports {
+			t.consumers = append(t.consumers, e)
 		}
 	}
 	t.tl.Add(e)
