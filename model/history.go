@@ -71,6 +71,9 @@ const (
 	// recentSize polls are kept per partition, unspaced, for the short
 	// window of LAGGING.
 	recentSize = 8
+	// troughSize spans of LaggingWindow are kept of each partition's
+	// lowest lag.
+	troughSize = 6
 	// laggingAge: with its age known, lag whose oldest record has waited
 	// less than this is being worked off, whatever its trend.
 	laggingAge = 3 * time.Second
@@ -132,6 +135,14 @@ type partState struct {
 	recent      [recentSize]sample
 	rhead, rn   uint8
 	commitEvery int64
+
+	// troughs holds the lowest lag of each of the last troughSize spans
+	// of LaggingWindow (troughAt: when the newest began), for a view of
+	// the lag's low points longer than the rates window.
+	troughs  [troughSize]int64
+	troughAt int64
+	thead    uint8
+	tn       uint8
 
 	// The last measured rates, and when; the last owner seen (its label
 	// and member id), shown while a rebalance leaves it unowned.
@@ -409,13 +420,18 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			reset = true
 		}
 		if cur.committed != prev.committed {
-			// The cadence of commits as polls see it; the first gap
-			// runs from the first sighting, at least as long as it.
-			gap := now - st.movedAt
-			if st.commitEvery == 0 {
-				st.commitEvery = gap
-			} else {
-				st.commitEvery = (st.commitEvery*7 + gap*3) / 10
+			// The cadence of commits as polls see it, from two moves
+			// seen: the gap from the first sighting to the first move
+			// says nothing of it (watched from just before a commit, a
+			// consumer that commits every 5s would seem to commit every
+			// second, and be thought stopped between its commits).
+			if st.moveSeen {
+				gap := now - st.movedAt
+				if st.commitEvery == 0 {
+					st.commitEvery = gap
+				} else {
+					st.commitEvery = (st.commitEvery*7 + gap*3) / 10
+				}
 			}
 			st.movedAt, st.moveSeen = now, true
 		}
@@ -437,10 +453,17 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 		}
 		st.gap = false
 		if reset {
-			st.n, st.rn = 0, 0
+			st.n, st.rn, st.tn = 0, 0, 0
 			st.lastRateAt = 0 // the old rates say nothing of the new log
 		}
 		st.push(cur, h.spacing)
+	}
+	if st.tn == 0 || now-st.troughAt >= int64(h.opts.LaggingWindow) {
+		st.thead = (st.thead + 1) % troughSize
+		st.troughs[st.thead], st.troughAt = cur.lag, now
+		st.tn = min(st.tn+1, troughSize)
+	} else {
+		st.troughs[st.thead] = min(st.troughs[st.thead], cur.lag)
 	}
 	if st.rewound && now-st.rewoundAt >= int64(h.opts.Window) {
 		st.rewound = false
@@ -637,7 +660,19 @@ func (h *History) lagWindow(st *partState, now int64) (start int, window int64) 
 // oldest record is younger than laggingAge is in flight, not behind.
 // Once LAGGING (was), it holds while lag has not shrunk across the window.
 func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) bool {
-	if p.LagAgeKnown && p.LagAge < laggingAge && !p.LagAgeGone {
+	// Records wait up to a commit's cadence for it: younger than that (and
+	// laggingAge) they are in flight.
+	inFlight := laggingAge
+	if st.commitEvery > 0 {
+		inFlight = max(laggingAge, time.Duration(st.commitEvery*3/2))
+	}
+	if was {
+		// Flagged, the age must fall well below it to end the verdict:
+		// after each of a slow consumer's commits its oldest record is
+		// younger for a moment, then older again.
+		inFlight /= 2
+	}
+	if p.LagAgeKnown && p.LagAge < inFlight && !p.LagAgeGone {
 		return false
 	}
 	start, window := h.lagWindow(st, now)
@@ -654,7 +689,11 @@ func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) b
 	}
 	stopped := last.committed == first.committed && now-st.movedAt >= stopFor
 	if was {
-		return last.lag > 0 && (stopped || last.lag >= first.lag)
+		// Commits in batches make lag a sawtooth, so a poll just after a
+		// commit may read less than the window's first: the verdict holds
+		// while the partition's own rates still say it falls behind.
+		return last.lag > 0 && (stopped || last.lag >= first.lag || ratesBehind(p, 0.5) ||
+			st.troughsRising(start) || st.longTroughsRising())
 	}
 	if n-start < minLaggingSamples || float64(now-first.t) < 0.75*float64(window) {
 		return false
@@ -668,6 +707,13 @@ func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) b
 	}
 	if grew <= 0 || last.committed == first.committed {
 		return false
+	}
+	// Its commits' cadence known, its records waiting past the in-flight
+	// age, lag up across the window and produced faster than consumed
+	// over the rates window: it falls behind, however its batches of
+	// commits zigzag the lag.
+	if st.commitEvery > 0 && p.LagAgeKnown && ratesBehind(p, 1) {
+		return true
 	}
 	if !p.LagAgeKnown && (grew < laggingMinGrow || grew*100 < first.lag) {
 		return false
@@ -687,6 +733,58 @@ func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) b
 		prev = l
 	}
 	return down*4 <= n-start-1
+}
+
+// troughsRising reports whether the lag's low points rise across the
+// recent polls from start: the lowest of the later half is no lower than
+// the lowest of the earlier. A consumer that falls behind committing in
+// batches draws a sawtooth whose troughs climb; one catching up, troughs
+// that fall.
+func (st *partState) troughsRising(start int) bool {
+	n := int(st.rn)
+	mid := start + (n-start)/2
+	if mid <= start || mid >= n {
+		return false
+	}
+	low := func(from, to int) int64 {
+		m := st.recentAt(from).lag
+		for i := from + 1; i < to; i++ {
+			m = min(m, st.recentAt(i).lag)
+		}
+		return m
+	}
+	return low(mid, n) >= low(start, mid)
+}
+
+// longTroughsRising is troughsRising over the last troughSize spans of
+// the short window (30s): a consumer that serves its partitions in turn,
+// a few seconds each, makes each one stall and then catch up in turns
+// longer than the short window; falling behind, the low points still
+// climb across the long one.
+func (st *partState) longTroughsRising() bool {
+	n := int(st.tn)
+	if n < 4 {
+		return false
+	}
+	low := func(from, to int) int64 { // from the oldest, 0
+		m := int64(math.MaxInt64)
+		for i := from; i < to; i++ {
+			m = min(m, st.troughs[(int(st.thead)+troughSize-n+1+i)%troughSize])
+		}
+		return m
+	}
+	return low(n/2, n) > low(0, n/2)
+}
+
+// ratesBehind reports whether p's produce rate exceeds its consume rate by
+// share times the margin the group's verdicts take (verdictShare of the
+// rate, at least verdictMin a second), both measured this poll.
+func ratesBehind(p *PartitionLag, share float64) bool {
+	c, e := p.ConsumeRate, p.ProduceRate
+	if !c.Known || !e.Known || c.Stale || e.Stale {
+		return false
+	}
+	return e.PerSec-c.PerSec > share*max(verdictShare*e.PerSec, verdictMin)
 }
 
 // rowWorse orders partitions for "look here first": worse status, then

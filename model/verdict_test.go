@@ -129,3 +129,146 @@ func TestDeadMemberFlagsBeforeSessionTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Watched from just before a commit, a consumer that keeps up committing
+// every 5s (auto-commit) stays OK: the first gap, from first sight to the
+// first commit, says nothing of how often it commits.
+func TestKeepingUpWatchedFromJustBeforeACommit(t *testing.T) {
+	for _, start := range []time.Duration{4500 * time.Millisecond, 4900 * time.Millisecond, 2 * time.Second} {
+		h := NewHistory(HistoryOptions{})
+		p := produced{rate: 1000}
+		for at := start; at < start+2*time.Minute; at += time.Second {
+			c := p.end(at.Truncate(5 * time.Second))
+			s := agedSnap(at, p, c)
+			h.Annotate(&s)
+			if st := s.Partitions[0].Status; st != StatusOK {
+				t.Fatalf("watched from %s: at %s %s (lag %d, age %s) for a consumer keeping up", start, at, st, s.Partitions[0].Lag, s.Partitions[0].LagAge)
+			}
+		}
+	}
+}
+
+// A partition that truly falls behind (333/s produced, 290/s consumed, as
+// the demo's slowed consumer does) while committing in irregular batches
+// (every 0.3-2.5s: the lag zigzags by hundreds) is flagged within seconds
+// and stays flagged: the sawtooth does not flap it back to OK.
+func TestFallingBehindHoldsWithBatchedCommits(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 4))
+		h := NewHistory(HistoryOptions{})
+		p := produced{rate: 333}
+		var c float64
+		nextCommit := time.Duration(0)
+		var changes int
+		prev := StatusOK
+		flaggedAt := time.Duration(-1)
+		const slows = 20 * time.Second
+		for at := time.Duration(0); at < 90*time.Second; at += 900*time.Millisecond + time.Duration(rng.IntN(200))*time.Millisecond {
+			processed := float64(p.end(at))
+			if at > slows {
+				processed = float64(p.end(slows)) + 290*(at-slows).Seconds()
+			}
+			if at >= nextCommit {
+				c = processed
+				nextCommit = at + time.Duration(300+rng.IntN(2200))*time.Millisecond
+			}
+			s := agedSnap(at, p, int64(c))
+			h.Annotate(&s)
+			st := s.Partitions[0].Status
+			if at <= slows && st != StatusOK {
+				t.Fatalf("seed %d: at %s, keeping up: %s", seed, at, st)
+			}
+			if st != prev {
+				changes++
+				prev = st
+				if st != StatusOK && flaggedAt < 0 {
+					flaggedAt = at
+				}
+			}
+		}
+		if flaggedAt < 0 || flaggedAt > slows+20*time.Second {
+			t.Errorf("seed %d: flagged at %s; want within 20s of falling behind at %s", seed, flaggedAt, slows)
+		}
+		if changes != 1 {
+			t.Errorf("seed %d: status changed %d times (first flagged at %s); want once: flagged, then held", seed, changes, flaggedAt)
+		}
+	}
+}
+
+// A flagged partition whose consumer catches up (600/s against 333/s, then
+// keeping up) returns to OK once it has, and stays OK.
+func TestFlaggedPartitionRecovers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	h := NewHistory(HistoryOptions{})
+	p := produced{rate: 333}
+	var c, processed float64
+	nextCommit := time.Duration(0)
+	caughtUp := time.Duration(-1)
+	var last Status
+	step := time.Second
+	for at := time.Duration(0); at < 150*time.Second; at += step {
+		switch {
+		case at < 10*time.Second:
+			processed = float64(p.end(at))
+		case at < 30*time.Second:
+			processed += 100 * step.Seconds() // falling behind: 100/s
+		default:
+			processed = min(processed+600*step.Seconds(), float64(p.end(at)))
+			if processed >= float64(p.end(at)) && caughtUp < 0 {
+				caughtUp = at
+			}
+		}
+		if at >= nextCommit {
+			c = processed
+			nextCommit = at + time.Duration(300+rng.IntN(1200))*time.Millisecond
+		}
+		s := agedSnap(at, p, int64(c))
+		h.Annotate(&s)
+		last = s.Partitions[0].Status
+		if at == 25*time.Second && last == StatusOK {
+			t.Fatalf("at %s, 100/s against 333/s: still OK", at)
+		}
+		if caughtUp >= 0 && at > caughtUp+10*time.Second && last != StatusOK {
+			t.Fatalf("at %s, caught up since %s: %s (lag %d, age %s)", at, caughtUp, last, s.Partitions[0].Lag, s.Partitions[0].LagAge)
+		}
+	}
+	if caughtUp < 0 {
+		t.Fatal("the consumer never caught up: the test proves nothing")
+	}
+}
+
+// A consumer that serves its partitions in turn (as a slowed demo consumer
+// with two partitions does: 5s on this one at 580/s, 5s on the other)
+// falls behind this one's 333/s at 290/s on average: each turn the lag
+// falls, then climbs, over longer than the short window, but its low
+// points climb. Within 20s it is flagged, and from 30s on it stays so.
+func TestFallingBehindInTurnsHolds(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	p := produced{rate: 333}
+	var processed, c float64
+	flaggedAt := time.Duration(-1)
+	const slows = 20 * time.Second
+	step := time.Second
+	for at := time.Duration(0); at < 150*time.Second; at += step {
+		if at < slows {
+			processed = float64(p.end(at))
+		} else if (at/(5*time.Second))%2 == 0 {
+			processed = min(processed+580*step.Seconds(), float64(p.end(at)))
+		}
+		if at%(2*step) == 0 || at < slows {
+			c = processed
+		}
+		s := agedSnap(at, p, int64(c))
+		h.Annotate(&s)
+		q := s.Partitions[0]
+		if q.Status != StatusOK && flaggedAt < 0 {
+			flaggedAt = at
+		}
+		if at >= slows+30*time.Second && q.Status == StatusOK {
+			t.Fatalf("at %s, %s after falling behind: OK again (lag %d, age %s)", at, at-slows, q.Lag, q.LagAge)
+		}
+	}
+	if flaggedAt < 0 || flaggedAt > slows+20*time.Second {
+		t.Errorf("flagged at %s; want within 20s of falling behind at %s", flaggedAt, slows)
+	}
+}
