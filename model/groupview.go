@@ -77,7 +77,7 @@ func stateRank(g *GroupSummary) int {
 }
 
 // ViewGroups returns the groups that match query (words that must all
-// occur in the group id, its state or its status, ignoring case) and,
+// occur in the group id, its state, its status or its type, ignoring case) and,
 // with onlyLag, have lag, sorted by key (SortGroupsBy). gs is not
 // modified.
 func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool) []GroupSummary {
@@ -90,7 +90,7 @@ func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool)
 		}
 		ok := true
 		for _, w := range words {
-			if !containsFold(g.ID, w) && !containsFold(g.State, w) && !containsFold(g.StateText(), w) && !containsFold(string(g.Status), w) {
+			if !containsFold(g.ID, w) && !containsFold(g.State, w) && !containsFold(g.StateText(), w) && !containsFold(string(g.Status), w) && !containsFold(g.Type, w) {
 				ok = false
 				break
 			}

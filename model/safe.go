@@ -26,10 +26,14 @@ import (
 //     zero-width spaces and joiners, the byte-order mark, soft hyphens),
 //     line and paragraph separators and variation selectors are written as
 //     Go escapes: \u202e, \u0085;
-//   - bytes that are not UTF-8 are written \xff.
+//   - bytes that are not UTF-8 are written \xff;
+//   - combining marks past maxMarks in a row on one character are written
+//     as Go escapes too: a name of one letter and 900 marks ("Zalgo text")
+//     is drawn by some terminals over the rows above and below.
 //
-// Everything else, wide and combining characters included, is kept. A string
-// with nothing to replace is returned as is, without allocating.
+// Everything else, wide characters and a few combining marks on a
+// character included, is kept. A string with nothing to replace is
+// returned as is, without allocating.
 func Printable(s string) string {
 	i := firstUnsafe(s)
 	if i < 0 {
@@ -38,15 +42,24 @@ func Printable(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:i])
+	marks := marksBefore(s, i)
 	for i < len(s) {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f {
 			b.WriteByte(c)
+			marks = 0
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
+		if isMark(r) {
+			marks++
+		} else {
+			marks = 0
+		}
 		switch {
+		case marks > maxMarks:
+			b.WriteString(escapeRune(r))
 		case r == utf8.RuneError && n <= 1:
 			b.WriteString(`\x`)
 			b.WriteString(hex2(s[i]))
@@ -70,9 +83,11 @@ func IsPrintable(s string) bool { return firstUnsafe(s) < 0 }
 // firstUnsafe returns the index of the first byte Printable must replace,
 // -1 when there is none. ASCII is checked a byte at a time.
 func firstUnsafe(s string) int {
+	marks := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f {
+			marks = 0
 			i++
 			continue
 		}
@@ -83,9 +98,38 @@ func firstUnsafe(s string) int {
 		if (r == utf8.RuneError && n <= 1) || unsafeRune(r) {
 			return i
 		}
+		if isMark(r) {
+			if marks++; marks > maxMarks {
+				return i
+			}
+		} else {
+			marks = 0
+		}
 		i += n
 	}
 	return -1
+}
+
+// maxMarks is how many combining marks in a row a character keeps: enough
+// for the scripts that stack them (Vietnamese, Devanagari, Hebrew points).
+const maxMarks = 4
+
+// isMark reports whether r is a combining mark (it draws on the character
+// before it).
+func isMark(r rune) bool { return r >= 0x300 && unicode.In(r, unicode.Mn, unicode.Me) }
+
+// marksBefore counts the combining marks in a row that end s[:i].
+func marksBefore(s string, i int) int {
+	n := 0
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if !isMark(r) {
+			break
+		}
+		n++
+		i -= size
+	}
+	return n
 }
 
 // unsafeRune reports whether a rune above ASCII must not reach a terminal
@@ -137,15 +181,22 @@ func SafeJSON(b []byte) []byte {
 	}
 	out := make([]byte, 0, len(b)+32)
 	out = append(out, b[:i]...)
+	marks := 0
 	for i < len(b) {
 		c := b[i]
 		if c < 0x7f {
 			out = append(out, c)
+			marks = 0
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if r == 0x7f || unsafeRune(r) {
+		if isMark(r) {
+			marks++
+		} else {
+			marks = 0
+		}
+		if r == 0x7f || unsafeRune(r) || marks > maxMarks {
 			if r > 0xffff {
 				hi, lo := utf16.EncodeRune(r)
 				out = append(out, `\u`+hex4(hi)+`\u`+hex4(lo)...)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -93,4 +94,44 @@ func FuzzPrintable(f *testing.F) {
 			t.Fatalf("SafeJSON changed the value: %q, want %q", back["client_id"], want["client_id"])
 		}
 	})
+}
+
+// A character keeps a few combining marks (scripts stack them); past
+// maxMarks in a row they are written as escapes, so one letter with 900
+// marks cannot smear over the rows around it.
+func TestPrintableCapsCombiningMarks(t *testing.T) {
+	vi := "Việt Nam ế ộ" // one or two marks a letter (decomposed: e + U+0302 + U+0301)
+	if got := Printable("e\u0302\u0301"); got != "e\u0302\u0301" {
+		t.Errorf("two marks: %q", got)
+	}
+	if got := Printable(vi); got != vi {
+		t.Errorf("Vietnamese changed: %q", got)
+	}
+	zalgo := "Z" + strings.Repeat("\u0336", 900) + "ok"
+	got := Printable(zalgo)
+	if want := "Z" + strings.Repeat("\u0336", maxMarks) + strings.Repeat(`\u0336`, 900-maxMarks) + "ok"; got != want {
+		t.Errorf("900 marks: %q…", got[:min(len(got), 40)])
+	}
+	if IsPrintable(zalgo) || !IsPrintable("Z"+strings.Repeat("\u0336", maxMarks)) {
+		t.Error("IsPrintable disagrees with Printable on marks")
+	}
+	// Marks counted across the first unsafe character too.
+	if got := Printable("\x1b" + "a" + strings.Repeat("\u0301", 6)); got != "␛a"+strings.Repeat("\u0301", maxMarks)+`\u0301\u0301` {
+		t.Errorf("after an escape: %q", got)
+	}
+}
+
+// SafeJSON escapes the marks Printable escapes; the decoded string is
+// unchanged.
+func TestSafeJSONCapsCombiningMarks(t *testing.T) {
+	name := "Z" + strings.Repeat("\u0336", 50)
+	b, _ := json.Marshal(name)
+	safe := SafeJSON(b)
+	var back string
+	if err := json.Unmarshal(safe, &back); err != nil || back != name {
+		t.Fatalf("decoded %q, %v", back, err)
+	}
+	if strings.Count(string(safe), "\u0336") != maxMarks || !strings.Contains(string(safe), `\u0336`) {
+		t.Errorf("SafeJSON kept %d raw marks", strings.Count(string(safe), "\u0336"))
+	}
 }

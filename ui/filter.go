@@ -57,7 +57,7 @@ func (v *rowView) release() { clear(v.bufs[v.cur^1]) }
 func (v *rowView) describe() string {
 	parts := []string{"sort: " + v.sort.String()}
 	if v.query != "" {
-		parts = append(parts, "filter \""+v.query+"\"")
+		parts = append(parts, "filter \""+model.Printable(v.query)+"\"")
 	}
 	if v.onlyLag {
 		parts = append(parts, "only lag")
@@ -72,9 +72,9 @@ func (v *rowView) empty(total int) string {
 	case total == 0:
 		return ""
 	case v.query != "" && v.onlyLag:
-		return "no partition with lag matches \"" + v.query + "\" (esc clears the filter, l shows all)"
+		return "no partition with lag matches \"" + model.Printable(v.query) + "\" (esc clears the filter, l shows all)"
 	case v.query != "":
-		return "no partition matches \"" + v.query + "\" (esc clears the filter)"
+		return "no partition matches \"" + model.Printable(v.query) + "\" (esc clears the filter)"
 	case v.onlyLag:
 		return "no partition has lag (l shows all " + model.Count(total, "partition") + ")"
 	}
@@ -173,8 +173,10 @@ func (f *textFilter) typed(msg tea.KeyPressMsg) (took, changed bool) {
 		f.draft = ""
 	default:
 		if t := msg.Text; t != "" && utf8.RuneCountInString(f.draft) < maxFilterLen {
+			// Only what Printable would keep: no control, format or
+			// bidi character reaches the title or the input line.
 			f.draft += strings.Map(func(r rune) rune {
-				if r < 0x20 || r == 0x7f {
+				if !model.IsPrintable(string(r)) {
 					return -1
 				}
 				return r

@@ -30,7 +30,7 @@ type OverviewPage struct {
 	has    bool // a poll succeeded
 	paused bool // a group page shows: no polling
 	// The view of the groups: sort (o; from model.DefaultGroupSort, the
-	// group in trouble first), filter (/: id, state or status), only with
+	// group in trouble first), filter (/: id, state, status or type), only with
 	// lag (l).
 	sort    model.GroupSortKey
 	onlyLag bool
@@ -164,7 +164,7 @@ func (o *OverviewPage) refresh() {
 	rows := model.ViewGroups(o.groups, o.sort, o.filter.query, o.onlyLag)
 	desc := "sort: " + o.sort.String()
 	if o.filter.query != "" {
-		desc += " · filter \"" + o.filter.query + "\""
+		desc += " · filter \"" + model.Printable(o.filter.query) + "\""
 	}
 	if o.onlyLag {
 		desc += " · only lag"
@@ -172,8 +172,10 @@ func (o *OverviewPage) refresh() {
 	empty := ""
 	switch {
 	case len(rows) > 0 || len(o.groups) == 0:
+	case o.filter.query != "" && o.onlyLag:
+		empty = "no group with lag matches \"" + model.Printable(o.filter.query) + "\" (esc clears the filter, l shows all)"
 	case o.filter.query != "":
-		empty = "no group matches \"" + o.filter.query + "\" (esc clears the filter)"
+		empty = "no group matches \"" + model.Printable(o.filter.query) + "\" (esc clears the filter)"
 	case o.onlyLag:
 		empty = "no group has lag (l shows all " + model.Count(len(o.groups), "group") + ")"
 	}
@@ -206,7 +208,7 @@ func (o *OverviewPage) relayout() {
 			o.helpText = o.shortHelp(w)
 		}
 	}
-	if f := o.filter.line(w, o.styles, "group id, state or status"); f != "" && h-headH >= 2 {
+	if f := o.filter.line(w, o.styles, "group id, state, status or type"); f != "" && h-headH >= 2 {
 		o.helpText = f // typing goes there: it replaces the help
 	}
 	helpH := 0

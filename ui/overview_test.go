@@ -317,7 +317,7 @@ func TestOverviewSortFilterOnlyLag(t *testing.T) {
 	for _, k := range []string{"/", "z", "z", "z", "enter"} {
 		a.Update(ovKey(k))
 	}
-	if out := plain(a); !strings.Contains(out, `no group matches "zzz" (esc clears the filter)`) {
+	if out := plain(a); !strings.Contains(out, `no group with lag matches "zzz" (esc clears the filter, l shows all)`) {
 		t.Errorf("a filter matching nothing does not say so:\n%s", out)
 	}
 	a.Update(ovKey("esc"))
@@ -430,7 +430,7 @@ func TestOverviewSortCycle(t *testing.T) {
 func TestOverviewFilterByStatus(t *testing.T) {
 	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, &watched{}, 120, 40)
 	a.Update(ovKey("/"))
-	if out := plain(a); !strings.Contains(out, "group id, state or status") {
+	if out := plain(a); !strings.Contains(out, "group id, state, status or type") {
 		t.Errorf("the filter prompt does not say it matches statuses:\n%s", out)
 	}
 	for _, k := range "lagging" {
@@ -591,5 +591,41 @@ func BenchmarkOverview1000(b *testing.B) {
 		a.overview.groups = gs // a poll's answer: refresh is what Update does with it
 		a.overview.refresh()
 		_ = a.View()
+	}
+}
+
+// / matches the TYPE shown on screen; with l on too, an empty result says
+// both; typed control, format and bidi characters never reach the title
+// or the line (they are dropped as typed).
+func TestOverviewFilterTypeAndHostileInput(t *testing.T) {
+	gs := overviewGroups()
+	for i := range gs {
+		gs[i].Type = model.TypeClassic
+		if gs[i].ID == "audit" {
+			gs[i].Type = model.TypeShare
+		}
+	}
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: gs}}}, &watched{}, 120, 40)
+	a.Update(ovKey("/"))
+	for _, k := range "share" {
+		a.Update(ovKey(string(k)))
+	}
+	a.Update(ovKey("enter"))
+	if out := plain(a); firstRow(a) != "audit" || !strings.Contains(out, "Groups 1 of 7") {
+		t.Errorf("/share does not list the share group:\n%s", out)
+	}
+	a.Update(ovKey("esc"))
+	a.Update(ovKey("l"))
+	a.Update(ovKey("/"))
+	a.Update(tea.KeyPressMsg{Text: "zz\x1b]0;PWNED\x07\u202e\u009b31m"})
+	a.Update(ovKey("enter"))
+	raw := a.View().Content
+	for _, bad := range []string{"\x1b]0;PWNED", "\x07", "\u202e", "\u009b"} {
+		if strings.Contains(raw, bad) {
+			t.Errorf("typed %q reached the screen", bad)
+		}
+	}
+	if out := plain(a); !strings.Contains(out, `no group with lag matches "zz]0;PWNED31m" (esc clears the filter, l shows all)`) {
+		t.Errorf("the empty result does not say the filter and l:\n%s", out)
 	}
 }
