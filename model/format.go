@@ -261,8 +261,8 @@ func FormatTable(s Snapshot) string {
 	rows := [][]string{header}
 	fromStart := false
 	for _, p := range s.Partitions {
-		lag := "-"
-		if p.LogEnd >= 0 {
+		lag := "-" // unknown, as kafka-consumer-groups writes it; so is a row's in error
+		if p.LogEnd >= 0 && p.Err == "" {
 			lag = strconv.FormatInt(p.Lag, 10)
 			if p.LagFromStart {
 				lag += FromStartMark // nothing committed: counted from the log start
@@ -278,6 +278,25 @@ func FormatTable(s Snapshot) string {
 	writeColumns(&b, rows, nil)
 	if fromStart {
 		b.WriteString("\n" + LagFromStartNote + "\n")
+	}
+	// Rows in error show LAG "-"; why is said under the table, one line a
+	// partition (the first few).
+	const maxErrLines = 10
+	var errs []string
+	for _, p := range s.Partitions {
+		if p.Err != "" {
+			errs = append(errs, Printable(p.Topic)+"/"+strconv.Itoa(int(p.Partition))+": "+Printable(p.Err))
+		}
+	}
+	if len(errs) > 0 {
+		b.WriteString("\n")
+		for i, e := range errs {
+			if i == maxErrLines {
+				b.WriteString("… and " + Count(len(errs)-maxErrLines, "more partition") + " in error\n")
+				break
+			}
+			b.WriteString("error " + e + "\n")
+		}
 	}
 	return b.String()
 }

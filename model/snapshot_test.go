@@ -205,6 +205,18 @@ func TestCommittedPastLogEnd(t *testing.T) {
 	if p.Lag != 0 || !strings.Contains(p.Err, "past log-end 20") {
 		t.Errorf("lag %d err %q, want lag 0 and an error saying the commit is past log-end", p.Lag, p.Err)
 	}
+	// The --once table does not print that lag 0 as if all were well: LAG
+	// is "-" and the error follows the table.
+	out := FormatTable(s)
+	var row []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "g ") {
+			row = strings.Fields(l)
+		}
+	}
+	if len(row) < 6 || row[5] != "-" || !strings.Contains(out, "\nerror orders/0: committed offset 30 is past log-end 20") {
+		t.Errorf("table:\n%s", out)
+	}
 }
 
 func TestFormatTableUnknownState(t *testing.T) {

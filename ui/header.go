@@ -199,14 +199,29 @@ func (h Header) View() string {
 
 // noWorstText is the worst partition's line when no partition lags, or
 // lags only by messages being processed (model.PartitionLag.InFlight).
+// Partitions whose offsets could not be read (or made no sense) are
+// counted after it: their lag is unknown, not zero.
 func noWorstText(s *model.Snapshot) string {
 	if len(s.Partitions) == 0 {
 		return "worst: - (no partition owned or committed yet)"
 	}
-	if s.TotalLag > 0 {
-		return "worst: none, lag only in flight"
+	text := "worst: none, no partition lags"
+	switch {
+	case s.TotalLag > 0 && s.FallingBehind:
+		text = "worst: none yet, lag only in flight (but the group falls behind)"
+	case s.TotalLag > 0:
+		text = "worst: none, lag only in flight"
 	}
-	return "worst: none, no partition lags"
+	errs := 0
+	for i := range s.Partitions {
+		if s.Partitions[i].Err != "" {
+			errs++
+		}
+	}
+	if errs > 0 {
+		text += " · " + glyphError + " " + model.Count(errs, "partition") + " unreadable: lag unknown"
+	}
+	return text
 }
 
 // banner is one line naming the poll error, what is on screen and when the
