@@ -84,17 +84,30 @@ func (h Header) stateSegment() string {
 // second how fast it goes and where (rates, verdict, age of the data,
 // members, brokers). Each item keeps its line, so the header holds still
 // as numbers widen; items that do not fit are dropped from the end.
-func (h Header) segments() (first, second []string) {
+//
+// verdict is where on the second line the verdict ("falling behind", "zero
+// lag in …") would go when there is none now, -1 otherwise.
+func (h Header) segments() (first, second []string, verdict int) {
 	st, s := h.styles, h.st
 	if h.width >= 60 {
 		first = append(first, st.Title.Render("kgwatch"))
 	}
-	first = append(first, st.Group.Render(model.Printable(s.Group)), h.stateSegment())
+	// A long group name gives way: the state, status and staleness after
+	// it are what the header is for.
+	group := model.Printable(s.Group)
+	if limit := max(12, h.width/3); textWidth(group) > limit {
+		group = ansi.Truncate(group, limit, ellipsis)
+	}
+	first = append(first, st.Group.Render(group), h.stateSegment())
 	exists := s.HasSnap && s.Snap.Group.Exists()
+	verdict = -1
 	if exists {
 		lag, rates := h.lagSegments()
 		first = append(first, lag...)
 		second = append(second, rates...)
+		if !s.Snap.FallingBehind && !s.Snap.ETAKnown {
+			verdict = len(second)
+		}
 	}
 	if s.HasSnap {
 		age := model.Age(s.Now.Sub(s.LastGood))
@@ -117,7 +130,7 @@ func (h Header) segments() (first, second []string) {
 	if c := s.Snap.Group.Coordinator; c != "" {
 		second = append(second, st.Label.Render("coordinator ")+st.Value.Render(model.Printable(c)))
 	}
-	return first, second
+	return first, second, verdict
 }
 
 // protocolSegments say what kind of group it is and how it assigns: a
@@ -175,13 +188,23 @@ func (h Header) View() string {
 		summary--
 	}
 	sep := h.styles.Separator.Render(" · ")
-	first, second := h.segments()
+	first, second, at := h.segments()
 	switch {
 	case summary >= 2:
 		// What the first line cannot hold comes first on the second (a
-		// narrow terminal), before the second line's own items.
+		// narrow terminal), before the second line's own items. The
+		// second keeps room for the verdict ("falling behind", "zero lag
+		// in 2m04s") while there is none, so its other items do not come
+		// and go with it.
 		l1, n := fitting(first, sep, h.width)
-		lines = append(lines, l1, joinFitting(append(first[n:len(first):len(first)], second...), sep, h.width))
+		line2 := append(first[n:len(first):len(first)], second...)
+		gap := -1
+		if at >= 0 {
+			// No verdict now: its place is kept, as wide as the widest,
+			// so what follows it does not come and go with it.
+			gap = at + len(first) - n
+		}
+		lines = append(lines, l1, fitWithGap(line2, sep, h.width, gap, textWidth(sep)+textWidth(verdictRoom)))
 	case summary == 1:
 		lines = append(lines, joinFitting(append(first, second...), sep, h.width))
 	}
@@ -195,6 +218,35 @@ func (h Header) View() string {
 		lines[i] = ansi.Truncate(l, h.width, ellipsis)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// verdictRoom is as wide as the widest verdict the second line may gain.
+const verdictRoom = "zero lag in 59m59s"
+
+// fitWithGap is joinFitting with gapW cells kept free before segment gap
+// (none when gap < 0): the segments after it fit as if something were
+// there.
+func fitWithGap(segs []string, sep string, w, gap, gapW int) string {
+	var b strings.Builder
+	used := 0
+	for i, s := range segs {
+		if i == gap {
+			used += gapW
+		}
+		sw := textWidth(s)
+		if i > 0 {
+			sw += textWidth(sep)
+		}
+		if i > 0 && used+sw > w {
+			break
+		}
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(s)
+		used += sw
+	}
+	return b.String()
 }
 
 // noWorstText is the worst partition's line when no partition lags, or

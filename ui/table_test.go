@@ -177,3 +177,37 @@ func TestNoWorstTextSaysWhatIsUnknown(t *testing.T) {
 		t.Errorf("falling behind: %q", got)
 	}
 }
+
+// The header's second line keeps its items when "falling behind" comes
+// and goes: their room is kept while there is no verdict. A long group
+// name gives way to the state and status after it.
+func TestHeaderHoldsItsItems(t *testing.T) {
+	for _, w := range []int{120, 80} {
+		snap := stableSnapshot()
+		snap.ConsumeRate = model.Rate{PerSec: 47, Known: true}
+		snap.ProduceRate = model.Rate{PerSec: 74, Known: true}
+		st := WatchState{Brokers: testBrokers, Group: "order-workers", Interval: time.Second, Snap: snap, HasSnap: true, LastGood: t0, Now: t0}
+		line2 := func(s WatchState) string {
+			h := NewHeader(NewStyles(true))
+			h.SetSize(w, 3)
+			h.SetState(s)
+			return strings.Split(ansi.Strip(h.View()), "\n")[1]
+		}
+		calm := line2(st)
+		st.Snap.FallingBehind = true
+		behind := line2(st)
+		if strings.Replace(behind, " · falling behind", "", 1) != calm {
+			t.Errorf("%d columns: the second line changed with the verdict:\n%q\n%q", w, calm, behind)
+		}
+		st.Group = strings.Repeat("g", 500)
+		first := strings.Split(ansi.Strip(func() string {
+			h := NewHeader(NewStyles(true))
+			h.SetSize(w, 3)
+			h.SetState(st)
+			return h.View()
+		}()), "\n")[0]
+		if !strings.Contains(first, "● Stable") || !strings.Contains(first, "lag 527") {
+			t.Errorf("%d columns: a long group name pushed the state out: %q", w, first)
+		}
+	}
+}
