@@ -419,7 +419,7 @@ func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred, inc
 			summary = append(summary, "no partitions moved")
 		}
 		if len(kept) > 0 {
-			summary = append(summary, strconv.Itoa(len(kept))+" revoked and reassigned to the same owner")
+			summary = append(summary, strconv.Itoa(len(kept))+" stopped, kept by their owner")
 		}
 	}
 	detail := prefix + ": " + strings.Join(summary, ", ")

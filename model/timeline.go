@@ -194,7 +194,7 @@ func timeByConsumers(e *Event, reports []Event) {
 	e.Duration, e.HasDuration = end.Sub(start), true
 	const unknown = "rebalance between polls, duration unknown"
 	if rest, ok := strings.CutPrefix(e.Detail, unknown); ok {
-		e.Detail = "rebalance between polls took " + Elapsed(e.Duration) + " by its consumers' reports" + rest
+		e.Detail = "rebalance between polls took " + Elapsed(e.Duration) + " (its consumers' clocks)" + rest
 	}
 }
 

@@ -448,7 +448,7 @@ func TestLetterFor(t *testing.T) {
 func TestSelectedEventShownInFull(t *testing.T) {
 	a, _ := storyApp(t, 80, 24)
 	long := model.Event{Time: t0.Add(130 * time.Second), Type: model.EventDemoEvicted, ClientID: "consumer-b", MemberID: "consumer-b-9e8d7c6b",
-		Detail: "consumer-b gone after 10.0s without a heartbeat: the coordinator evicted it (session timeout)"}
+		Detail: "consumer-b evicted by the coordinator: no heartbeat for 10.0s (session timeout)"}
 	a.Update(eventMsg{ctx: a.group.ctx, Event: long})
 	if out := plain(a); strings.Contains(out, "(session timeout)") {
 		t.Fatalf("the event fits unselected: the test shows nothing:\n%s", out)

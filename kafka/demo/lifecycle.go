@@ -311,7 +311,7 @@ func (c *consumer) watchEviction(p *proc, member string, killedAt time.Time) {
 		MemberID:    member,
 		Duration:    took,
 		HasDuration: true,
-		Detail:      fmt.Sprintf("%s gone after %.1fs without a heartbeat: the coordinator evicted it (session timeout)", c.id, took.Seconds()),
+		Detail:      fmt.Sprintf("%s evicted by the coordinator: no heartbeat for %.1fs (session timeout)", c.id, took.Seconds()),
 	})
 }
 
