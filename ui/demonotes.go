@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -202,18 +203,37 @@ func findMember(ms []model.Member, id, client string) int {
 	return -1
 }
 
-// notesWidth is the widest demo note among members [start, end), so the
+// notesWidth is the widest of notes among members [start, end), so the
 // members pane drops other columns before it cuts a countdown.
-func (m Members) notesWidth(start, end int) int {
+func notesWidth(ms []model.Member, notes []string, start, end int) int {
 	w := 0
-	for i := start; i < end && i < len(m.notes); i++ {
-		nw := textWidth(m.notes[i])
-		if nw > 0 && i < len(m.members) && len(m.members[i].Partitions) > 0 {
+	for i := start; i < end && i < len(notes); i++ {
+		nw := textWidth(notes[i])
+		if nw > 0 && i < len(ms) && len(ms[i].Partitions) > 0 {
 			nw += 3 // "  " and the partitions' first cell, or their "…"
 		}
 		w = max(w, nw)
 	}
 	return w
+}
+
+// shortNotes returns notes in their short form, nil when none is shorter:
+// a note's glyph and what follows its last " · " ("✗ killed · evicted in
+// 8.1s" is "✗ evicted in 8.1s"), the rest as they are.
+func shortNotes(notes []string) []string {
+	var out []string
+	for i, n := range notes {
+		j := strings.LastIndex(n, " · ")
+		if j < 0 {
+			continue
+		}
+		glyph, _, _ := strings.Cut(n, " ")
+		if out == nil {
+			out = append([]string(nil), notes...)
+		}
+		out[i] = glyph + " " + n[j+len(" · "):]
+	}
+	return out
 }
 
 // ghosts counts the listed demo consumers the group does not list (no

@@ -225,6 +225,34 @@ func memberColumns() []column[memberRow] {
 	}
 }
 
+// rows are the members [start, end) as the grid draws them, with notes.
+func (m *Members) rows(start, end int, notes []string) []memberRow {
+	rows := make([]memberRow, 0, end-start)
+	for i := start; i < end; i++ {
+		parts := m.partsText(i)
+		noted := i < len(notes) && notes[i] != ""
+		if noted {
+			parts = notes[i]
+			if len(m.members[i].Partitions) > 0 {
+				parts += "  " + m.parts[i]
+			}
+		}
+		rows = append(rows, memberRow{m: &m.members[i], parts: parts, lag: m.lagText(i), note: noted, target: m.target})
+	}
+	return rows
+}
+
+// shown counts the columns a layout shows.
+func shown(l gridLayout) int {
+	n := 0
+	for _, s := range l.show {
+		if s {
+			n++
+		}
+	}
+	return n
+}
+
 // memberEpoch is a consumer or share group member's epoch ("" for classic
 // members, which have none): "5", "4→5" while it reconciles towards the
 // group's target, "away" for a static member between restarts.
@@ -246,16 +274,25 @@ func (m *Members) View() string {
 		return ""
 	}
 	start, end := m.sc.Window()
-	rows := make([]memberRow, 0, end-start)
-	for i := start; i < end; i++ {
-		rows = append(rows, memberRow{m: &m.members[i], parts: m.partsText(i), lag: m.lagText(i),
-			note: i < len(m.notes) && m.notes[i] != "", target: m.target})
-	}
+	rows := m.rows(start, end, m.notes)
 	// A demo note is never cut: the partitions column is at least as
-	// wide as the widest.
+	// wide as the widest. When that costs a column the short notes would
+	// leave ("✗ evicted in 8.1s" for "✗ killed · evicted in 8.1s"), they
+	// are shown instead, so MEMBER-ID does not go and come back with a
+	// kill at 80 columns.
 	last := len(m.grid.cols) - 1
-	m.grid.cols[last].min = max(10, m.notesWidth(start, end))
+	m.grid.cols[last].min = max(10, notesWidth(m.members, m.notes, start, end))
 	l := m.grid.layout(rows, m.width, m.now)
+	if short := shortNotes(m.notes); short != nil {
+		full := m.grid.cols[last].min
+		m.grid.cols[last].min = max(10, notesWidth(m.members, short, start, end))
+		sRows := m.rows(start, end, short)
+		if ls := m.grid.layout(sRows, m.width, m.now); shown(ls) > shown(l) {
+			rows, l = sRows, ls
+		} else {
+			m.grid.cols[last].min = full
+		}
+	}
 
 	var b strings.Builder
 	b.WriteString(m.title(start, end))
