@@ -19,14 +19,14 @@ type statusChange struct {
 func (h *History) note(p *PartitionLag, st *partState, now int64) string {
 	switch p.Status {
 	case StatusStopped:
-		return fmt.Sprintf("group has no active members, lag %d", p.Lag)
+		return "group has no active members, lag " + Thousands(p.Lag)
 	case StatusRewound:
 		return fmt.Sprintf("committed offset went back %d → %s", st.rewoundFrom, Offset(p.Committed))
 	case StatusStalled:
-		return fmt.Sprintf("committed offset %s unchanged for %s, lag %d",
-			Offset(p.Committed), time.Duration(now-st.movedAt).Round(time.Second), p.Lag)
+		return fmt.Sprintf("committed offset %s unchanged for %s, lag %s",
+			Offset(p.Committed), Age(time.Duration(now-st.movedAt)), Thousands(p.Lag))
 	case StatusUnowned:
-		return fmt.Sprintf("no member owns it, lag %d", p.Lag)
+		return "no member owns it, lag " + Thousands(p.Lag)
 	case StatusLagging:
 		start, _ := h.lagWindow(st, now)
 		if start < 0 {
@@ -39,7 +39,7 @@ func (h *History) note(p *PartitionLag, st *partState, now int64) string {
 		}
 		return s
 	}
-	return fmt.Sprintf("lag %d", p.Lag)
+	return "lag " + Thousands(p.Lag)
 }
 
 // events turns the status changes into one event per new status, worst
