@@ -764,12 +764,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 }
 
 // compareLabel says how a compared group assigns, for its line: "range
-// (eager)", "cooperative-sticky", "consumer protocol (uniform)".
+// (eager)", "cooperative-sticky", "KIP-848 uniform" (the consumer protocol).
 func compareLabel(s demo.GroupSpec) string {
 	label := s.Assignor
 	switch {
 	case s.Protocol == demo.ProtocolConsumer:
-		label = "consumer protocol (" + s.Assignor + ")"
+		label = "KIP-848 " + s.Assignor
 	case !s.Cooperative():
 		label += " (eager)"
 	}

@@ -208,14 +208,17 @@ func (c *ComparePage) summary(i int) string {
 	segs := []string{st.PaneTitle.Render(glyph + " " + model.Printable(p.watch.Group)), st.Value.Render(c.labels[i])}
 	h := Header{styles: st, width: c.width, st: p.st}
 	segs = append(segs, h.stateSegment())
-	if e, ok := lastRebalance(p.pipe.Timeline().Events()); ok {
+	// The last rebalance seen whole (one that began before the watch, or
+	// during an outage, says nothing of the assignor): what it took and
+	// how many partitions it stopped, the comparison's point.
+	if e, ok := lastRebalance(p.pipe.Timeline().Events()); ok && (e.HasDuration || e.Inferred) {
 		stopped := len(e.Moves) + len(e.Partitions)
-		took := "duration unknown"
+		took := "?"
 		if e.HasDuration {
 			took = model.Elapsed(e.Duration)
 		}
-		segs = append(segs, st.Label.Render("last rebalance ")+st.Value.Render(took)+
-			st.Label.Render(", ")+st.Value.Render(model.Count(stopped, "partition"))+st.Label.Render(" stopped"))
+		segs = append(segs, st.Label.Render("rebalance ")+st.Value.Render(took)+
+			st.Label.Render(": ")+st.Value.Render(model.Count(stopped, "partition"))+st.Label.Render(" stopped"))
 	}
 	if p.st.HasSnap {
 		lag := model.Thousands(p.st.Snap.TotalLag)
@@ -255,9 +258,20 @@ func (c *ComparePage) View() string {
 	}
 	st := c.styles
 	var b strings.Builder
-	b.WriteString(st.Title.Render("kgwatch") + st.Separator.Render(" · ") +
-		st.Group.Render("compare "+strconv.Itoa(len(c.pages))+" groups on one topic") +
-		st.Separator.Render(" · ") + st.Muted.Render("an eager rebalance stops every partition (a gap across every lane), a cooperative one only those that move"))
+	title := st.Title.Render("kgwatch") + st.Separator.Render(" · ") +
+		st.Group.Render("compare "+strconv.Itoa(len(c.pages))+" groups on one topic")
+	// The explanation that fits: long, short, or none.
+	for _, why := range []string{
+		"an eager rebalance stops every partition (a gap across every lane), a cooperative one only those that move",
+		"eager: a gap across every lane; cooperative: only the partitions that move",
+		"eager stops all, cooperative only the moved",
+	} {
+		if t := title + st.Separator.Render(" · ") + st.Muted.Render(why); textWidth(t) <= c.width {
+			title = t
+			break
+		}
+	}
+	b.WriteString(title)
 	for i, p := range c.pages {
 		b.WriteString("\n\n")
 		b.WriteString(c.summary(i))

@@ -109,8 +109,8 @@ func TestCompareShowsWhatEachRebalanceStopped(t *testing.T) {
 	a, fd, _ := compareApp(t, 160, 50)
 	out := plain(a)
 	for _, want := range []string{
-		"order-workers-range · range (eager) · ● Stable · last rebalance 6.00s, 3 partitions stopped",
-		"order-workers-coop · cooperative-sticky · ● Stable · last rebalance",
+		"order-workers-range · range (eager) · ● Stable · rebalance 6.00s: 3 partitions stopped",
+		"order-workers-coop · cooperative-sticky · ● Stable · rebalance",
 		"1 partition stopped",
 		"processed 199", "processed 200",
 	} {
