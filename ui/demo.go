@@ -49,8 +49,9 @@ type demoKey struct {
 	// say is the line shown after it: what happened, in the audience's
 	// words.
 	say func(out model.DemoOutcome, a model.DemoAction, c sayCtx) string
-	// short: listed in the one-line help.
-	short bool
+	// short: listed in the one-line help; rides: listed in neither help,
+	// as it rides on another entry's ("]" on "[ ] rate").
+	short, rides bool
 }
 
 // demoKeys are demo mode's keys, in the order help lists them.
@@ -108,7 +109,7 @@ func demoKeys() []demoKey {
 				return "producer resumed at " + producerRate(c.status.Rate)
 			}},
 		{binding: key.NewBinding(key.WithKeys("["), key.WithHelp("[ ]", "rate")), act: rate(false), short: true, say: sayRate},
-		{binding: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "rate +")), act: rate(true), say: sayRate},
+		{binding: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "rate +")), act: rate(true), rides: true, say: sayRate},
 		{binding: bind("h", "hot key"), act: whole(model.DemoHotKey), short: true,
 			say: func(o model.DemoOutcome, _ model.DemoAction, _ sayCtx) string {
 				if o.On {
@@ -196,7 +197,7 @@ func (p *demoPanel) bindings(short bool) []key.Binding {
 	}
 	var out []key.Binding
 	for _, k := range p.keys {
-		if k.short || !short {
+		if !k.rides && (k.short || !short) {
 			out = append(out, k.binding)
 		}
 	}
