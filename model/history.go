@@ -251,7 +251,6 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	h.lastT = now
 	h.align(s.Partitions)
 
-	stallAfter := int64(h.opts.StallAfter)
 	empty := s.Group.State == StateEmpty
 	staffed := len(s.Members) > 0 && !s.Group.Rebalancing() && s.Group.State != StateEmpty
 
@@ -287,20 +286,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			if p.LogEnd >= 0 {
 				h.sinces = append(h.sinces, st.since)
 			}
-			switch {
-			case lag && empty:
-				p.Status = StatusStopped
-			case st.rewound:
-				p.Status = StatusRewound
-			case lag && now-st.stuckAt >= stallAfter:
-				p.Status = StatusStalled
-			case lag && staffed && !p.Owned():
-				p.Status = StatusUnowned
-			case lag && h.lagging(p, st, now, prevStatus == StatusLagging):
-				p.Status = StatusLagging
-			default:
-				p.Status = StatusOK
-			}
+			p.Status = h.verdict(p, st, now, lag, empty, staffed && !p.Owned(), prevStatus == StatusLagging)
 		}
 		h.keepRates(p, st, now)
 		p.PrevOwner, p.PrevMemberID = "", ""
@@ -774,6 +760,26 @@ func (st *partState) longTroughsRising() bool {
 		return m
 	}
 	return low(n/2, n) > low(0, n/2)
+}
+
+// verdict is a readable partition's status this poll, by precedence:
+// STOPPED (lag, and the group has no members), REWOUND, STALLED, UNOWNED
+// (lag, members, and none owns it: unowned), LAGGING (was: it was
+// LAGGING), else OK. The group view and the overview judge by it.
+func (h *History) verdict(p *PartitionLag, st *partState, now int64, lag, empty, unowned, was bool) Status {
+	switch {
+	case lag && empty:
+		return StatusStopped
+	case st.rewound:
+		return StatusRewound
+	case lag && now-st.stuckAt >= int64(h.opts.StallAfter):
+		return StatusStalled
+	case lag && unowned:
+		return StatusUnowned
+	case lag && h.lagging(p, st, now, was):
+		return StatusLagging
+	}
+	return StatusOK
 }
 
 // ratesBehind reports whether p's produce rate exceeds its consume rate by

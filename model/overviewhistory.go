@@ -220,7 +220,6 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		h.groups[s.ID] = gt
 	}
 	gt.poll = h.polls
-	stallAfter := int64(h.rules.opts.StallAfter)
 	// As History.Annotate: a group Empty with lag is STOPPED; lag nobody
 	// owns is UNOWNED while members are assigned.
 	empty := s.State == StateEmpty
@@ -261,20 +260,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		} else {
 			h.rules.update(r, st, now)
 			lag := r.Lag > 0 && !r.LagMarkersOnly
-			switch {
-			case lag && empty:
-				r.Status = StatusStopped
-			case st.rewound:
-				r.Status = StatusRewound
-			case lag && now-st.stuckAt >= stallAfter:
-				r.Status = StatusStalled
-			case lag && staffed && !owned:
-				r.Status = StatusUnowned
-			case lag && h.rules.lagging(r, st, now, was == StatusLagging):
-				r.Status = StatusLagging
-			default:
-				r.Status = StatusOK
-			}
+			r.Status = h.rules.verdict(r, st, now, lag, empty, staffed && !owned, was == StatusLagging)
 		}
 		st.status = r.Status
 		if r.Status.Worse(status) {

@@ -252,19 +252,7 @@ func (g *GroupsPane) View() string {
 
 // header is the grid's header with the bar column as a ruler of its scale
 // when it is wide enough, as the partition table's: "≤5s  30s  2m …".
-func (g *GroupsPane) header(l gridLayout) string {
-	h := g.grid.header(l)
-	last := len(g.grid.cols) - 1
-	if !l.show[last] {
-		return h
-	}
-	w := l.w[last]
-	ruler := ageRuler(w)
-	if ruler == "" {
-		return h
-	}
-	return h[:len(h)-len(cell(g.grid.cols[last].title, w, false))] + ruler
-}
+func (g *GroupsPane) header(l gridLayout) string { return rulerHeader(&g.grid, l) }
 
 // title names the pane, how its rows were chosen and its legend: always
 // the worst mark and the bar's meaning, so the line holds still; the rarer

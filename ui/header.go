@@ -227,26 +227,8 @@ const verdictRoom = "zero lag in 59m59s"
 // (none when gap < 0): the segments after it fit as if something were
 // there.
 func fitWithGap(segs []string, sep string, w, gap, gapW int) string {
-	var b strings.Builder
-	used := 0
-	for i, s := range segs {
-		if i == gap {
-			used += gapW
-		}
-		sw := textWidth(s)
-		if i > 0 {
-			sw += textWidth(sep)
-		}
-		if i > 0 && used+sw > w {
-			break
-		}
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		b.WriteString(s)
-		used += sw
-	}
-	return b.String()
+	out, _ := fitSegments(segs, sep, w, gap, gapW)
+	return out
 }
 
 // noWorstText is the worst partition's line when no partition lags, or

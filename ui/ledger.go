@@ -192,10 +192,17 @@ func joinFitting(segs []string, sep string, w int) string {
 
 // fitting is joinFitting, also returning how many segments it took (the
 // first always, cut to w by the caller if it must be).
-func fitting(segs []string, sep string, w int) (string, int) {
+func fitting(segs []string, sep string, w int) (string, int) { return fitSegments(segs, sep, w, -1, 0) }
+
+// fitSegments is fitting with gapW cells kept free before segment gap
+// (none when gap < 0).
+func fitSegments(segs []string, sep string, w, gap, gapW int) (string, int) {
 	var b strings.Builder
 	used, n := 0, 0
 	for i, s := range segs {
+		if i == gap {
+			used += gapW
+		}
 		sw := textWidth(s)
 		if i > 0 {
 			sw += textWidth(sep)

@@ -284,9 +284,14 @@ func (t *Table) View() string {
 
 // header is the grid's header with the bar column as a ruler of its
 // scale when it is wide enough: "LAG BAR 5s  30s  2m …".
-func (t *Table) header(l gridLayout) string {
-	h := t.grid.header(l)
-	last := len(t.grid.cols) - 1
+func (t *Table) header(l gridLayout) string { return rulerHeader(&t.grid, l) }
+
+// rulerHeader is g's header with its last column, an age bar, headed by
+// the bar's scale when it is wide enough (the partition table's and the
+// overview's).
+func rulerHeader[T any](g *grid[T], l gridLayout) string {
+	h := g.header(l)
+	last := len(g.cols) - 1
 	if !l.show[last] {
 		return h
 	}
@@ -295,7 +300,7 @@ func (t *Table) header(l gridLayout) string {
 	if ruler == "" {
 		return h
 	}
-	return h[:len(h)-len(cell(t.grid.cols[last].title, w, false))] + ruler
+	return h[:len(h)-len(cell(g.cols[last].title, w, false))] + ruler
 }
 
 // ageRuler labels the age bar's scale under its segment ends, or "" when
