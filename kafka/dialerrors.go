@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -33,6 +35,14 @@ import (
 //     unanswered for tlsProbeAfter, so --tls against a plaintext broker
 //     that waits for the rest of that "frame" (kfake does) fails in about
 //     that time, not at the --timeout;
+//   - plaintext, and the first four bytes, a response's size, are not one
+//     an ApiVersions answer can have (below 4, above maxFirstAnswer: an
+//     HTTP server's "HTTP"), or the answer does not decode (a wrong
+//     correlation id, a body shorter than its fields) while the connection
+//     stays open: it is not a Kafka broker. A size that cannot be is not
+//     waited for: the connection is closed at once;
+//   - the broker sent part of an answer and no more within the timeout: it
+//     answered too slowly; or closed the connection in the middle of it;
 //   - the broker answered, then closed: SASL (or wrong credentials).
 
 // tlsProbeAfter is how long a TLS handshake may go unanswered before a
@@ -40,12 +50,39 @@ import (
 // without TLS.
 const tlsProbeAfter = 500 * time.Millisecond
 
+// maxFirstAnswer is the largest first response (ApiVersions) a plaintext
+// bootstrap connection accepts; Kafka 4's is under 1 KiB.
+const maxFirstAnswer = 1 << 20
+
+// errNotKafka is a bootstrap connection's read of an answer that cannot
+// be Kafka's (garbled).
+var errNotKafka = errors.New("not a Kafka response")
+
 // connReport is what a watched connection saw.
 type connReport struct {
 	read    int    // bytes read
 	head    []byte // the first bytes read, up to 5 (a TLS record header)
 	readErr error  // the first read error
 	notTLS  bool   // a plaintext probe was answered while the handshake was not
+	// garbled: plaintext, and the first response's size cannot be an
+	// ApiVersions answer's.
+	garbled bool
+}
+
+// firstSize is the size of the first response, from its first four bytes;
+// false before they are read or under TLS (the bytes are TLS records).
+func (r connReport) firstSize(tlsOn bool) (int, bool) {
+	if tlsOn || len(r.head) < 4 {
+		return 0, false
+	}
+	return int(int32(binary.BigEndian.Uint32(r.head))), true
+}
+
+// whole reports whether the first response was read in full (true when it
+// cannot be told: under TLS).
+func (r connReport) whole(tlsOn bool) bool {
+	n, ok := r.firstSize(tlsOn)
+	return !ok && tlsOn || ok && r.read >= 4+n
 }
 
 // watchedConn notes what a bootstrap connection reads, marks its address
@@ -77,10 +114,20 @@ func (c *watchedConn) Read(b []byte) (int, error) {
 				c.probe.Stop()
 			}
 		}
-		if k := min(n, 5-len(c.rep.head)); k > 0 {
+		had := len(c.rep.head)
+		if k := min(n, 5-had); k > 0 {
 			c.rep.head = append(c.rep.head, b[:k]...)
 		}
 		c.rep.read += n
+		if size, ok := c.rep.firstSize(c.d.tls); ok && had < 4 && (size < 4 || size > maxFirstAnswer) {
+			// Not a Kafka answer. kafka-go is not given it: it
+			// would wait for the rest of a size that cannot be, or
+			// spin decoding arrays of billions of elements, until
+			// the timeout.
+			c.rep.garbled = true
+			c.Conn.Close()
+			n, err = 0, errNotKafka
+		}
 	}
 	if err != nil && c.rep.readErr == nil {
 		c.rep.readErr = err
@@ -197,6 +244,12 @@ func (w *Watcher) explain(ctx context.Context, addr string, rep connReport, err 
 	var hostErr x509.HostnameError
 	var recErr tls.RecordHeaderError
 	connected := rep.read > 0 || rep.readErr != nil || rep.notTLS
+	// The broker ended the connection (under TLS, kafka-go may see the
+	// end first, in a close_notify).
+	peerClosed := closedByPeer(rep.readErr) || tlsOn && closedByPeer(err)
+	deadline := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
+	var protoErr protocol.Error
+	mismatch := errors.As(err, &protoErr) && strings.HasPrefix(string(protoErr), "correlation id mismatch")
 	switch {
 	case tlsOn && rep.notTLS:
 		// err is the handshake cut short; the probe's answer is the news.
@@ -211,11 +264,21 @@ func (w *Watcher) explain(ctx context.Context, addr string, rep connReport, err 
 		return fmt.Errorf("the broker answered with TLS: the broker may require TLS (--tls): %w", err)
 	case !tlsOn && connected && rep.read == 0 && closedByPeer(rep.readErr):
 		return fmt.Errorf("the broker closed the connection without answering: the broker may require TLS (--tls): %w", err)
-	case rep.read > 0 && closedByPeer(err) && saslOn:
+	case rep.garbled:
+		return fmt.Errorf("the broker answered something that is not a Kafka response (it began %q)", rep.head)
+	case mismatch:
+		return fmt.Errorf("the broker answered something that is not a Kafka response: %w", err)
+	case rep.read > 0 && !peerClosed && errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("the broker answered something that is not a Kafka response (its answer is shorter than its fields): %w", err)
+	case rep.read > 0 && !rep.whole(tlsOn) && deadline && ctx.Err() == nil:
+		return fmt.Errorf("the broker answered too slowly: no complete response within %s (%d bytes of it came): %w", w.cfg.Timeout, rep.read, err)
+	case rep.read > 0 && !rep.whole(tlsOn) && peerClosed:
+		return fmt.Errorf("the broker closed the connection in the middle of its answer: %w", err)
+	case rep.read > 0 && peerClosed && saslOn:
 		return fmt.Errorf("the broker closed the connection while authenticating (check the SASL mechanism, user and password): %w", err)
-	case rep.read > 0 && closedByPeer(err):
+	case rep.read > 0 && peerClosed:
 		return fmt.Errorf("the broker closed the connection after answering (does it require SASL? see --sasl-mechanism): %w", err)
-	case ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)):
+	case ctx.Err() == nil && deadline:
 		return fmt.Errorf("no answer within %s: %w", w.cfg.Timeout, err)
 	}
 	return err

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/binary"
 	"io"
 	"math/big"
 	"net"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/segmentio/kafka-go/sasl/plain"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // testCert returns a server TLS configuration for 127.0.0.1 and a client
@@ -195,5 +197,135 @@ func TestPlaintextWithoutSASL(t *testing.T) {
 	msg, _ := pollErr(t, Config{Brokers: tc.addrs[:1], Timeout: 2 * time.Second})
 	if !strings.Contains(msg, "SASL") || strings.Contains(msg, "TLS") {
 		t.Errorf("error %q: want SASL named, not TLS", msg)
+	}
+}
+
+// readFrame reads one request and returns its correlation id.
+func readFrame(c net.Conn) (int32, bool) {
+	var size [4]byte
+	if _, err := io.ReadFull(c, size[:]); err != nil {
+		return 0, false
+	}
+	b := make([]byte, binary.BigEndian.Uint32(size[:]))
+	if _, err := io.ReadFull(c, b); err != nil || len(b) < 8 {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(b[4:8])), true
+}
+
+// frame is a response: its size, the correlation id, the body.
+func frame(corr int32, body []byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
+	b = binary.BigEndian.AppendUint32(b, uint32(corr))
+	return append(b, body...)
+}
+
+// apiVersionsV0 is the body of an ApiVersions v0 answer: no error, no API.
+var apiVersionsV0 = []byte{0, 0, 0, 0, 0, 0}
+
+// Servers that are not Kafka brokers, or not well: each diagnosis says
+// what came back, none blames SASL, and a garbled answer fails at once.
+func TestBadServerDiagnoses(t *testing.T) {
+	const timeout = 2 * time.Second
+	for _, tt := range []struct {
+		name  string
+		serve func(net.Conn)
+		want  string
+		most  time.Duration
+	}{
+		{"wrong correlation id", func(c net.Conn) {
+			for {
+				corr, ok := readFrame(c)
+				if !ok {
+					return
+				}
+				c.Write(frame(corr+7, make([]byte, 20)))
+			}
+		}, "the broker answered something that is not a Kafka response: correlation id mismatch", time.Second},
+		{"body shorter than its fields, connection open", func(c net.Conn) {
+			for {
+				corr, ok := readFrame(c)
+				if !ok {
+					return
+				}
+				c.Write(frame(corr, []byte{0xff}))
+			}
+		}, "the broker answered something that is not a Kafka response (its answer is shorter than its fields)", time.Second},
+		{"an HTTP server", func(c net.Conn) {
+			readFrame(c)
+			c.Write([]byte("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"))
+			time.Sleep(timeout) // kafka-go would spin decoding it until the timeout
+		}, `the broker answered something that is not a Kafka response (it began "HTTP/")`, time.Second},
+		{"a zero byte every 0.5s", func(c net.Conn) {
+			readFrame(c)
+			for {
+				if _, err := c.Write([]byte{0}); err != nil {
+					return
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+		}, `the broker answered something that is not a Kafka response (it began "\x00\x00\x00\x00")`, timeout},
+		{"a good answer, one byte every 0.5s", func(c net.Conn) {
+			corr, _ := readFrame(c)
+			for _, b := range frame(corr, apiVersionsV0) {
+				if _, err := c.Write([]byte{b}); err != nil {
+					return
+				}
+				time.Sleep(500 * time.Millisecond)
+			}
+		}, "the broker answered too slowly: no complete response within 2s", timeout + time.Second},
+		{"closed in the middle of its answer", func(c net.Conn) {
+			corr, _ := readFrame(c)
+			c.Write(frame(corr, apiVersionsV0)[:7])
+		}, "the broker closed the connection in the middle of its answer", time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := listen(t, tt.serve)
+			msg, took := pollErr(t, Config{Brokers: []string{addr}, Timeout: timeout})
+			if !strings.Contains(msg, "connect to broker "+addr+": "+tt.want) || strings.Contains(msg, "SASL") {
+				t.Errorf("error %q: want %q, and SASL not named", msg, tt.want)
+			}
+			if took > tt.most {
+				t.Errorf("took %s: want at most %s", took, tt.most)
+			}
+		})
+	}
+}
+
+// An error code kafka-go has no text for is named with its number, not
+// written "[32767] : ": in ApiVersions (kafka-go's own negotiation) and in
+// an answer kgwatch reads.
+func TestUnknownErrorCode(t *testing.T) {
+	for _, tt := range []struct {
+		key  kmsg.Key
+		want string
+	}{
+		{kmsg.ApiVersions, "error code 32767 (unknown to kgwatch)"},
+		{kmsg.FindCoordinator, "error code 32767 (unknown to kgwatch)"},
+	} {
+		t.Run(tt.key.Name(), func(t *testing.T) {
+			tc := newTestCluster(t, false)
+			tc.ControlKey(int16(tt.key), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				tc.KeepControl()
+				res := req.ResponseKind()
+				switch r := res.(type) {
+				case *kmsg.ApiVersionsResponse:
+					r.ErrorCode = 32767
+				case *kmsg.FindCoordinatorResponse:
+					r.ErrorCode = 32767
+					for _, k := range req.(*kmsg.FindCoordinatorRequest).CoordinatorKeys {
+						r.Coordinators = append(r.Coordinators, kmsg.FindCoordinatorResponseCoordinator{Key: k, NodeID: -1, ErrorCode: 32767})
+					}
+				}
+				return res, nil, true
+			})
+			msg, _ := pollErr(t, Config{Brokers: tc.addrs[:1], Timeout: 2 * time.Second})
+			if !strings.Contains(msg, tt.want) || strings.Contains(msg, "[32767]") {
+				t.Errorf("error %q: want %q", msg, tt.want)
+			}
+		})
+	}
+	if got := errText(32767); got != "error code 32767 (unknown to kgwatch)" {
+		t.Errorf("errText(32767) = %q", got)
 	}
 }

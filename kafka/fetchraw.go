@@ -135,7 +135,7 @@ func parseFetchAlso(body []byte, version int16, topics []fetchRequestTopic, also
 	r.i32() // throttle time
 	if version >= 7 {
 		if code := r.i16(); code != 0 {
-			return nil, fmt.Errorf("fetch: %w", kafka.Error(code))
+			return nil, fmt.Errorf("fetch: %w", errCode(code))
 		}
 		r.i32() // session id
 	}

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"weak"
 
-	kafka "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
 	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -213,7 +212,7 @@ func askVersions(rw io.ReadWriter) (brokerVersions, error) {
 	}
 	av := res.(*kmsg.ApiVersionsResponse)
 	if av.ErrorCode != 0 {
-		return nil, fmt.Errorf("api versions: %w", kafka.Error(av.ErrorCode))
+		return nil, fmt.Errorf("api versions: %w", errCode(av.ErrorCode))
 	}
 	out := make(brokerVersions, len(av.ApiKeys))
 	for _, k := range av.ApiKeys {

@@ -125,7 +125,7 @@ func (o *OverviewWatcher) Overview(ctx context.Context) ([]model.GroupSummary, e
 	gs, err := o.overview(ctx)
 	if err != nil {
 		w.resetTransport()
-		return nil, err
+		return nil, namedCodes(err)
 	}
 	return gs, nil
 }
@@ -259,7 +259,7 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 	res, err := w.sendKmsg(ctx, b.id, kmsg.NewPtrListGroupsRequest(), 0, -1)
 	if err == nil {
 		if code := res.(*kmsg.ListGroupsResponse).ErrorCode; code != 0 {
-			err = kafka.Error(code)
+			err = errCode(code)
 		}
 	}
 	if err != nil {

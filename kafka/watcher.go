@@ -140,7 +140,7 @@ func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
 		// Start the next poll afresh from the bootstrap list: the
 		// cluster may have moved while it was unreachable.
 		w.resetTransport()
-		return model.Snapshot{}, err
+		return model.Snapshot{}, namedCodes(err)
 	}
 	obs.TakenAt = takenAt
 	snap := model.NewSnapshot(obs)
@@ -312,7 +312,7 @@ func (w *Watcher) coordinator(ctx context.Context, brokers map[int32]broker) (br
 		res, err := w.roundTrip(ctx, &findCoordinatorRequest{Key: w.cfg.Group, route: route{id}})
 		if err == nil {
 			if r := res.(*findcoordinator.Response); r.ErrorCode != 0 {
-				err = kafka.Error(r.ErrorCode)
+				err = errCode(r.ErrorCode)
 			} else {
 				c := broker{id: r.NodeID, addr: net.JoinHostPort(r.Host, strconv.Itoa(int(r.Port)))}
 				w.coord, w.askedVia = &c, id
@@ -372,7 +372,7 @@ func (w *Watcher) toCoordinator(ctx context.Context, brokers map[int32]broker, w
 			case kafka.NotCoordinatorForGroup, kafka.GroupCoordinatorNotAvailable:
 				err = ec
 			default:
-				return nil, c, fmt.Errorf("%s %q on coordinator %s: %w", what, w.cfg.Group, c.addr, ec)
+				return nil, c, fmt.Errorf("%s %q on coordinator %s: %w", what, w.cfg.Group, c.addr, errCode(int16(ec)))
 			}
 		}
 		w.coord = nil
@@ -427,9 +427,4 @@ func groupTopics(obs model.Observation) []string {
 	}
 	sort.Strings(topics)
 	return topics
-}
-
-// errText is a short, one-line description of a broker error code.
-func errText(code int16) string {
-	return kafka.Error(code).Title()
 }
