@@ -105,9 +105,9 @@ func (s *securityFlags) apply(cfg *kafka.Config) error {
 	}
 	pass := os.Getenv("KGWATCH_SASL_PASSWORD")
 	if s.saslPassFile != "" {
-		b, err := os.ReadFile(s.saslPassFile)
+		b, err := kafka.ReadSmallFile("--sasl-password-file", s.saslPassFile, kafka.MaxPasswordFile)
 		if err != nil {
-			return usageError{fmt.Sprintf("read --sasl-password-file: %v", err)}
+			return usageError{err.Error()}
 		}
 		pass = strings.TrimRight(string(b), "\r\n")
 		if pass == "" {

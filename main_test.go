@@ -35,6 +35,10 @@ func runArgs(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -59,6 +63,10 @@ func TestUsageErrors(t *testing.T) {
 		{"sasl user without mechanism", []string{"-g", "g", "--sasl-user", "u"}, "need --sasl-mechanism"},
 		{"tls cert without key", []string{"-g", "g", "--tls-cert", "/nonexistent.pem"}, "--tls-cert and --tls-key go together"},
 		{"tls ca unreadable", []string{"-g", "g", "--tls-ca", "/nonexistent.pem"}, "read --tls-ca"},
+		{"tls ca /dev/zero", []string{"-g", "g", "--once", "--tls-ca", "/dev/zero"}, "read --tls-ca /dev/zero: not a regular file or a pipe"},
+		{"tls cert /dev/urandom", []string{"-g", "g", "--once", "--tls-cert", "/dev/urandom", "--tls-key", "/dev/zero"}, "read --tls-cert /dev/urandom: not a regular file or a pipe"},
+		{"sasl password /dev/zero", []string{"-g", "g", "--once", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-file", "/dev/zero"},
+			"read --sasl-password-file /dev/zero: not a regular file or a pipe"},
 		{"demo --partitions 0", []string{"demo", "--partitions", "0"}, "--partitions must be from 1 to 1000, got 0"},
 		{"demo --partitions 2000000000", []string{"demo", "--partitions", "2000000000"}, "--partitions must be from 1 to 1000, got 2000000000"},
 		{"demo --consumers -1", []string{"demo", "--consumers", "-1"}, "--consumers must be from 0 to 64, got -1"},
@@ -104,7 +112,7 @@ func TestUsageErrors(t *testing.T) {
 		{"empty group", []string{"-g", "", "--once"}, "--group is empty"},
 		{"empty group, long flag", []string{"--group=", "--once"}, "--group is empty"},
 		{"empty group, single dash", []string{"-group", ""}, "--group is empty"},
-		{"empty password file", []string{"-g", "g", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-file", os.DevNull}, "--sasl-password-file /dev/null is empty"},
+		{"empty password file", []string{"-g", "g", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-file", empty}, "--sasl-password-file " + empty + " is empty"},
 		{"broker ambiguous IPv6", []string{"-g", "g", "-b", "h:9092,fe80::1:9092"}, `--brokers: broker address "fe80::1:9092" is ambiguous`},
 		{"broker bad port", []string{"-g", "g", "-b", "kafka:http"}, `--brokers: broker address "kafka:http": port "http" is not a number from 1 to 65535`},
 		{"broker brackets twice", []string{"-g", "g", "-b", "[[::1]]"}, `--brokers: broker address "[[::1]]"`},
@@ -701,6 +709,35 @@ func TestOverviewEndToEnd(t *testing.T) {
 	drv.waitScreen(10*time.Second, "the overview again", func(s string) bool {
 		return strings.Contains(s, "all groups") && row.MatchString(s)
 	})
+}
+
+// A password file that never ends (a pipe a program writes into without
+// stopping) is read up to kafka.MaxPasswordFile, then refused: a usage
+// error naming the flag and the limit, not memory growing until the
+// runtime dies.
+func TestEndlessPasswordFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pass")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		b := bytes.Repeat([]byte("p"), 4096)
+		for {
+			if _, err := f.Write(b); err != nil {
+				return // the reader gave up
+			}
+		}
+	}()
+	code, _, stderr := runArgs("-g", "g", "-b", "127.0.0.1:1", "--once", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-file", fifo)
+	want := "kgwatch: read --sasl-password-file " + fifo + ": larger than 64 KiB, the most kgwatch reads (see kgwatch --help)\n"
+	if code != exitUsage || stderr != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr, exitUsage, want)
+	}
 }
 
 // SASL with a user and no password is a usage error naming where the

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -29,9 +30,9 @@ func TLSConfig(o TLSOptions) (*tls.Config, error) {
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.InsecureSkipVerify} //nolint:gosec // the user asked for it
 	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
+		pem, err := ReadSmallFile("--tls-ca", o.CAFile, MaxPEMFile)
 		if err != nil {
-			return nil, fmt.Errorf("read --tls-ca: %w", err)
+			return nil, err
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
@@ -43,13 +44,64 @@ func TLSConfig(o TLSOptions) (*tls.Config, error) {
 		return nil, fmt.Errorf("--tls-cert and --tls-key go together")
 	}
 	if o.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		certPEM, err := ReadSmallFile("--tls-cert", o.CertFile, MaxPEMFile)
+		if err != nil {
+			return nil, err
+		}
+		keyPEM, err := ReadSmallFile("--tls-key", o.KeyFile, MaxPEMFile)
+		if err != nil {
+			return nil, err
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("load client certificate: %w", err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	return cfg, nil
+}
+
+// The most ReadSmallFile reads of a certificate, key or CA file (a CA
+// bundle of every public root is about 200 KiB), and of a password file.
+const (
+	MaxPEMFile      = 1 << 20
+	MaxPasswordFile = 64 << 10
+)
+
+// ReadSmallFile reads the file a flag names, at most limit bytes: a
+// regular file, or a pipe (`--sasl-password-file <(pass kafka)`). Anything
+// else (/dev/zero, /dev/urandom, a terminal) is refused, and a file past
+// limit is an error naming the flag and the limit, not a read until memory
+// runs out.
+func ReadSmallFile(flag, path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", flag, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", flag, err)
+	}
+	if m := fi.Mode(); !m.IsRegular() && m&os.ModeNamedPipe == 0 {
+		return nil, fmt.Errorf("read %s %s: not a regular file or a pipe", flag, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", flag, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("read %s %s: larger than %s, the most kgwatch reads", flag, path, kib(limit))
+	}
+	return b, nil
+}
+
+// kib writes a size limit: "64 KiB", "1 MiB".
+func kib(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
 }
 
 // SASLMechanism builds a SASL mechanism by name (PLAIN, SCRAM-SHA-256,

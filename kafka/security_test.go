@@ -8,9 +8,13 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,5 +102,71 @@ func TestPollTLS(t *testing.T) {
 	defer plainText.Close()
 	if _, err := plainText.Poll(context.Background()); err == nil || !strings.Contains(err.Error(), tc.addrs[0]) {
 		t.Errorf("plaintext poll of a TLS cluster: %v, want an error naming %s", err, tc.addrs[0])
+	}
+}
+
+// TLSConfig reads its PEM files, regular files and pipes alike, and
+// refuses a device or a file past MaxPEMFile naming the flag (a CA file of
+// /dev/zero grew until the runtime died of it).
+func TestTLSConfigFiles(t *testing.T) {
+	server, _ := testCert(t)
+	dir := t.TempDir()
+	cert := server.Certificates[0]
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	certFile := write("cert.pem", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}))
+	keyFile := write("key.pem", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
+	cfg, err := TLSConfig(TLSOptions{CAFile: certFile, CertFile: certFile, KeyFile: keyFile})
+	if err != nil || cfg.RootCAs == nil || len(cfg.Certificates) != 1 {
+		t.Fatalf("TLSConfig from files: %v, %+v", err, cfg)
+	}
+
+	// A pipe, as `--tls-ca <(vault read …)` gives.
+	fifo := filepath.Join(dir, "ca.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		f.Write(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}))
+	}()
+	if cfg, err := TLSConfig(TLSOptions{CAFile: fifo}); err != nil || cfg.RootCAs == nil {
+		t.Errorf("TLSConfig with the CA from a pipe: %v", err)
+	}
+
+	huge := filepath.Join(dir, "huge.pem")
+	if err := os.WriteFile(huge, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, MaxPEMFile+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		opts TLSOptions
+		want string
+	}{
+		{TLSOptions{CAFile: "/dev/zero"}, "read --tls-ca /dev/zero: not a regular file or a pipe"},
+		{TLSOptions{CertFile: "/dev/urandom", KeyFile: keyFile}, "read --tls-cert /dev/urandom: not a regular file or a pipe"},
+		{TLSOptions{CertFile: certFile, KeyFile: "/dev/zero"}, "read --tls-key /dev/zero: not a regular file or a pipe"},
+		{TLSOptions{CAFile: dir}, "read --tls-ca " + dir + ": not a regular file or a pipe"},
+		{TLSOptions{CAFile: huge}, "read --tls-ca " + huge + ": larger than 1 MiB, the most kgwatch reads"},
+		{TLSOptions{CertFile: huge, KeyFile: keyFile}, "read --tls-cert " + huge + ": larger than 1 MiB"},
+	} {
+		if _, err := TLSConfig(tt.opts); err == nil || err.Error() != tt.want && !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("TLSConfig(%+v) = %v, want %q", tt.opts, err, tt.want)
+		}
 	}
 }
