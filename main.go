@@ -134,9 +134,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 // in main; tests cancel it).
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
+	// help is the help a usage error points to: the command's own.
+	help := "kgwatch --help"
 	if len(args) > 0 && args[0] == "demo" {
+		help = "kgwatch demo --help"
 		err = runDemo(ctx, args[1:], stdout, stderr)
 	} else if len(args) > 0 && args[0] == "replay" {
+		help = "kgwatch replay --help"
 		err = runReplay(ctx, args[1:], stdout, stderr)
 	} else {
 		err = runWatch(ctx, args, stdout, stderr)
@@ -148,7 +152,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "kgwatch: %s (see kgwatch --help)\n", oneLine(ue.msg))
+		fmt.Fprintf(stderr, "kgwatch: %s (see %s)\n", oneLine(ue.msg), help)
 		return exitUsage
 	default:
 		fmt.Fprintf(stderr, "Error: %s\n", oneLine(err.Error()))
@@ -218,10 +222,12 @@ func durationRange(name string, d, least, most time.Duration) error {
 	return nil
 }
 
-// oneLine is an error message for stderr: one line, and printable (it may
-// hold names and addresses that brokers chose).
+// oneLine is an error message for stderr: one line, and printable. It may
+// hold names that users and brokers chose: their tabs, line breaks and
+// other controls are shown as control pictures (␉ ␊ ␍), never collapsed
+// into spaces, so two names that differ never read the same.
 func oneLine(s string) string {
-	return model.Printable(strings.Join(strings.Fields(s), " "))
+	return model.Printable(s)
 }
 
 func defaultBrokers() string {

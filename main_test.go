@@ -63,6 +63,8 @@ func TestUsageErrors(t *testing.T) {
 		{"sasl user without mechanism", []string{"-g", "g", "--sasl-user", "u"}, "need --sasl-mechanism"},
 		{"tls cert without key", []string{"-g", "g", "--tls-cert", "/nonexistent.pem"}, "--tls-cert and --tls-key go together"},
 		{"tls ca unreadable", []string{"-g", "g", "--tls-ca", "/nonexistent.pem"}, "read --tls-ca"},
+		{"tls ca named with controls", []string{"-g", "g", "--tls-ca", "/no\tsuch\nfile\r"}, "read --tls-ca: open /no␉such␊file␍: no such file or directory (see kgwatch --help)"},
+		{"replay unknown flag", []string{"replay", "--bogus"}, "unknown flag: --bogus"},
 		{"tls ca /dev/zero", []string{"-g", "g", "--once", "--tls-ca", "/dev/zero"}, "read --tls-ca /dev/zero: not a regular file or a pipe"},
 		{"tls cert /dev/urandom", []string{"-g", "g", "--once", "--tls-cert", "/dev/urandom", "--tls-key", "/dev/zero"}, "read --tls-cert /dev/urandom: not a regular file or a pipe"},
 		{"sasl password /dev/zero", []string{"-g", "g", "--once", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-file", "/dev/zero"},
@@ -131,6 +133,14 @@ func TestUsageErrors(t *testing.T) {
 			}
 			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 {
 				t.Errorf("error is %d lines, want one: %q", n+1, stderr)
+			}
+			// Each command's usage errors point to its own help.
+			help := "(see kgwatch --help)\n"
+			if c := tt.args[0]; c == "demo" || c == "replay" {
+				help = "(see kgwatch " + c + " --help)\n"
+			}
+			if !strings.HasSuffix(stderr, help) {
+				t.Errorf("stderr %q does not end %q", stderr, help)
 			}
 		})
 	}
@@ -266,6 +276,12 @@ func TestOnceAgainstDemoCluster(t *testing.T) {
 	code, _, stderr = runArgs("-group", "no-such-group", "-brokers", brokers, "--once")
 	if code != exitRuntime || strings.TrimSpace(stderr) != "Error: Consumer group 'no-such-group' does not exist." {
 		t.Errorf("missing group: exit %d, %q", code, stderr)
+	}
+	// A name's tabs, line breaks and runs of spaces are shown, on one
+	// line: 'a b c d e' would name another group.
+	code, _, stderr = runArgs("-group", "a\tb\nc  d\re\x1b[2J", "-brokers", brokers, "--once")
+	if want := "Error: Consumer group 'a␉b␊c  d␍e␛[2J' does not exist.\n"; code != exitRuntime || stderr != want {
+		t.Errorf("missing group with controls: exit %d, %q; want %q", code, stderr, want)
 	}
 }
 
