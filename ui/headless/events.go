@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -106,6 +105,10 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 		select {
 		case <-ctx.Done():
 			return nil
+		case err := <-w.errc:
+			// stdout cannot be written (closed, a reader gone): end
+			// now, not at the next event, which may be hours away.
+			return done(ctx, err)
 		case e, ok := <-events:
 			if !ok {
 				events = nil
@@ -130,8 +133,8 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 		var evs []model.Event
 		if err != nil {
 			failures++
-			fmt.Fprintf(errOut, "kgwatch: poll %s (attempt %d, retrying in %s): %s\n",
-				model.Printable(opts.Group), failures, model.NextPollDelay(group, opts.Interval, failures, opts.Now().Sub(started)), oneLine(err.Error()))
+			fmt.Fprintf(errOut, "kgwatch: poll %s (attempt %d, %s): %s\n",
+				model.Printable(opts.Group), failures, retrying(model.NextPollDelay(group, opts.Interval, failures, opts.Now().Sub(started))), oneLine(err.Error()))
 			evs = pipe.Failed(opts.Now(), err)
 		} else {
 			failures = 0
@@ -157,8 +160,17 @@ func done(ctx context.Context, err error) error {
 	return err
 }
 
-func oneLine(s string) string {
-	return model.Printable(strings.Join(strings.Fields(s), " "))
+// oneLine is an error text for one line of stderr: printable, its line
+// breaks and tabs shown as ␊ and ␉ (it may hold names brokers chose).
+func oneLine(s string) string { return model.Printable(s) }
+
+// retrying says when the next poll is: "retrying in 2.0s" (the countdown's
+// tenths), "retrying now" when there is no wait.
+func retrying(d time.Duration) string {
+	if w := model.Countdown(d); w != model.Countdown(0) {
+		return "retrying in " + w
+	}
+	return "retrying now"
 }
 
 func plural(n int, word string) string {

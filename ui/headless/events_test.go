@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -217,3 +218,81 @@ func TestRunEventsEndsWithStalledReader(t *testing.T) {
 		t.Errorf("stderr does not say events were lost: %q", errOut.String())
 	}
 }
+
+// failingSource fails every poll; each poll takes, on clk, the next of
+// took (the last repeats).
+type failingSource struct {
+	clk  *clock
+	took []time.Duration
+	err  error
+}
+
+func (f *failingSource) Poll(ctx context.Context) (model.Snapshot, error) {
+	f.clk.mu.Lock()
+	f.clk.t = f.clk.t.Add(f.took[0])
+	f.clk.mu.Unlock()
+	if len(f.took) > 1 {
+		f.took = f.took[1:]
+	}
+	return model.Snapshot{}, f.err
+}
+
+// A failed poll's line on stderr says the wait as the countdown does
+// (tenths, never "1.998765433s"), "retrying now" when the poll took
+// longer than the backoff (never "retrying in 0s"), and the error's tabs
+// and line breaks as ␉ ␊, on one line.
+func TestRunEventsRetryLine(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &failingSource{clk: clk, took: []time.Duration{1500 * time.Millisecond, 1234567 * time.Nanosecond},
+		err: errors.New("describe group \"a\tb\nc\": refused")}
+	var out, errOut lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RunEvents(ctx, src, Options{Group: "g", Interval: time.Second, Now: clk.Now}, &out, &errOut)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(errOut.String(), "\n") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("not two failures after 10s; stderr:\n%s", errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(errOut.String(), "\n")
+	for i, want := range []string{
+		`kgwatch: poll g (attempt 1, retrying now): describe group "a␉b␊c": refused`,
+		`kgwatch: poll g (attempt 2, retrying in 2.0s): describe group "a␉b␊c": refused`,
+	} {
+		if lines[i] != want {
+			t.Errorf("line %d: %q\nwant      %q", i+1, lines[i], want)
+		}
+	}
+}
+
+// A stdout that cannot be written ends RunEvents with the write's error
+// at once, not at the next event (a stable group may give none for
+// hours).
+func TestRunEventsStdoutFails(t *testing.T) {
+	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+	broken := errors.New("broken pipe")
+	done := make(chan error, 1)
+	go func() {
+		done <- RunEvents(context.Background(), src, Options{Group: "g", Interval: time.Hour}, failWriter{broken}, io.Discard)
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, broken) {
+			t.Errorf("RunEvents = %v, want the write's error", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("RunEvents still running 5s after its first write failed")
+	}
+}
+
+type failWriter struct{ err error }
+
+func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
