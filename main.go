@@ -44,8 +44,20 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	var stdout io.Writer = os.Stdout
+	if stdoutClosed() {
+		stdout = failedWriter{errStdoutClosed}
+	}
+	os.Exit(run(os.Args[1:], stdout, os.Stderr))
 }
+
+// errStdoutClosed is every write to a stdout that was closed at start.
+var errStdoutClosed = errors.New("stdout is closed")
+
+// failedWriter fails every write with err.
+type failedWriter struct{ err error }
+
+func (w failedWriter) Write([]byte) (int, error) { return 0, w.err }
 
 // usageError is a command-line mistake: exit code 2.
 type usageError struct{ msg string }
@@ -290,8 +302,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	if f.version {
-		fmt.Fprintln(stdout, versionString())
-		return nil
+		_, err := fmt.Fprintln(stdout, versionString())
+		return err
 	}
 	switch {
 	case f.output != "table" && f.output != "json":

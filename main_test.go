@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -170,15 +171,39 @@ func TestVersionFallsBackToBuildInfo(t *testing.T) {
 	}
 }
 
-func TestVersionFromLdflags(t *testing.T) {
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+// testBinary builds kgwatch once for the tests that run it as a process,
+// with -ldflags setting its version to v9.9.9 (commit abc123, built
+// 2026-11-29).
+func testBinary(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "kgwatch")
-	build := exec.Command("go", "build", "-o", bin, "-ldflags", "-X main.version=v9.9.9 -X main.commit=abc123 -X main.date=2026-11-29", ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "kgwatch-test"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "kgwatch")
+		build := exec.Command("go", "build", "-o", built.bin, "-ldflags", "-X main.version=v9.9.9 -X main.commit=abc123 -X main.date=2026-11-29", ".")
+		if out, err := build.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
+	return built.bin
+}
+
+func TestVersionFromLdflags(t *testing.T) {
+	bin := testBinary(t)
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +312,11 @@ func TestOnceAgainstDemoCluster(t *testing.T) {
 
 func TestMain(m *testing.M) {
 	os.Unsetenv("KAFKA_BROKERS")
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 func TestDemoFlagsConfig(t *testing.T) {
@@ -853,5 +882,62 @@ func TestSignalsEndTheWatch(t *testing.T) {
 				t.Fatalf("still running 3s after %s", sig)
 			}
 		})
+	}
+}
+
+// kgwatch run with its stdout closed (`>&-`) fails on its first write to
+// stdout, exit 1 with one line on stderr: with --once (group and
+// overview, table and JSON), --version and --events. (Its stdout's
+// descriptor, free, went to its first broker connection, and the table
+// into the Kafka protocol: exit 0.)
+func TestStdoutClosed(t *testing.T) {
+	bin := testBinary(t)
+	d := startDemo(t)
+	brokers := strings.Join(d.Brokers(), ",")
+	waitGroup(t, brokers, d.Group())
+	for _, args := range [][]string{
+		{"--version"},
+		{"-b", brokers, "-g", d.Group(), "--once"},
+		{"-b", brokers, "-g", d.Group(), "--once", "-o", "json"},
+		{"-b", brokers, "--once"},
+		{"-b", brokers, "--once", "-o", "json"},
+		{"-b", brokers, "-g", d.Group(), "--events"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `exec "$0" "$@" >&-`, bin}, args...)...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := cmd.ProcessState.ExitCode()
+			if ctx.Err() != nil {
+				t.Fatalf("still running after 10s (%v); stderr %q", err, stderr.String())
+			}
+			if e := stderr.String(); code != exitRuntime || !strings.HasPrefix(e, "Error: ") || !strings.HasSuffix(e, "stdout is closed\n") || strings.Count(e, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want 1 and one line saying stdout is closed", code, stderr.String())
+			}
+		})
+	}
+	// Output sent to /dev/null is not a closed stdout.
+	cmd := exec.Command("sh", "-c", `exec "$0" "$@" >/dev/null`, bin, "-b", brokers, "-g", d.Group(), "--once")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("--once >/dev/null: %v, %q", err, out)
+	}
+}
+
+// waitGroup waits until --once finds group on brokers.
+func waitGroup(t *testing.T, brokers, group string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, _, stderr := runArgs("-b", brokers, "-g", group, "--once")
+		if code == exitOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group %s not found after 30s: %s", group, stderr)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
