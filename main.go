@@ -391,9 +391,13 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	if !snap.Group.Exists() {
 		return fmt.Errorf("Consumer group '%s' does not exist.", f.group)
 	}
-	// One poll has no history: rates and ETA stay null, and only the
-	// statuses one snapshot can show (OK, UNOWNED, STOPPED) are given.
-	model.NewHistory(model.HistoryOptions{StallAfter: f.stallAfter}).Annotate(&snap)
+	// The poll goes through the pipeline the TUI and --events feed, so
+	// all three judge a snapshot alike. One poll has no history: rates and
+	// ETA stay null, and only the statuses one snapshot can show (OK,
+	// UNOWNED, STOPPED) are given; its events (watch_started) are not
+	// printed.
+	pipe := model.NewPipeline(model.PipelineOptions{Group: f.group, History: model.HistoryOptions{StallAfter: f.stallAfter}})
+	pipe.Observe(&snap)
 	return printSnapshot(snap, f.output, stdout)
 }
 
@@ -419,7 +423,9 @@ func timedOut(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// printOverview prints every group once (--once without --group).
+// printOverview prints every group once (--once without --group). The
+// groups are judged as the TUI's overview judges them, by the
+// OverviewWatcher's model.OverviewHistory; model.Pipeline is one group's.
 func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, stdout io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
