@@ -319,9 +319,14 @@ func (a *App) View() tea.View {
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true
-	v.WindowTitle = title
+	v.WindowTitle = truncate(title, maxTitle, ellipsis)
 	return v
 }
+
+// maxTitle is the most cells of the window title: a group named with
+// 10,000 characters made a 10,000-character OSC 2 on every frame; no
+// window shows more than this.
+const maxTitle = 200
 
 // frame clips the page to the window and wraps it in the frame style.
 func (a *App) frame(page string) string {
