@@ -701,6 +701,40 @@ func TestOnceSilentBroker(t *testing.T) {
 	}
 }
 
+// A server that answers a byte at a time is said to answer too slowly,
+// not to give no answer.
+func TestOnceSlowBroker(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				// A whole ApiVersions v0 answer (correlation id 1, no
+				// error, no API), one byte every 300ms.
+				io.ReadFull(c, make([]byte, 4))
+				for _, b := range []byte{0, 0, 0, 10, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0} {
+					if _, err := c.Write([]byte{b}); err != nil {
+						return
+					}
+					time.Sleep(300 * time.Millisecond)
+				}
+			}()
+		}
+	}()
+	code, _, stderr := runArgs("-g", "g", "-b", l.Addr().String(), "--once", "--timeout", "1s")
+	if code != exitRuntime || !strings.Contains(stderr, "the broker answered too slowly: no complete response within 1s") || strings.Contains(stderr, "no answer") {
+		t.Errorf("exit %d, stderr %q; want 1, the broker answered too slowly", code, stderr)
+	}
+}
+
 func TestOnceOverviewAgainstDemoCluster(t *testing.T) {
 	d := startDemo(t)
 	brokers := strings.Join(d.Brokers(), ",")

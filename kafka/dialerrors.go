@@ -270,8 +270,10 @@ func (w *Watcher) explain(ctx context.Context, addr string, rep connReport, err 
 		return fmt.Errorf("the broker answered something that is not a Kafka response: %w", err)
 	case rep.read > 0 && !peerClosed && errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("the broker answered something that is not a Kafka response (its answer is shorter than its fields): %w", err)
-	case rep.read > 0 && !rep.whole(tlsOn) && deadline && ctx.Err() == nil:
-		return fmt.Errorf("the broker answered too slowly: no complete response within %s (%d bytes of it came): %w", w.cfg.Timeout, rep.read, err)
+	case rep.read > 0 && !rep.whole(tlsOn) && deadline:
+		// err (a deadline) is not wrapped: this is not "no answer",
+		// which callers add to a bare timeout.
+		return fmt.Errorf("the broker answered too slowly: no complete response within %s (%d bytes of it came)", w.cfg.Timeout, rep.read)
 	case rep.read > 0 && !rep.whole(tlsOn) && peerClosed:
 		return fmt.Errorf("the broker closed the connection in the middle of its answer: %w", err)
 	case rep.read > 0 && peerClosed && saslOn:
