@@ -284,7 +284,7 @@ func (r *recorder) demoOf(d ui.Demo) ui.Demo {
 // newDemoRecorder starts the recording of a demo watching group, on the
 // file createRecording made.
 func newDemoRecorder(f *os.File, path, group string, set ui.DemoSettings, opts ui.Options) (*recorder, error) {
-	js, err := json.Marshal(set)
+	js, err := json.Marshal(demoHeader(set))
 	if err != nil {
 		return nil, fmt.Errorf("--record: demo settings: %w", err)
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +14,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -341,7 +345,13 @@ func TestReplayADemoRecording(t *testing.T) {
 // leaves it (flushed, no end mark).
 func writeRecording(t *testing.T, path string, closed bool) {
 	t.Helper()
-	t0 := time.Date(2026, 3, 14, 3, 12, 40, 0, time.UTC)
+	writeRecordingFrom(t, path, closed, time.Date(2026, 3, 14, 3, 12, 40, 0, time.UTC))
+}
+
+// writeRecordingFrom is writeRecording starting at t0: its polls end
+// 1.005s, 2.005s, 3.005s and 4.005s in.
+func writeRecordingFrom(t *testing.T, path string, closed bool, t0 time.Time) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +409,8 @@ func TestReplayRobustFiles(t *testing.T) {
 	killed := filepath.Join(dir, "killed.kgw")
 	writeRecording(t, killed, false)
 	code, out, stderr := runArgs("replay", killed, "--events")
-	if code != 0 || out != full || !strings.Contains(stderr, "ends without its end mark (kgwatch was killed?): replayed up to 03:12:44") {
+	if code != 0 || out != full || !strings.Contains(stderr, "ends without its end mark (kgwatch was killed?): replayed up to "+
+		time.Date(2026, 3, 14, 3, 12, 44, 0, time.UTC).Local().Format("15:04:05")) {
 		t.Errorf("killed: exit %d, stderr %q, same events %v", code, stderr, out == full)
 	}
 
@@ -541,4 +552,415 @@ func TestRecordPathMustBeWritable(t *testing.T) {
 		t.Errorf("a directory was made: %v", err)
 	}
 	_ = bytes.MinRead
+}
+
+// editRecords rewrites the records of the recording at path: edit gets
+// each record's kind and body, in order.
+func editRecords(t *testing.T, path string, edit func(kinds []byte, bodies [][]byte) ([]byte, [][]byte)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nl := bytes.IndexByte(data, '\n')
+	z, err := gzip.NewReader(bytes.NewReader(data[nl+1:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(z)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatal(err)
+	}
+	var kinds []byte
+	var bodies [][]byte
+	for len(raw) > 0 {
+		n, w := binary.Uvarint(raw[1:])
+		kinds = append(kinds, raw[0])
+		bodies = append(bodies, raw[1+w:1+w+int(n)])
+		raw = raw[1+w+int(n):]
+	}
+	kinds, bodies = edit(kinds, bodies)
+	var out bytes.Buffer
+	out.Write(data[:nl+1])
+	zw := gzip.NewWriter(&out)
+	for i, k := range kinds {
+		zw.Write(append(binary.AppendUvarint([]byte{k}, uint64(len(bodies[i]))), bodies[i]...))
+	}
+	zw.Close()
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editHeader rewrites the header of the recording at path.
+func editHeader(t *testing.T, path string, edit func(h map[string]any)) {
+	t.Helper()
+	editRecords(t, path, func(kinds []byte, bodies [][]byte) ([]byte, [][]byte) {
+		var h map[string]any
+		d := json.NewDecoder(bytes.NewReader(bodies[0]))
+		d.UseNumber()
+		if err := d.Decode(&h); err != nil {
+			t.Fatal(err)
+		}
+		edit(h)
+		b, err := json.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies[0] = b
+		return kinds, bodies
+	})
+}
+
+// TestReplayDamageEveryPath: a record in the middle that does not decode
+// (a byte too many, a kind this kgwatch does not know) ends the replay
+// there on every path, which plays what came before and says so the same
+// way: --events, --once and the TUI (its bar at the end, and the line
+// after it), exit 1. A file name is printed as model.Printable shows it.
+func TestReplayDamageEveryPath(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.kgw")
+	writeRecording(t, good, true)
+	_, full, _ := runArgs("replay", good, "--events")
+	_, at2, _ := runArgs("replay", good, "--once", "--at", "2.5s", "-o", "json")
+	t0 := time.Date(2026, 3, 14, 3, 12, 40, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		edit func(kinds []byte, bodies [][]byte)
+		why  string
+	}{
+		{"a byte too many", func(_ []byte, b [][]byte) { b[3] = append(b[3], 0) }, "a record is corrupt (a poll: 1 bytes left over)"},
+		{"an unknown kind", func(k []byte, _ [][]byte) { k[3] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 1)"},
+	} {
+		p := filepath.Join(dir, "n\x1b]0;T\a.kgw")
+		os.Remove(p)
+		data, _ := os.ReadFile(good)
+		os.WriteFile(p, data, 0o644)
+		editRecords(t, p, func(kinds []byte, bodies [][]byte) ([]byte, [][]byte) {
+			if string(kinds) != "HNSSSSZ" && string(kinds) != "HSSSSZ" {
+				t.Fatalf("records %q", kinds)
+			}
+			if kinds[1] == 'N' {
+				kinds, bodies = append(kinds[:1], kinds[2:]...), append(bodies[:1], bodies[2:]...)
+			}
+			c.edit(kinds, bodies)
+			return kinds, bodies
+		})
+		want := fmt.Sprintf("Error: %s is damaged: played to %s (2s in), the last good record: %s\n",
+			model.Printable(p), t0.Add(2005*time.Millisecond).Local().Format("15:04:05"), c.why)
+		code, out, stderr := runArgs("replay", p, "--events")
+		if code != exitRuntime || stderr != want || !strings.HasPrefix(full, out) || strings.Count(out, "\n") < 2 || out == full {
+			t.Errorf("%s: --events: exit %d, stderr %q (want %q), %d of %d lines", c.name, code, stderr, want, strings.Count(out, "\n"), strings.Count(full, "\n"))
+		}
+		code, out, stderr = runArgs("replay", p, "--once", "-o", "json")
+		if code != exitRuntime || stderr != want || out != at2 {
+			t.Errorf("%s: --once: exit %d, stderr %q; the last good poll printed: %v", c.name, code, stderr, out == at2)
+		}
+		// The TUI: what runReplay hands it, and says after it.
+		sum, err := scanRecording(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if note, err := endNote(p, sum); note != "" || err == nil || "Error: "+oneLine(err.Error())+"\n" != want {
+			t.Errorf("%s: after the TUI: note %q, error %v", c.name, note, err)
+		}
+		rp, ropts, err := replayOf(p, sum, replayFlags{speed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rp.End.Equal(t0.Add(2005 * time.Millisecond)) {
+			t.Errorf("%s: the TUI plays to %s, not to the last good record", c.name, rp.End)
+		}
+		play := newAppDriver(t, ui.NewReplay(rp, ropts))
+		play.send(tea.WindowSizeMsg{Width: 250, Height: 40})
+		play.send(tea.KeyPressMsg{Code: tea.KeyEnd})
+		play.waitScreen(2*time.Second, "the damage in the bar", func(s string) bool {
+			return strings.Contains(s, "the recording stops here: "+c.why)
+		})
+		for _, b := range []string{"\x1b", "\a"} {
+			if strings.Contains(stderr, b) {
+				t.Errorf("%s: stderr holds %q: %q", c.name, b, stderr)
+			}
+		}
+	}
+
+	// A note names the file as Printable shows it too.
+	p := filepath.Join(dir, "m\x1b[2J.kgw")
+	writeRecording(t, p, false)
+	code, _, stderr := runArgs("replay", p, "--events")
+	if code != 0 || strings.ContainsAny(stderr, "\x1b") || !strings.Contains(stderr, model.Printable(p)+" ends without its end mark") {
+		t.Errorf("a killed recording: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestReplayHeaderAsLiveFlags: a header's interval, timeout and
+// stall-after are refused exactly when the live flag with that value is
+// (zero aside: the header's default), in one line, exit 1.
+func TestReplayHeaderAsLiveFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		flag, field string
+		least, most time.Duration
+	}{
+		{"interval", "interval_ns", record.MinInterval, record.MaxInterval},
+		{"timeout", "timeout_ns", record.MinTimeout, record.MaxTimeout},
+		{"stall-after", "stall_after_ns", record.MinStallAfter, record.MaxStallAfter},
+	} {
+		for _, v := range []time.Duration{-5, 1, c.least - 1, c.least, c.most, c.most + 1} {
+			code, _, lerr := runArgs("-g", "g", "-b", "127.0.0.1:1", "--once", "--"+c.flag, v.String())
+			liveRefuses := code == exitUsage
+			if !liveRefuses && code != exitRuntime {
+				t.Fatalf("--%s %s: exit %d: %s", c.flag, v, code, lerr)
+			}
+			p := filepath.Join(dir, fmt.Sprintf("%s-%d.kgw", c.flag, v))
+			writeRecording(t, p, true)
+			editHeader(t, p, func(h map[string]any) { h[c.field] = int64(v) })
+			code, out, stderr := runArgs("replay", p, "--events")
+			want := fmt.Sprintf("Error: %s is damaged: its header says %s %d (", p, c.field, int64(v))
+			if refused := code == exitRuntime && strings.HasPrefix(stderr, want) && strings.Count(stderr, "\n") == 1 && out == ""; refused != liveRefuses || (!refused && code != 0) {
+				t.Errorf("--%s %s: live refuses %v; replay of a header saying so: exit %d, %q", c.flag, v, liveRefuses, code, stderr)
+			}
+		}
+	}
+	for _, c := range []struct {
+		field string
+		v     any
+		want  string
+	}{
+		{"timeline_size", 100_000_000, "its header says timeline_size 100000000 (want 0 or from 1 to 100000)"},
+		{"started", "0001-01-01T00:00:00Z", "its header says started 0001-01-01T00:00:00Z"},
+		{"group", "", `its header says group ""`},
+		{"demo", map[string]any{"session_timeout_ns": -1}, "its header says demo session_timeout_ns -1 (-1ns) (want 0 or from 100ms to 30m)"},
+		{"demo", map[string]any{"commit": "sometimes"}, `its header says demo commit "sometimes" (want after or before)`},
+		{"demo", []int{1}, "its header says demo that is not an object"},
+	} {
+		p := filepath.Join(dir, "h.kgw")
+		os.Remove(p)
+		writeRecording(t, p, true)
+		editHeader(t, p, func(h map[string]any) { h[c.field] = c.v })
+		for _, args := range [][]string{{"replay", p, "--events"}, {"replay", p, "--once"}, {"replay", p}} {
+			code, out, stderr := runArgs(args...)
+			if code != exitRuntime || out != "" || !strings.HasPrefix(stderr, "Error: "+p+" is damaged: "+c.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("%v with %s %v: exit %d, %q, want %q", args, c.field, c.v, code, stderr, c.want)
+			}
+		}
+	}
+}
+
+// TestReplayDemoSettingsNamed: the header's demo settings are named in
+// snake_case as the rest of it; a recording made when they were named as
+// ui.DemoSettings's fields still plays with them.
+func TestReplayDemoSettingsNamed(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "demo.kgw")
+	f, err := createRecording(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := ui.DemoSettings{SessionTimeout: 3 * time.Second, MaxPollInterval: 5 * time.Second, Commit: "before",
+		CommitDelay: time.Second, ProcessTime: 2 * time.Millisecond, SlowProcessTime: 7 * time.Second, Static: true}
+	rec, err := newDemoRecorder(f, p, "order-workers", set, ui.Options{Brokers: []string{"k:9092"}, Interval: time.Second, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var demo map[string]any
+	editHeader(t, p, func(h map[string]any) { demo, _ = h["demo"].(map[string]any) })
+	var names []string
+	for k := range demo {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	if want := []string{"commit", "commit_delay_ns", "max_poll_interval_ns", "process_time_ns", "session_timeout_ns", "slow_process_time_ns", "static"}; !slices.Equal(names, want) {
+		t.Errorf("the demo's settings are named %v, want %v", names, want)
+	}
+	for name, edit := range map[string]func(h map[string]any){
+		"as written": func(map[string]any) {},
+		"named as before": func(h map[string]any) {
+			h["demo"] = map[string]any{"SessionTimeout": 3e9, "MaxPollInterval": 5e9, "Commit": "before", "CommitDelay": 1e9,
+				"ProcessTime": 2e6, "SlowProcessTime": 7e9, "Static": true}
+		},
+	} {
+		editHeader(t, p, edit)
+		sum, err := scanRecording(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp, _, err := replayOf(p, sum, replayFlags{speed: 1})
+		if err != nil || !rp.Demo || rp.DemoSettings != set {
+			t.Errorf("%s: %+v, %v: want %+v", name, rp.DemoSettings, err, set)
+		}
+	}
+}
+
+// TestReplayReadsAPipeOnce: --events reads the recording once, so it
+// plays a pipe (a FIFO, <(…)); --once and the TUI, which read it twice,
+// refuse what is not a regular file in one line, at once; a directory is
+// not a recording.
+func TestReplayReadsAPipeOnce(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.kgw")
+	writeRecording(t, good, true)
+	_, full, _ := runArgs("replay", good, "--events")
+	data, _ := os.ReadFile(good)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			_, err = w.Write(data)
+			w.Close()
+		}
+		wrote <- err
+	}()
+	code, out, stderr := runArgs("replay", fifo, "--events")
+	if code != 0 || out != full || stderr != "" {
+		t.Errorf("--events from a FIFO: exit %d, stderr %q, the same events %v", code, stderr, out == full)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", fifo, "--once"}, "Error: " + fifo + " is not a regular file: replay --once and the TUI read a recording twice, so save it to a file first (replay --events reads it once)\n"},
+		{[]string{"replay", fifo}, "Error: " + fifo + " is not a regular file: replay --once and the TUI read a recording twice"},
+		{[]string{"replay", "/dev/zero", "--once"}, "Error: /dev/zero is not a regular file"},
+		{[]string{"replay", "/dev/zero", "--events"}, "Error: /dev/zero is not a kgwatch recording\n"},
+		{[]string{"replay", dir, "--events"}, "Error: " + dir + " is a directory, not a kgwatch recording\n"},
+		{[]string{"replay", dir}, "Error: " + dir + " is a directory, not a kgwatch recording\n"},
+	} {
+		start := time.Now()
+		code, out, stderr := runArgs(c.args...)
+		if code != exitRuntime || out != "" || !strings.HasPrefix(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%v took %s", c.args, took)
+		}
+	}
+}
+
+// TestReplayAtAClockTime: a clock time is taken on the recording's day
+// nearest to it (across midnight, the day it falls inside the
+// recording); before the start is an error giving the span to the digit
+// that tells them apart; past the end is the end, with a note.
+func TestReplayAtAClockTime(t *testing.T) {
+	dir := t.TempDir()
+	members := func(out string) int {
+		var s struct {
+			Members []any `json:"members"`
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			return -1
+		}
+		return len(s.Members)
+	}
+	// Polls at 1.005s (one member), 2.005s and 3.005s (two), 4.005s
+	// (one), from 23:59:58.3 local: 23:59:59.305, 00:00:00.305,
+	// 00:00:01.305, 00:00:02.305 the next day.
+	start := time.Date(2026, 3, 14, 23, 59, 58, 300_000_000, time.Local)
+	p := filepath.Join(dir, "midnight.kgw")
+	writeRecordingFrom(t, p, true, start)
+	for _, c := range []struct {
+		at      string
+		members int
+		end     string // past the end: the end, to the digit that tells
+	}{
+		{"23:59:59.5", 1, ""}, {"00:00:00.5", 2, ""}, {"00:00:01.5", 2, ""}, {"00:00:02.5", 1, "00:00:02.3"}, {"00:10", 1, "00:00:02"}, {"5m", 1, "00:00:02"}, {"3s", 2, ""},
+	} {
+		code, out, stderr := runArgs("replay", p, "--once", "-o", "json", "--at", c.at)
+		wantNote := ""
+		if c.end != "" {
+			wantNote = "kgwatch: --at " + c.at + " is past the end of " + p + " (" + c.end + ", 4s in): this is its end\n"
+		}
+		if code != 0 || members(out) != c.members || stderr != wantNote {
+			t.Errorf("--at %s: exit %d, %d members, stderr %q: want %d members, stderr %q", c.at, code, members(out), stderr, c.members, wantNote)
+		}
+	}
+	for _, c := range []struct{ at, want string }{
+		{"23:59:58", "--at 23:59:58 is before the recording: it runs from 2026-03-14 23:59:58.3 to 00:00:02 (4s)"},
+		{"23:50", "--at 23:50 is before the recording: it runs from 2026-03-14 23:59:58 to 00:00:02 (4s)"},
+		{"-1s", "--at -1s is before the recording"},
+	} {
+		code, out, stderr := runArgs("replay", p, "--once", "--at", c.at)
+		if code != exitUsage || out != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("--at %s: exit %d, %q, want %q", c.at, code, stderr, c.want)
+		}
+	}
+	code, _, stderr := runArgs("replay", p, "--from", "1m")
+	if code != exitUsage || !strings.Contains(stderr, "--from 1m is past the end of the recording: it runs from 2026-03-14 23:59:58 to 00:00:02 (4s)") {
+		t.Errorf("--from past the end: exit %d, %q", code, stderr)
+	}
+}
+
+// TestReplayOverviewOnce: a recording of the overview prints the
+// overview with --once (and --at), as the live --once without --group
+// does; --events says what to add; a group never opened is not there.
+func TestReplayOverviewOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ov.kgw")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 14, 3, 12, 40, 0, time.UTC)
+	w, err := record.NewWriter(f, record.Header{Started: t0, Mode: "tui", Overview: true, Brokers: []string{"k:9092"}, Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := func(lag int64) []model.GroupSummary {
+		return []model.GroupSummary{
+			{ID: "order-workers", State: model.StateStable, Members: 2, Partitions: 7, Committed: 6, TotalLag: lag, Status: model.StatusOK},
+			{ID: "billing", State: model.StateEmpty, Partitions: 1, Committed: 1, TotalLag: 3, Status: model.StatusStopped},
+		}
+	}
+	w.Overview(t0.Add(time.Second), groups(527))
+	w.OverviewFailed(t0.Add(2*time.Second), "dial tcp: connection refused")
+	s := model.NewSnapshot(model.Observation{TakenAt: t0.Add(2 * time.Second), Group: model.Group{ID: "order-workers", State: model.StateStable}})
+	w.Snapshot(t0.Add(2*time.Second), "order-workers", s)
+	w.Overview(t0.Add(3*time.Second), groups(9000))
+	w.Close()
+	f.Close()
+	for _, c := range []struct {
+		at     string
+		output string
+		want   func() string
+	}{
+		{"", "json", func() string { b, _ := model.MarshalJSONOverview(groups(9000)); return string(b) }},
+		{"", "table", func() string { return model.FormatOverview(groups(9000)) }},
+		{"2.5s", "json", func() string { b, _ := model.MarshalJSONOverview(groups(527)); return string(b) }},
+	} {
+		args := []string{"replay", p, "--once", "-o", c.output}
+		if c.at != "" {
+			args = append(args, "--at", c.at)
+		}
+		code, out, stderr := runArgs(args...)
+		if code != 0 || stderr != "" || out != c.want() {
+			t.Errorf("%v: exit %d, %q:\n%s\nwant\n%s", args, code, stderr, out, c.want())
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"replay", p, "--once", "--at", "500ms"}, exitRuntime, "Error: no poll of the overview was recorded by " + t0.Local().Format("15:04:05") + "\n"},
+		{[]string{"replay", p, "--events"}, exitUsage, "--events prints one group's timeline: add -g GROUP, one of the groups opened while recording: order-workers (replay " + p + " --once prints the overview)"},
+		{[]string{"replay", p, "--events", "-g", "billing"}, exitRuntime, "Error: billing was not opened while " + p + " was recorded: it holds no timeline of it (opened: order-workers)\n"},
+	} {
+		code, out, stderr := runArgs(c.args...)
+		if code != c.code || out != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q, want %d, %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+	code, out, stderr := runArgs("replay", p, "--events", "-g", "order-workers")
+	if code != 0 || stderr != "" || !strings.Contains(out, `"type":"watch_started"`) {
+		t.Errorf("--events -g order-workers: exit %d, %q\n%s", code, stderr, out)
+	}
 }

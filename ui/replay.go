@@ -102,8 +102,9 @@ type replayDriver struct {
 	// shown is the last snapshot fed, at shownAt, not yet on the panes.
 	shown   *model.Snapshot
 	shownAt time.Time
-	done    bool  // no more records
-	readErr error // why reading stopped early
+	done    bool      // no more records
+	readErr error     // why reading stopped early
+	lastAt  time.Time // the time of the last record read
 
 	// points are the times of the records that gave timeline events,
 	// in order, up to now: ← and → jump between them.
@@ -184,7 +185,7 @@ func (d *replayDriver) open() {
 	if d.rd != nil {
 		d.rd.Close()
 	}
-	d.rd, d.next, d.done, d.readErr, d.points = nil, nil, false, nil, nil
+	d.rd, d.next, d.done, d.readErr, d.points, d.lastAt = nil, nil, false, nil, nil, time.Time{}
 	rd, err := d.r.Open()
 	if err != nil {
 		d.done, d.readErr = true, err
@@ -193,7 +194,10 @@ func (d *replayDriver) open() {
 	d.rd = rd
 }
 
-// peek returns the next record without taking it; nil at the end.
+// peek returns the next record without taking it; nil at the end. A
+// recording that cannot be read past a record ends there, wherever its
+// End said it did: the clock stops at its last good record, and the bar
+// says why.
 func (d *replayDriver) peek() *record.Record {
 	if d.next == nil && !d.done {
 		rec, err := d.rd.Next()
@@ -201,12 +205,22 @@ func (d *replayDriver) peek() *record.Record {
 			d.done = true
 			if !errors.Is(err, io.EOF) && !errors.Is(err, record.ErrUnfinished) {
 				d.readErr = err
+				if end := maxTime(d.lastAt, d.r.Start); end.Before(d.r.End) {
+					d.r.End = end
+				}
 			}
 			return nil
 		}
-		d.next = &rec
+		d.next, d.lastAt = &rec, rec.At
 	}
 	return d.next
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // advance feeds every record due by t, then sets the clock the pages see
@@ -221,7 +235,7 @@ func (d *replayDriver) advance(t time.Time) {
 		d.apply(rec)
 	}
 	d.show()
-	d.now = t
+	d.now = clampTime(t, d.r.Start, d.r.End) // End may have come nearer
 	d.relayout()
 }
 

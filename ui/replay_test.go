@@ -2,7 +2,10 @@ package ui
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -224,17 +227,70 @@ func TestReplayStopsAtADamagedRecord(t *testing.T) {
 			rd, err := record.NewReader(bytes.NewReader(data[:len(data)-40]))
 			return memReader{rd}, err
 		},
+		// The poll at 5s has a byte too many: End (8s) is past what
+		// can be played.
+		"corrupt midway": func() (ReplayReader, error) {
+			rd, err := record.NewReader(bytes.NewReader(corruptRecord(t, data, 5)))
+			return memReader{rd}, err
+		},
 	} {
 		a := NewReplay(Replay{Group: "order-workers", Start: t0, End: end, Wall: clk.Now, Open: open}, Options{Brokers: testBrokers})
 		a.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
 		a.Init()
 		replayPress(a, "end")
 		want := "the recording stops here: open x.kgw: permission denied"
-		if name == "cut short" {
+		switch name {
+		case "cut short":
 			want = "the recording stops here: the last record is cut short"
+		case "corrupt midway":
+			want = "the recording stops here: a record is corrupt (a poll: 1 bytes left over)"
 		}
-		wantOnScreen(t, a, name, want)
+		s := wantOnScreen(t, a, name, want)
+		if name == "corrupt midway" && !strings.Contains(s, "0:04 / 0:04") {
+			t.Errorf("%s: the position is not at the last good record (the failed poll at 0:04):\n%s", name, firstLine(s))
+		}
+		if name == "corrupt midway" {
+			// Played rather than jumped to: the clock stops there too.
+			replayPress(a, "home")
+			replayPress(a, "space")
+			for range 6 {
+				tickAfter(a, clk, 2*time.Second)
+			}
+			s := wantOnScreen(t, a, name+", played", want, "0:04 / 0:04")
+			if strings.Contains(s, "playing") {
+				t.Errorf("%s: still playing past the damage:\n%s", name, firstLine(s))
+			}
+		}
 	}
+}
+
+// corruptRecord is data with a byte added to the body of its n-th record
+// (the header is the 0th).
+func corruptRecord(t *testing.T, data []byte, n int) []byte {
+	t.Helper()
+	nl := bytes.IndexByte(data, '\n')
+	z, err := gzip.NewReader(bytes.NewReader(data[nl+1:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	out.Write(data[:nl+1])
+	zw := gzip.NewWriter(&out)
+	for i := 0; len(raw) > 0; i++ {
+		size, w := binary.Uvarint(raw[1:])
+		body := raw[1+w : 1+w+int(size)]
+		if i == n {
+			body = append(append([]byte(nil), body...), 0)
+		}
+		zw.Write(append(binary.AppendUvarint([]byte{raw[0]}, uint64(len(body))), body...))
+		raw = raw[1+w+int(size):]
+	}
+	zw.Close()
+	return out.Bytes()
 }
 
 func TestStepSpeed(t *testing.T) {

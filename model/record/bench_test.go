@@ -41,7 +41,7 @@ func group(n int) model.Observation {
 		o.Committed[tp] = end - int64(i%5)
 		o.Offsets[tp] = model.PartitionOffsets{LogStart: int64(i * 3), LogEnd: end}
 		if i%5 != 0 {
-			o.OldestTimestamp[tp] = t0.Add(-time.Duration(i%5) * 150 * time.Millisecond)
+			o.OldestTimestamp[tp] = t0.Add(-time.Duration(i%5) * 150 * time.Millisecond).Truncate(time.Millisecond)
 		}
 	}
 	return o
@@ -61,7 +61,7 @@ func poll(o *model.Observation, rng *rand.Rand, busy bool) model.Snapshot {
 			c := off.LogEnd - int64(rng.IntN(3))
 			o.Committed[tp] = c
 			if c < off.LogEnd {
-				o.OldestTimestamp[tp] = o.TakenAt.Add(-time.Duration(rng.IntN(400)) * time.Millisecond)
+				o.OldestTimestamp[tp] = o.TakenAt.Add(-time.Duration(rng.IntN(400)) * time.Millisecond).Truncate(time.Millisecond)
 			} else {
 				delete(o.OldestTimestamp, tp)
 			}

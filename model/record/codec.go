@@ -76,6 +76,8 @@ type codec struct {
 	typ    reflect.Type
 	leaves []leaf
 	zero   unsafe.Pointer // a zero value, never written to
+	// holds: its values hold slices, maps or strings (what held counts).
+	holds bool
 }
 
 // newCodec returns the codec of t, or an error naming the first field it
@@ -86,13 +88,16 @@ func newCodec(t reflect.Type) (*codec, error) {
 		if err := c.flatten(t, 0, ""); err != nil {
 			return nil, err
 		}
-		return c, nil
+	} else {
+		l, err := newLeaf(t, 0, "")
+		if err != nil {
+			return nil, err
+		}
+		c.leaves = []leaf{l}
 	}
-	l, err := newLeaf(t, 0, "")
-	if err != nil {
-		return nil, err
+	for _, l := range c.leaves {
+		c.holds = c.holds || l.kind == kindSlice || l.kind == kindMap || l.kind == kindString
 	}
-	c.leaves = []leaf{l}
 	return c, nil
 }
 

@@ -10,13 +10,14 @@ import (
 )
 
 // errCorrupt is a record whose bytes do not decode.
-var errCorrupt = errors.New("corrupt record")
+var errCorrupt = errors.New("its bytes do not decode")
 
 // decoder reads values written by an encoder, following the file's
 // schema (plans), from buf.
 type decoder struct {
 	buf  []byte
 	strs *strtab
+	grow uint64 // bytes of elements the record may still add (charge)
 }
 
 func (d *decoder) uvarint() (uint64, error) {
@@ -97,13 +98,45 @@ func newPlan(fs []fieldSchema, c *codec) (*plan, error) {
 	return p, nil
 }
 
-// Bounds on what a record may ask the reader to allocate.
+// Bounds on what a record may make the reader hold. A record is read
+// into the value before it (the group's last snapshot, the demo's last
+// read, the last overview), so a few bytes can ask for much: a slice's
+// length past the end of the one before is elements nobody wrote (zero),
+// and each element of a slice may grow a slice of its own. So what a
+// record adds is bounded by its length (growPerByte, more than any value
+// kgwatch writes needs: a first snapshot of 100,000 partitions decodes to
+// ~10 bytes a byte), and what a value holds after it by maxHeld.
 const (
 	maxSliceLen = 1 << 24
-	// maxZeroGrowth bounds the zero elements a slice may gain at once.
-	maxZeroGrowth = 1 << 12
-	maxLeaves     = 1 << 12
+	maxLeaves   = 1 << 12
+	// growBase and growPerByte bound the bytes of elements and map
+	// entries a record may add to what the reader holds.
+	growBase    = 64 << 10
+	growPerByte = 256
 )
+
+// maxHeld bounds the bytes a value holds once read (its slices' elements
+// and maps' entries, at any depth, and its strings too long to share): a
+// snapshot of ~700,000 partitions (344 bytes each, and 24 in its owner's
+// list). What the reader holds across every group's last snapshot, the
+// demo's and the overview's is bounded by twice that. A variable for the
+// tests.
+var maxHeld uint64 = 256 << 20
+
+// errBudget is a record adding more than its length allows.
+var errBudget = tooLarge("it asks for more memory than its length allows")
+
+// charge takes n bytes from what the record may still add.
+func (d *decoder) charge(n uint64) error {
+	if n > d.grow {
+		return errBudget
+	}
+	d.grow -= n
+	return nil
+}
+
+// budget is what a record of n bytes may add.
+func budget(n int) uint64 { return min(maxHeld, growBase+growPerByte*uint64(n)) }
 
 // value reads a difference into the value at v, which holds the
 // previous value (nil: read and drop).
@@ -236,7 +269,11 @@ func (d *decoder) mapOf(pl *planLeaf, f unsafe.Pointer) error {
 	}
 	var out reflect.Value
 	if f != nil {
-		out = reflect.MakeMapWithSize(pl.target.typ, int(n))
+		t := pl.target.typ
+		if err := d.charge(n * uint64(max(t.Key().Size()+t.Elem().Size(), 1))); err != nil {
+			return err
+		}
+		out = reflect.MakeMapWithSize(t, int(n))
 	}
 	for range n {
 		var kp, vp reflect.Value
@@ -262,8 +299,9 @@ func (d *decoder) mapOf(pl *planLeaf, f unsafe.Pointer) error {
 }
 
 // slice reads a slice difference into the slice at f (of type typ,
-// holding the previous slice; nil: drop it), as a new slice: the previous
-// one may be shared, so it is never written to.
+// holding the previous slice; nil: drop it). The previous slice is the
+// reader's own (what it returns are clones), so it is changed in place
+// when it has room.
 func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 	n1, err := d.uvarint()
 	if err != nil {
@@ -271,7 +309,7 @@ func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 	}
 	if n1 == 0 {
 		if f != nil {
-			*(*sliceHeader)(f) = sliceHeader{}
+			reflect.NewAt(typ, f).Elem().SetZero()
 		}
 		return nil
 	}
@@ -280,23 +318,22 @@ func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 		return err
 	}
 	n := n1 - 1
-	// Elements past the previous slice's end that are not listed are
-	// zero: a few (a sparkline growing by a point of 0); more than that
-	// is a record asking for memory it does not hold.
-	var prevLen uint64
-	if f != nil {
-		prevLen = uint64((*sliceHeader)(f).len)
-	}
-	if n > maxSliceLen || changed > n || changed > uint64(len(d.buf)) || n > prevLen+changed+maxZeroGrowth {
+	if n > maxSliceLen || changed > n || changed > uint64(len(d.buf)) {
 		return errCorrupt
 	}
 	var hdr *sliceHeader
 	if f != nil {
-		old := reflect.NewAt(typ, f).Elem()
-		out := reflect.MakeSlice(typ, int(n), int(n))
-		reflect.Copy(out, old)
-		old.Set(out)
 		hdr = (*sliceHeader)(f)
+		// Elements past the previous slice's end that are not listed
+		// are zero: a few (a sparkline growing by a point of 0), more
+		// than the record's length allows is a record asking for
+		// memory it does not hold.
+		if prev := uint64(hdr.len); n > prev {
+			if err := d.charge((n - prev) * uint64(max(typ.Elem().Size(), 1))); err != nil {
+				return err
+			}
+		}
+		resize(typ, f, int(n))
 	}
 	i := -1
 	for range changed {
@@ -317,4 +354,68 @@ func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 		}
 	}
 	return nil
+}
+
+// resize sets the length of the slice at f (of type typ) to n: in place
+// when it has room, else in a new array holding its elements (with room
+// for half as many again when it grows from some: a slice that grows by a
+// few each record is not copied whole each time). Elements it gains are
+// zero, and those it loses are zeroed (their slices and strings let go
+// of); a nil slice becomes an empty one.
+func resize(typ reflect.Type, f unsafe.Pointer, n int) {
+	h := (*sliceHeader)(f)
+	s := reflect.NewAt(typ, f).Elem()
+	if h.data == nil || n > h.cap {
+		c := n
+		if h.len > 0 {
+			c = max(n, h.cap+h.cap/2)
+		}
+		out := reflect.MakeSlice(typ, n, c)
+		reflect.Copy(out, s)
+		s.Set(out)
+		return
+	}
+	if n < h.len {
+		s.Slice(n, h.len).Clear()
+	}
+	old := h.len
+	s.SetLen(n)
+	if n > old {
+		s.Slice(old, n).Clear()
+	}
+}
+
+// held is the bytes the value at v holds: its slices' elements and its
+// maps' entries, at any depth, and its strings too long for the string
+// table (a shorter one is shared by every field holding it).
+func (c *codec) held(v unsafe.Pointer) uint64 {
+	var n uint64
+	for i := range c.leaves {
+		l := &c.leaves[i]
+		f := l.at(v)
+		switch l.kind {
+		case kindString:
+			if s := len(*(*string)(f)); s > maxStringLen {
+				n += uint64(s)
+			}
+		case kindSlice:
+			h := (*sliceHeader)(f)
+			n += uint64(h.len) * uint64(l.elem.typ.Size())
+			if l.elem.holds {
+				for j := range h.len {
+					n += l.elem.held(l.elem.elemAt(h, j))
+				}
+			}
+		case kindMap:
+			m := reflect.NewAt(l.typ, f).Elem()
+			n += uint64(m.Len()) * uint64(l.key.typ.Size()+l.elem.typ.Size())
+			if l.elem.holds || l.key.holds {
+				it := m.MapRange()
+				for it.Next() {
+					n += l.key.held(addressable(it.Key())) + l.elem.held(addressable(it.Value()))
+				}
+			}
+		}
+	}
+	return n
 }

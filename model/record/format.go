@@ -107,6 +107,33 @@ const (
 	KindOverviewFailed Kind = 'o'
 )
 
+// String names the kind in messages.
+func (k Kind) String() string {
+	switch k {
+	case kindHeader:
+		return "the header"
+	case kindStream:
+		return "a group's declaration"
+	case kindEnd:
+		return "the end mark"
+	case KindSnapshot:
+		return "a poll"
+	case KindFailed:
+		return "a failed poll"
+	case KindEvent:
+		return "an event"
+	case KindDemoStatus:
+		return "a read of the demo"
+	case KindDemoAction:
+		return "a demo key"
+	case KindOverview:
+		return "a poll of the overview"
+	case KindOverviewFailed:
+		return "a failed poll of the overview"
+	}
+	return fmt.Sprintf("a record of unknown kind %q", byte(k))
+}
+
 // Record is one thing the recorded session was fed.
 type Record struct {
 	Kind Kind
@@ -172,6 +199,70 @@ func (c *codecs) byName() map[string]*codec {
 	}
 }
 
+// The ranges a header's settings must fall in: those of the flags that set
+// them (kgwatch's --interval, --timeout and --stall-after; replay_test.go
+// checks they agree). Zero is the default of each. A header outside them
+// is damage (HeaderError): a recording must not make a replay poll-time
+// arithmetic run on -5ns, or allocate a timeline of 10^8 events.
+const (
+	MinInterval   = model.MinInterval
+	MaxInterval   = time.Hour
+	MinTimeout    = 100 * time.Millisecond
+	MaxTimeout    = 10 * time.Minute
+	MinStallAfter = time.Second
+	MaxStallAfter = 7 * 24 * time.Hour
+	// MaxTimelineSize bounds the timeline's capacity (no flag sets it;
+	// a timeline allocates it at once, ~270 bytes an event).
+	MaxTimelineSize = 100 * model.DefaultTimelineCapacity
+)
+
+// HeaderError is a header whose field holds a value no kgwatch writes:
+// the file is damaged (or was made by hand).
+type HeaderError struct {
+	Field string // as the header's JSON names it
+	Value string
+	Want  string
+}
+
+func (e *HeaderError) Error() string {
+	if e.Field == "" {
+		return "its header cannot be read (" + e.Want + ")"
+	}
+	return fmt.Sprintf("its header says %s %s (%s)", e.Field, e.Value, e.Want)
+}
+
+// Check reports the first field of h outside what kgwatch writes, as a
+// *HeaderError. The demo's settings (Demo) are the UI's: its caller
+// checks them.
+func (h Header) Check() error {
+	for _, d := range []struct {
+		field    string
+		v        time.Duration
+		min, max time.Duration
+	}{
+		{"interval_ns", h.Interval, MinInterval, MaxInterval},
+		{"timeout_ns", h.Timeout, MinTimeout, MaxTimeout},
+		{"stall_after_ns", h.StallAfter, MinStallAfter, MaxStallAfter},
+	} {
+		if d.v != 0 && (d.v < d.min || d.v > d.max) {
+			return &HeaderError{Field: d.field, Value: fmt.Sprintf("%d (%s)", int64(d.v), d.v),
+				Want: fmt.Sprintf("want 0 or from %s to %s", model.Setting(d.min), model.Setting(d.max))}
+		}
+	}
+	switch {
+	case h.TimelineSize < 0 || h.TimelineSize > MaxTimelineSize:
+		return &HeaderError{Field: "timeline_size", Value: fmt.Sprint(h.TimelineSize), Want: fmt.Sprintf("want 0 or from 1 to %d", MaxTimelineSize)}
+	case h.Started.IsZero() || h.Started.Year() < 1970 || h.Started.Year() > 2200:
+		// Record times are nanoseconds from it: they must not overflow.
+		return &HeaderError{Field: "started", Value: h.Started.Format(time.RFC3339), Want: "want a time from 1970 to 2200"}
+	case h.Group == "" && !h.Overview:
+		return &HeaderError{Field: "group", Value: `""`, Want: "want the group watched, or overview"}
+	case h.Group != "" && h.Overview:
+		return &HeaderError{Field: "group", Value: fmt.Sprintf("%q", h.Group), Want: "want none in a recording of the overview"}
+	}
+	return nil
+}
+
 // ErrNotRecording is a file that is not a kgwatch recording.
 var ErrNotRecording = errors.New("not a kgwatch recording")
 
@@ -198,13 +289,36 @@ type DamagedError struct {
 
 func (e *DamagedError) Error() string {
 	what := "a record is corrupt"
-	if e.Truncated {
+	switch {
+	case e.Truncated:
 		what = "the last record is cut short"
+	case errors.Is(e.Err, ErrTooLarge):
+		what = "a record is too large to replay"
+	case errors.Is(e.Err, ErrChecksum):
+		return ErrChecksum.Error()
 	}
-	if e.Err != nil {
+	if e.Err != nil && e.Err != errCorrupt {
 		what += " (" + e.Err.Error() + ")"
 	}
 	return what
 }
 
 func (e *DamagedError) Unwrap() error { return e.Err }
+
+// ErrChecksum ends a recording read to its end mark whose checksum (of
+// every byte of its records) does not match: a record read may hold a
+// wrong value. A *DamagedError wraps it.
+var ErrChecksum = errors.New("its checksum does not match")
+
+// ErrTooLarge is a record that would make the replay hold more than it
+// keeps (see the limits in decode.go): a file made to exhaust memory, or a
+// group far larger than any kgwatch watches. A *DamagedError wraps it.
+var ErrTooLarge = errors.New("too large to replay")
+
+// tooLarge is ErrTooLarge saying what is too large.
+type tooLarge string
+
+func (e tooLarge) Error() string        { return string(e) }
+func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
+
+func tooLargef(format string, args ...any) error { return tooLarge(fmt.Sprintf(format, args...)) }

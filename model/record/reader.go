@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,8 +19,19 @@ import (
 )
 
 // maxRecord bounds one record's length: a snapshot of 100,000 partitions
-// written whole is well under it.
-const maxRecord = 1 << 28
+// written whole is ~4 MB, of a million ~40 MB.
+const maxRecord = 64 << 20
+
+// A record is dated from maxBefore before the recording's start to
+// maxAfter after it.
+const (
+	maxBefore = 24 * time.Hour
+	maxAfter  = 10 * 366 * 24 * time.Hour
+)
+
+// maxStreams bounds the groups a recording may declare (an overview
+// recording declares each group opened from it).
+const maxStreams = 1 << 16
 
 // Reader reads a recording's records in order. It is not safe for
 // concurrent use.
@@ -34,12 +46,16 @@ type Reader struct {
 	c                                       *codecs
 
 	last   time.Time // the time of the record before
+	first  time.Time // the time of the first good record
 	good   time.Time // the time of the last good record
 	read   int       // records read
 	groups map[uint64]*rstream
+	seen   []string // the groups with records, in the order they came
 	demoSt model.DemoStatus
 	ov     overviewBody
-	err    error // sticky: the end
+	// held is what the values kept hold (codec.held), all of them.
+	held, demoHeld, ovHeld uint64
+	err                    error // sticky: the end
 	// atBoundary: the last frame failed before its first byte.
 	atBoundary bool
 }
@@ -47,11 +63,14 @@ type Reader struct {
 type rstream struct {
 	name string
 	prev model.Snapshot
+	held uint64 // prev's (codec.held)
+	seen bool   // in Reader.seen
 }
 
 // NewReader reads a recording's first line and header from r. A file that
 // is not a recording gives ErrNotRecording; one of a later format a
-// *NewerFormatError.
+// *NewerFormatError; a header holding what no kgwatch writes a
+// *HeaderError.
 func NewReader(r io.Reader) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	line, err := br.Peek(len(magic) + 12)
@@ -78,6 +97,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One gzip stream: the writer writes one, and what follows it is
+	// not the recording's.
+	z.Multistream(false)
 	rd := &Reader{in: bufio.NewReaderSize(z, 64<<10), c: c, groups: map[uint64]*rstream{}}
 	rd.dec.strs = &rd.strs
 	k, body, err := rd.frame()
@@ -86,10 +108,13 @@ func NewReader(r io.Reader) (*Reader, error) {
 	}
 	var fh fileHeader
 	if err := json.Unmarshal(body, &fh); err != nil {
-		return nil, fmt.Errorf("%w: header: %v", ErrNotRecording, err)
+		return nil, &HeaderError{Want: err.Error()}
 	}
 	if fh.Format != format {
 		return nil, fmt.Errorf("%w: header says format %d, first line %d", ErrNotRecording, fh.Format, format)
+	}
+	if err := fh.Header.Check(); err != nil {
+		return nil, err
 	}
 	rd.h = fh.Header
 	for name, dst := range map[string]**plan{
@@ -123,7 +148,7 @@ func (r *Reader) frame() (Kind, []byte, error) {
 		return 0, nil, noEOF(err)
 	}
 	if n > maxRecord {
-		return 0, nil, errCorrupt
+		return 0, nil, tooLargef("a record of %s MiB, at most %s", mib(n), mib(maxRecord))
 	}
 	// Grown as the bytes arrive, not from the length the record claims.
 	r.raw.Reset()
@@ -146,17 +171,24 @@ func noEOF(err error) error {
 // Next returns the next record. At the end it returns io.EOF after the
 // end mark, ErrUnfinished when there is none, or a *DamagedError at a
 // record that cannot be read; every later call returns the same.
-func (r *Reader) Next() (Record, error) {
+func (r *Reader) Next() (Record, error) { return r.nextRecord(true) }
+
+// nextRecord is Next; with copies false the record's snapshot, demo read
+// and overview are left out (Scan's reading: no copy of each).
+func (r *Reader) nextRecord(copies bool) (Record, error) {
 	if r.err != nil {
 		return Record{}, r.err
 	}
 	for {
-		rec, skip, err := r.next()
+		rec, skip, err := r.next(copies)
 		if err != nil {
 			r.err = err
 			return Record{}, err
 		}
 		if !skip {
+			if r.read == 0 {
+				r.first = rec.At
+			}
 			r.read++
 			r.good = rec.At
 			return rec, nil
@@ -166,7 +198,7 @@ func (r *Reader) Next() (Record, error) {
 
 // next reads one record; skip is true for those that are not the
 // caller's (stream declarations).
-func (r *Reader) next() (rec Record, skip bool, err error) {
+func (r *Reader) next(copies bool) (rec Record, skip bool, err error) {
 	k, body, err := r.frame()
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF && r.atBoundary:
@@ -179,20 +211,56 @@ func (r *Reader) next() (rec Record, skip bool, err error) {
 		return rec, false, &DamagedError{After: r.good, Err: err}
 	}
 	if k == kindEnd {
+		// Read to the stream's end: gzip checks its checksum there, of
+		// every byte before (a flipped bit in a number decodes). A
+		// file cut inside the checksum has every record: it is read
+		// as one that was not cut.
+		switch n, err := io.Copy(io.Discard, r.in); {
+		case errors.Is(err, gzip.ErrChecksum):
+			return rec, false, &DamagedError{After: r.good, Err: ErrChecksum}
+		case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
+			return rec, false, &DamagedError{After: r.good, Err: fmt.Errorf("after its end mark: %w", err)}
+		case n > 0 || len(body) > 0:
+			return rec, false, &DamagedError{After: r.good, Err: fmt.Errorf("%d bytes after its end mark", n+int64(len(body)))}
+		}
 		return rec, false, io.EOF
 	}
-	r.dec.buf = body
+	r.dec.buf, r.dec.grow = body, budget(len(body))
 	dt, err := r.dec.varint()
 	if err != nil {
 		return rec, false, &DamagedError{After: r.good, Err: err}
 	}
+	at := r.last.UnixNano()
+	if dt > 0 && at+dt < at || dt < 0 && at+dt > at {
+		return rec, false, &DamagedError{After: r.good, Err: fmt.Errorf("%s: its time overflows", k)}
+	}
 	rec.Kind = k
-	rec.At = time.Unix(0, r.last.UnixNano()+dt)
+	rec.At = time.Unix(0, at+dt)
+	// The recorder's clock may step back a little (NTP); a record a day
+	// before the start, or years after, is not of this recording.
+	if off := rec.At.Sub(r.h.Started); off < -maxBefore || off > maxAfter {
+		return rec, false, &DamagedError{After: r.good, Err: fmt.Errorf("%s: dated %s, %s from the start", k, rec.At.UTC().Format(time.RFC3339), off.Round(time.Second))}
+	}
 	r.last = rec.At
-	if err := r.body(&rec); err != nil {
-		return rec, false, &DamagedError{After: r.good, Err: fmt.Errorf("%c record: %w", k, err)}
+	if err := r.body(&rec, copies); err != nil {
+		return rec, false, &DamagedError{After: r.good, Err: fmt.Errorf("%s: %w", k, err)}
 	}
 	return rec, k == kindStream, nil
+}
+
+func mib(n uint64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) }
+
+// keep notes that a value kept now holds n bytes where it held *was.
+func (r *Reader) keep(was *uint64, n uint64) error {
+	if n > maxHeld {
+		return tooLargef("it holds %s MiB, at most %s", mib(n), mib(maxHeld))
+	}
+	r.held = r.held - *was + n
+	*was = n
+	if r.held > 2*maxHeld {
+		return tooLargef("the groups' snapshots hold %s MiB, at most %s", mib(r.held), mib(2*maxHeld))
+	}
+	return nil
 }
 
 func (r *Reader) streamOf() (*rstream, error) {
@@ -217,8 +285,18 @@ func (r *Reader) rawString() (string, error) {
 	return s, nil
 }
 
-// body decodes rec's body (rec.Kind set) from r.dec.
-func (r *Reader) body(rec *Record) error {
+// body decodes rec's body (rec.Kind set) from r.dec; with copies false
+// it leaves out the copies of what the reader keeps.
+func (r *Reader) body(rec *Record, copies bool) error {
+	var s *rstream
+	switch rec.Kind {
+	case KindSnapshot, KindFailed, KindEvent:
+		var err error
+		if s, err = r.streamOf(); err != nil {
+			return err
+		}
+		rec.Group = s.name
+	}
 	switch rec.Kind {
 	case kindStream:
 		id, err := r.dec.uvarint()
@@ -229,33 +307,28 @@ func (r *Reader) body(rec *Record) error {
 		if err != nil {
 			return err
 		}
+		if _, ok := r.groups[id]; !ok && len(r.groups) >= maxStreams {
+			return tooLargef("more than %d groups", maxStreams)
+		}
 		r.groups[id] = &rstream{name: name}
 	case KindSnapshot:
-		s, err := r.streamOf()
-		if err != nil {
-			return err
-		}
 		if err := r.dec.value(r.snapshot, unsafe.Pointer(&s.prev)); err != nil {
 			return err
 		}
-		rec.Group = s.name
-		// The caller annotates what it is given in place: it gets a copy.
-		rec.Snapshot = clone(r.c.snapshot, &s.prev)
-	case KindFailed:
-		s, err := r.streamOf()
-		if err != nil {
+		if err := r.keep(&s.held, r.c.snapshot.held(unsafe.Pointer(&s.prev))); err != nil {
 			return err
 		}
-		rec.Group = s.name
+		if copies {
+			// The caller annotates what it is given in place: it gets
+			// a copy.
+			rec.Snapshot = clone(r.c.snapshot, &s.prev)
+		}
+	case KindFailed:
+		var err error
 		if rec.Err, err = r.rawString(); err != nil {
 			return err
 		}
 	case KindEvent:
-		s, err := r.streamOf()
-		if err != nil {
-			return err
-		}
-		rec.Group = s.name
 		if err := r.dec.value(r.event, unsafe.Pointer(&rec.Event)); err != nil {
 			return err
 		}
@@ -263,7 +336,12 @@ func (r *Reader) body(rec *Record) error {
 		if err := r.dec.value(r.demo, unsafe.Pointer(&r.demoSt)); err != nil {
 			return err
 		}
-		rec.Demo = clone(r.c.demo, &r.demoSt)
+		if err := r.keep(&r.demoHeld, r.c.demo.held(unsafe.Pointer(&r.demoSt))); err != nil {
+			return err
+		}
+		if copies {
+			rec.Demo = clone(r.c.demo, &r.demoSt)
+		}
 	case KindDemoAction:
 		var b actionBody
 		if err := r.dec.value(r.action, unsafe.Pointer(&b)); err != nil {
@@ -274,19 +352,29 @@ func (r *Reader) body(rec *Record) error {
 		if err := r.dec.value(r.overview, unsafe.Pointer(&r.ov)); err != nil {
 			return err
 		}
-		rec.Groups = clone(r.c.overview, &r.ov).Groups
+		if err := r.keep(&r.ovHeld, r.c.overview.held(unsafe.Pointer(&r.ov))); err != nil {
+			return err
+		}
+		if copies {
+			rec.Groups = clone(r.c.overview, &r.ov).Groups
+		}
 	case KindOverviewFailed:
 		var err error
 		if rec.Err, err = r.rawString(); err != nil {
 			return err
 		}
 	default:
-		// A kind of a later version of this format would have bumped
-		// it: an unknown kind is damage.
-		return fmt.Errorf("unknown record kind %q", byte(rec.Kind))
+		// A new kind of record comes with a new format number, which
+		// an older reader refuses (NewerFormatError): an unknown kind
+		// in a format this reader knows is damage.
+		return fmt.Errorf("not a kind of format %d", r.h.Format)
 	}
 	if len(r.dec.buf) != 0 {
 		return fmt.Errorf("%d bytes left over", len(r.dec.buf))
+	}
+	if s != nil && !s.seen {
+		s.seen = true
+		r.seen = append(r.seen, s.name)
 	}
 	return nil
 }
@@ -294,8 +382,8 @@ func (r *Reader) body(rec *Record) error {
 // Summary is what Scan finds in a recording.
 type Summary struct {
 	Header Header
-	// First and Last are the times of the first and last records; zero
-	// when there is none.
+	// First and Last are the times of the first and last good records;
+	// zero when there is none.
 	First, Last time.Time
 	Records     int
 	// Groups are the groups with snapshots, failures or events, in the
@@ -306,61 +394,37 @@ type Summary struct {
 	End error
 }
 
-// Scan reads a recording through without decoding its bodies: its
-// header, its span, its groups and how it ends. It fails as NewReader
-// does.
+// Summary is what r has read: once Next has returned an error, the
+// whole recording's (Scan's); before, End is nil.
+func (r *Reader) Summary() Summary {
+	sum := Summary{Header: r.h, First: r.first, Last: r.good, Records: r.read, Groups: slices.Clone(r.seen)}
+	if r.read == 0 {
+		sum.Last = time.Time{}
+	}
+	if r.err != io.EOF {
+		sum.End = r.err
+	}
+	return sum
+}
+
+// Scan reads a recording through, every record decoded as Next decodes
+// it (so it finds the damage Next would), without copying what it reads:
+// its header, its span, its groups and how it ends. It fails as
+// NewReader does.
 func Scan(r io.Reader) (Summary, error) {
 	rd, err := NewReader(r)
 	if err != nil {
 		return Summary{}, err
 	}
-	sum := Summary{Header: rd.h}
-	seen := map[string]bool{}
+	return rd.Rest(), nil
+}
+
+// Rest reads the rest of the recording as Scan does and returns its
+// Summary: the records Next has returned, and the rest.
+func (r *Reader) Rest() Summary {
 	for {
-		k, body, err := rd.frame()
-		switch {
-		case err == io.EOF || err == io.ErrUnexpectedEOF && rd.atBoundary:
-			sum.End = ErrUnfinished
-			return sum, nil
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			sum.End = &DamagedError{After: sum.Last, Truncated: true}
-			return sum, nil
-		case err != nil:
-			sum.End = &DamagedError{After: sum.Last, Err: err}
-			return sum, nil
+		if _, err := r.nextRecord(false); err != nil {
+			return r.Summary()
 		}
-		if k == kindEnd {
-			return sum, nil
-		}
-		rd.dec.buf = body
-		dt, err := rd.dec.varint()
-		if err != nil {
-			sum.End = &DamagedError{After: sum.Last, Err: err}
-			return sum, nil
-		}
-		rd.last = time.Unix(0, rd.last.UnixNano()+dt)
-		switch k {
-		case kindStream:
-			if err := rd.body(&Record{Kind: k}); err != nil {
-				sum.End = &DamagedError{After: sum.Last, Err: err}
-				return sum, nil
-			}
-			continue
-		case KindSnapshot, KindFailed, KindEvent:
-			s, err := rd.streamOf()
-			if err != nil {
-				sum.End = &DamagedError{After: sum.Last, Err: err}
-				return sum, nil
-			}
-			if !seen[s.name] {
-				seen[s.name] = true
-				sum.Groups = append(sum.Groups, s.name)
-			}
-		}
-		if sum.Records == 0 {
-			sum.First = rd.last
-		}
-		sum.Records++
-		sum.Last = rd.last
 	}
 }

@@ -3,10 +3,14 @@ package record
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +157,14 @@ func TestEveryFieldCarried(t *testing.T) {
 	grow.Members = grow.Members[:1]
 	grow.Brokers = []string{}
 	snaps = append(snaps, grow)
+	// Shrunk, then grown again in place: the elements it regains are
+	// zero but for what the record lists, not what they held before.
+	shrunk := filled[model.Snapshot](t, 7)
+	shrunk.Partitions = shrunk.Partitions[:1]
+	regrown := shrunk
+	regrown.Partitions = []model.PartitionLag{shrunk.Partitions[0], {TopicPartition: model.TopicPartition{Topic: "x"}}, {LogEnd: 3}}
+	regrown.Members = nil
+	snaps = append(snaps, filled[model.Snapshot](t, 7), shrunk, regrown)
 	events := []model.Event{filled[model.Event](t, 1), {}, filled[model.Event](t, 2)}
 	demos := []model.DemoStatus{filled[model.DemoStatus](t, 1), filled[model.DemoStatus](t, 2), {}}
 	action, outcome := filled[model.DemoAction](t, 1), filled[model.DemoOutcome](t, 1)
@@ -426,7 +438,7 @@ func TestOlderAndNewerSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rstrs strtab
-	d := decoder{buf: e.buf, strs: &rstrs}
+	d := decoder{buf: e.buf, strs: &rstrs, grow: budget(len(e.buf))}
 	var got readBy
 	if err := d.value(p, unsafe.Pointer(&got)); err != nil {
 		t.Fatal(err)
@@ -506,14 +518,398 @@ func FuzzRecords(f *testing.F) {
 		zw := gzip.NewWriter(&in)
 		zw.Write(raw)
 		zw.Close()
-		r, err := NewReader(&in)
+		data := in.Bytes()
+		r, err := NewReader(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
-		for range 1000 {
-			if _, err := r.Next(); err != nil {
-				return
-			}
+		recs, end := readAll(r)
+		// Scan finds what Next finds.
+		sum, err := Scan(bytes.NewReader(data))
+		wantEnd := end
+		if end == io.EOF {
+			wantEnd = nil
+		}
+		if err != nil || sum.Records != len(recs) || fmt.Sprint(sum.End) != fmt.Sprint(wantEnd) {
+			t.Fatalf("Next read %d records, then %v; Scan %d, then %v (%v)", len(recs), end, sum.Records, sum.End, err)
 		}
 	})
+}
+
+// rawRecords is what build writes, past the first line and the
+// compression: the records themselves.
+func rawRecords(t *testing.T, h Header, build func(w *Writer)) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build(w)
+	w.Flush()
+	z, err := gzip.NewReader(bytes.NewReader(buf.Bytes()[len(magic)+2:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(z)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// recordingOf makes records a recording (no end mark unless they have
+// one).
+func recordingOf(raw []byte) []byte {
+	var in bytes.Buffer
+	in.WriteString(magic + "1\n")
+	zw := gzip.NewWriter(&in)
+	zw.Write(raw)
+	zw.Close()
+	return in.Bytes()
+}
+
+func appendFrame(raw []byte, k Kind, body []byte) []byte {
+	raw = append(raw, byte(k))
+	raw = binary.AppendUvarint(raw, uint64(len(body)))
+	return append(raw, body...)
+}
+
+// frames splits records into their kinds and bodies.
+func frames(t *testing.T, raw []byte) (kinds []Kind, bodies [][]byte) {
+	t.Helper()
+	for len(raw) > 0 {
+		n, w := binary.Uvarint(raw[1:])
+		if w <= 0 || uint64(len(raw)-1-w) < n {
+			t.Fatalf("not records: % x", raw)
+		}
+		kinds = append(kinds, Kind(raw[0]))
+		bodies = append(bodies, raw[1+w:1+w+int(n)])
+		raw = raw[1+w+int(n):]
+	}
+	return kinds, bodies
+}
+
+func joinFrames(kinds []Kind, bodies [][]byte) []byte {
+	var raw []byte
+	for i, k := range kinds {
+		raw = appendFrame(raw, k, bodies[i])
+	}
+	return raw
+}
+
+// leafNamed is the index of c's leaf name.
+func leafNamed(t *testing.T, c *codec, name string) int {
+	t.Helper()
+	for i, l := range c.leaves {
+		if l.name == name {
+			return i
+		}
+	}
+	t.Fatalf("no leaf %s", name)
+	return -1
+}
+
+// appendMask appends the mask of a value of c with the leaves at bits set.
+func appendMask(b []byte, c *codec, bits ...int) []byte {
+	words := make([]uint64, (len(c.leaves)+63)/64)
+	for _, i := range bits {
+		words[i/64] |= 1 << (i % 64)
+	}
+	for _, w := range words {
+		b = binary.AppendUvarint(b, w)
+	}
+	return b
+}
+
+// readAll reads r to its end: the records and how it ends.
+func readAll(r *Reader) (recs []Record, end error) {
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			return recs, err
+		}
+		recs = append(recs, rec)
+	}
+}
+
+// TestASmallRecordCannotAskForMuch: a record of ~10 KB (1.6 KB
+// compressed) whose 2,000 members each grow their partitions by 4,096
+// elements nobody wrote asked for ~200 MB (and as much again for the
+// copy); it is damage, found before the memory is taken.
+func TestASmallRecordCannotAskForMuch(t *testing.T) {
+	raw := rawRecords(t, testHeader(), func(w *Writer) { w.Snapshot(t0, "g", model.Snapshot{TakenAt: t0}) })
+	c, _ := bodyCodecs()
+	mi := leafNamed(t, c.snapshot, "Members")
+	mc := c.snapshot.leaves[mi].elem
+	pi := leafNamed(t, mc, "Partitions")
+	const members, zeros = 2000, 4096
+	body := binary.AppendVarint(nil, int64(time.Second))
+	body = binary.AppendUvarint(body, 0) // the group
+	body = appendMask(body, c.snapshot, mi)
+	body = binary.AppendUvarint(body, members+1)
+	body = binary.AppendUvarint(body, members)
+	for range members {
+		body = binary.AppendUvarint(body, 0)
+		body = appendMask(body, mc, pi)
+		body = binary.AppendUvarint(body, zeros+1)
+		body = binary.AppendUvarint(body, 0)
+	}
+	data := recordingOf(appendFrame(raw, KindSnapshot, body))
+	t.Logf("a record of %d bytes, a file of %d", len(body), len(data))
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, end := readAll(r)
+	runtime.ReadMemStats(&after)
+	var d *DamagedError
+	if len(recs) != 1 || !errors.As(end, &d) || !errors.Is(end, ErrTooLarge) || !d.After.Equal(t0) {
+		t.Fatalf("%d records, then %v: want 1, then too large after %s", len(recs), end, t0)
+	}
+	if took := after.TotalAlloc - before.TotalAlloc; took > 16<<20 {
+		t.Errorf("reading it took %d MB", took>>20)
+	}
+	if sum, err := Scan(bytes.NewReader(data)); err != nil || !errors.Is(sum.End, ErrTooLarge) || sum.Records != 1 {
+		t.Errorf("Scan: %d records, %v, %v", sum.Records, sum.End, err)
+	}
+
+	// A record longer than any kgwatch writes is refused from its
+	// length, before its bytes are read.
+	huge := appendFrame(raw[:len(raw):len(raw)], KindSnapshot, nil)
+	huge = append(huge[:len(huge)-1], binary.AppendUvarint(nil, maxRecord+1)...)
+	r, _ = NewReader(bytes.NewReader(recordingOf(append(huge, 1, 2, 3))))
+	if _, end := readAll(r); !errors.Is(end, ErrTooLarge) {
+		t.Errorf("a record of %d bytes: %v, want too large", maxRecord+1, end)
+	}
+}
+
+// TestWhatTheReaderHoldsIsBounded: a snapshot past maxHeld, and groups
+// whose snapshots together hold more than twice it, are damage; a
+// snapshot of 10,000 partitions is far from it.
+func TestWhatTheReaderHoldsIsBounded(t *testing.T) {
+	big := model.NewSnapshot(group(10000))
+	small := model.NewSnapshot(group(2000))
+	raw := rawRecords(t, testHeader(), func(w *Writer) {
+		w.Snapshot(t0, "g", big)
+		for i, g := range []string{"a", "b", "c"} {
+			w.Snapshot(t0.Add(time.Duration(i+1)*time.Second), g, small)
+		}
+	})
+	data := recordingOf(raw)
+	r, _ := NewReader(bytes.NewReader(data))
+	if recs, end := readAll(r); len(recs) != 4 || end != ErrUnfinished {
+		t.Fatalf("with the real limits: %d records, %v", len(recs), end)
+	}
+	c, _ := bodyCodecs()
+	bigHeld, smallHeld := c.snapshot.held(unsafe.Pointer(&big)), c.snapshot.held(unsafe.Pointer(&small))
+	t.Logf("10,000 partitions hold %d KiB, 2,000 %d KiB; the limit is %d MiB", bigHeld>>10, smallHeld>>10, maxHeld>>20)
+
+	defer func(m uint64) { maxHeld = m }(maxHeld)
+	// Room for a small snapshot, not for one of 3,000 partitions grown
+	// from it (by less than a record may add); room for two small ones
+	// of different groups (twice the limit), not three.
+	maxHeld = 1 << 20
+	raw = rawRecords(t, testHeader(), func(w *Writer) {
+		w.Snapshot(t0, "g", small)
+		w.Snapshot(t0.Add(time.Second), "g", model.NewSnapshot(group(3000)))
+	})
+	r, _ = NewReader(bytes.NewReader(recordingOf(raw)))
+	recs, end := readAll(r)
+	if len(recs) != 1 || !errors.Is(end, ErrTooLarge) || !strings.Contains(end.Error(), "(a poll: it holds 1.2 MiB, at most 1.0)") {
+		t.Errorf("a snapshot past the limit: %d records, %v", len(recs), end)
+	}
+	raw = rawRecords(t, testHeader(), func(w *Writer) {
+		for i, g := range []string{"g", "a", "b"} {
+			w.Snapshot(t0.Add(time.Duration(i)*time.Second), g, small)
+		}
+	})
+	r, _ = NewReader(bytes.NewReader(recordingOf(raw)))
+	recs, end = readAll(r)
+	if len(recs) != 2 || !errors.Is(end, ErrTooLarge) || !strings.Contains(end.Error(), "the groups' snapshots hold 2.4 MiB, at most 2.0") {
+		t.Errorf("groups past the limit together: %d records, %v", len(recs), end)
+	}
+
+	// Groups declared by the thousand: each costs the reader a little.
+	var decl []byte
+	for i := range maxStreams + 1 {
+		b := binary.AppendVarint(nil, 0)
+		b = binary.AppendUvarint(b, uint64(i+1))
+		b = binary.AppendUvarint(b, 1)
+		decl = appendFrame(decl, kindStream, append(b, 'x'))
+	}
+	r, _ = NewReader(bytes.NewReader(recordingOf(append(rawRecords(t, testHeader(), func(*Writer) {}), decl...))))
+	if _, end := readAll(r); !errors.Is(end, ErrTooLarge) {
+		t.Errorf("%d groups: %v", maxStreams+1, end)
+	}
+}
+
+// TestDamageInABody: a record whose frame is whole but whose body does
+// not decode (a byte too many, an unknown kind, a time past any
+// recording's) ends the recording where it is, for Next and for Scan
+// alike, after the records before it.
+func TestDamageInABody(t *testing.T) {
+	s := model.Snapshot{TakenAt: t0, Partitions: []model.PartitionLag{{TopicPartition: model.TopicPartition{Topic: "t"}, LogEnd: 5}}}
+	raw := rawRecords(t, testHeader(), func(w *Writer) {
+		for i := range 3 {
+			s.Partitions[0].LogEnd++
+			w.Snapshot(t0.Add(time.Duration(i)*time.Second), "g", s)
+		}
+		w.Close()
+	})
+	kinds, bodies := frames(t, raw)
+	if string(kindsOf(kinds)) != "HSSSZ" {
+		t.Fatalf("records %s", kindsOf(kinds))
+	}
+	for _, c := range []struct {
+		name string
+		edit func(kinds []Kind, bodies [][]byte)
+		want string
+	}{
+		{"a byte too many", func(_ []Kind, b [][]byte) { b[2] = append(b[2], 0) }, "a record is corrupt (a poll: 1 bytes left over)"},
+		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 1)"},
+		{"dated 146 years on", func(_ []Kind, b [][]byte) {
+			b[2] = append(binary.AppendVarint(nil, 1<<62), b[2][1:]...) // its time was 1s, one byte
+		}, "a record is corrupt (a poll: dated 2172-"},
+		{"a time that overflows", func(_ []Kind, b [][]byte) {
+			b[2] = append(binary.AppendVarint(nil, math.MaxInt64), b[2][1:]...)
+		}, "a record is corrupt (a poll: its time overflows)"},
+	} {
+		k, b := slicesClone(kinds), slicesCloneBodies(bodies)
+		c.edit(k, b)
+		data := recordingOf(joinFrames(k, b))
+		r, err := NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, end := readAll(r)
+		var d *DamagedError
+		if len(recs) != 1 || !errors.As(end, &d) || d.Truncated || !d.After.Equal(t0) || !strings.HasPrefix(end.Error(), c.want) {
+			t.Errorf("%s: %d records, then %v (%+v): want 1, then %q after %s", c.name, len(recs), end, d, c.want, t0)
+		}
+		sum, err := Scan(bytes.NewReader(data))
+		if err != nil || sum.Records != 1 || !sum.Last.Equal(t0) || sum.End == nil || sum.End.Error() != end.Error() {
+			t.Errorf("%s: Scan found %d records to %s, %v (%v): want what Next found", c.name, sum.Records, sum.Last, sum.End, err)
+		}
+	}
+}
+
+func kindsOf(ks []Kind) []byte {
+	out := make([]byte, len(ks))
+	for i, k := range ks {
+		out[i] = byte(k)
+	}
+	return out
+}
+
+func slicesClone(ks []Kind) []Kind { return append([]Kind(nil), ks...) }
+
+func slicesCloneBodies(bs [][]byte) [][]byte {
+	out := make([][]byte, len(bs))
+	for i, b := range bs {
+		out[i] = append([]byte(nil), b...)
+	}
+	return out
+}
+
+// TestChecksumChecked: a recording read to its end mark is read to its
+// stream's end, where gzip checks its checksum: a byte changed on the way
+// (which may decode as another number) is damage.
+func TestChecksumChecked(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, testHeader())
+	w.Snapshot(t0, "g", model.Snapshot{TakenAt: t0})
+	w.Close()
+	data := buf.Bytes()
+	data[len(data)-8] ^= 1 // gzip's trailer: the CRC-32, then the length
+	r, _ := NewReader(bytes.NewReader(data))
+	recs, end := readAll(r)
+	if len(recs) != 1 || !errors.Is(end, ErrChecksum) {
+		t.Errorf("%d records, then %v: want 1, then %v", len(recs), end, ErrChecksum)
+	}
+	// What follows the stream is not the recording's.
+	buf.Reset()
+	w, _ = NewWriter(&buf, testHeader())
+	w.Close()
+	r, _ = NewReader(bytes.NewReader(append(buf.Bytes(), "trailing"...)))
+	if _, end := readAll(r); end != io.EOF {
+		t.Errorf("bytes after the stream: %v, want io.EOF", end)
+	}
+}
+
+// TestHeaderChecked: a header holding what no kgwatch writes is refused
+// (a *HeaderError naming the field), as are headers that cannot be read;
+// zero is each setting's default.
+func TestHeaderChecked(t *testing.T) {
+	ok := testHeader()
+	ok.Interval, ok.Timeout, ok.StallAfter, ok.TimelineSize = 0, 0, 0, 0
+	for _, h := range []Header{ok, testHeader(), {Started: t0, Overview: true, Interval: MaxInterval, Timeout: MinTimeout, StallAfter: MaxStallAfter, TimelineSize: MaxTimelineSize}} {
+		var buf bytes.Buffer
+		writeHeader(t, &buf, h)
+		if _, err := NewReader(&buf); err != nil {
+			t.Errorf("%+v: %v", h, err)
+		}
+	}
+	for _, c := range []struct {
+		edit func(h *Header)
+		want string
+	}{
+		{func(h *Header) { h.Interval = -5 }, "its header says interval_ns -5 (-5ns) (want 0 or from 100ms to 1h)"},
+		{func(h *Header) { h.Interval = MinInterval - 1 }, "interval_ns 99999999"},
+		{func(h *Header) { h.Interval = MaxInterval + 1 }, "interval_ns 3600000000001"},
+		{func(h *Header) { h.Timeout = 1 << 62 }, "timeout_ns"},
+		{func(h *Header) { h.StallAfter = -1 }, "stall_after_ns -1"},
+		{func(h *Header) { h.StallAfter = 1 }, "stall_after_ns 1 (1ns) (want 0 or from 1s to 168h)"},
+		{func(h *Header) { h.TimelineSize = 100_000_000 }, "timeline_size 100000000 (want 0 or from 1 to 100000)"},
+		{func(h *Header) { h.TimelineSize = -1 }, "timeline_size -1"},
+		{func(h *Header) { h.Started = time.Time{} }, "started 0001-01-01T00:00:00Z"},
+		{func(h *Header) { h.Started = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC) }, "started 9999-12-31"},
+		{func(h *Header) { h.Group = "" }, `group ""`},
+		{func(h *Header) { h.Overview = true }, `group "g" (want none in a recording of the overview)`},
+	} {
+		h := testHeader()
+		c.edit(&h)
+		if _, err := NewWriter(io.Discard, h); err == nil {
+			t.Errorf("NewWriter wrote a header that says %s", c.want)
+		}
+		var buf bytes.Buffer
+		writeHeader(t, &buf, h)
+		_, err := NewReader(&buf)
+		var he *HeaderError
+		if !errors.As(err, &he) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want a header error saying %q", err, c.want)
+		}
+	}
+	var buf bytes.Buffer
+	buf.WriteString(magic + "1\n")
+	zw := gzip.NewWriter(&buf)
+	zw.Write(appendFrame(nil, kindHeader, []byte(`{"format":1,"started":"x"}`)))
+	zw.Close()
+	if _, err := NewReader(&buf); err == nil || !strings.HasPrefix(err.Error(), "its header cannot be read (") {
+		t.Errorf("a header that is not one: %v", err)
+	}
+}
+
+// writeHeader writes a recording of h alone, as a writer that does not
+// check it would.
+func writeHeader(t *testing.T, w io.Writer, h Header) {
+	t.Helper()
+	c, _ := bodyCodecs()
+	h.Format = Version
+	fh := fileHeader{Header: h, Schemas: map[string][]fieldSchema{}}
+	for name, cd := range c.byName() {
+		fh.Schemas[name] = cd.schema()
+	}
+	js, err := json.Marshal(fh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, magic+"1\n")
+	zw := gzip.NewWriter(w)
+	zw.Write(appendFrame(appendFrame(nil, kindHeader, js), kindEnd, nil))
+	zw.Close()
 }

@@ -41,8 +41,12 @@ type wstream struct {
 
 // NewWriter starts a recording on w: it writes the header and flushes it,
 // so a recording that fails at once still has its header. h.Format is set
-// to Version.
+// to Version. A header the reader would refuse (Header.Check) is an
+// error.
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	if err := h.Check(); err != nil {
+		return nil, fmt.Errorf("recording header: %w", err)
+	}
 	c, err := bodyCodecs()
 	if err != nil {
 		return nil, err
