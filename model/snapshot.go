@@ -729,7 +729,10 @@ func compareTP(a, b TopicPartition) int {
 // offset (or log-start) when one was read (hasTS), and whether that record
 // is gone. A partition with no lag has age 0; unreadable offsets, a gone
 // record or no timestamp give no age (known false). A timestamp after
-// takenAt (clock skew) gives 0.
+// takenAt (clock skew) gives 0. The age is whole milliseconds: Kafka's
+// timestamps are, and what is finer is the poll's clock, not the record's
+// wait (it would make every age differ from the last poll's in digits no
+// one reads, and a recording pay for them).
 func LagAge(p PartitionLag, takenAt, ts time.Time, hasTS, gone bool) (age time.Duration, known, isGone bool) {
 	if p.LogEnd < 0 {
 		return 0, false, false
@@ -743,7 +746,7 @@ func LagAge(p PartitionLag, takenAt, ts time.Time, hasTS, gone bool) (age time.D
 	if !hasTS {
 		return 0, false, false
 	}
-	return max(takenAt.Sub(ts), 0), true, false
+	return max(takenAt.Sub(ts), 0).Truncate(time.Millisecond), true, false
 }
 
 // AddLag adds two lags (never negative), saturating at math.MaxInt64: a

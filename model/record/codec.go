@@ -38,11 +38,15 @@ const (
 	kindTime
 	kindSlice
 	kindMap
+	// kindDuration is a time.Duration: an integer written as whole
+	// milliseconds and what is left (format 2; format 1 wrote it as an
+	// int, which it still reads into one).
+	kindDuration
 )
 
 var kindNames = map[kind]string{
 	kindBool: "bool", kindInt: "int", kindUint: "uint", kindFloat: "float",
-	kindString: "string", kindTime: "time", kindSlice: "slice", kindMap: "map",
+	kindString: "string", kindTime: "time", kindSlice: "slice", kindMap: "map", kindDuration: "duration",
 }
 
 func kindNamed(s string) (kind, bool) {
@@ -54,7 +58,10 @@ func kindNamed(s string) (kind, bool) {
 	return 0, false
 }
 
-var timeType = reflect.TypeFor[time.Time]()
+var (
+	timeType     = reflect.TypeFor[time.Time]()
+	durationType = reflect.TypeFor[time.Duration]()
+)
 
 // leaf is one field of a flattened struct. Leaves are reached by their
 // offset from the start of the value (the sum of the offsets of the
@@ -130,6 +137,9 @@ func newLeaf(t reflect.Type, off uintptr, name string) (leaf, error) {
 		l.kind = kindBool
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		l.kind = kindInt
+		if t == durationType {
+			l.kind = kindDuration
+		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		l.kind = kindUint
 	case reflect.Float32, reflect.Float64:
@@ -281,7 +291,7 @@ func equalLeaf(l *leaf, a, b unsafe.Pointer) bool {
 	switch l.kind {
 	case kindBool:
 		return *(*bool)(a) == *(*bool)(b)
-	case kindInt:
+	case kindInt, kindDuration:
 		return l.getInt(a) == l.getInt(b)
 	case kindUint:
 		return l.getUint(a) == l.getUint(b)

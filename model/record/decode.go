@@ -68,7 +68,8 @@ func newPlan(fs []fieldSchema, c *codec) (*plan, error) {
 		var target *leaf
 		if c != nil {
 			for i := range c.leaves {
-				if c.leaves[i].name == f.Name && c.leaves[i].kind == k {
+				// A duration of format 1 was an int: read into one.
+				if c.leaves[i].name == f.Name && (c.leaves[i].kind == k || k == kindInt && c.leaves[i].kind == kindDuration) {
 					target = &c.leaves[i]
 					break
 				}
@@ -189,6 +190,25 @@ func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
 		}
 		if f != nil {
 			l.setInt(f, l.getInt(f)+x)
+		}
+	case kindDuration:
+		x, err := d.varint()
+		if err != nil {
+			return err
+		}
+		v := (x >> 1) * 1e6
+		if x&1 != 0 {
+			r, err := d.varint()
+			if err != nil {
+				return err
+			}
+			if r == 0 || r <= -1e6 || r >= 1e6 {
+				return errCorrupt
+			}
+			v += r
+		}
+		if f != nil {
+			l.setInt(f, l.getInt(f)+v)
 		}
 	case kindUint:
 		x, err := d.varint()

@@ -60,6 +60,20 @@ func (e *encoder) leaf(l *leaf, prev, cur unsafe.Pointer) {
 	case kindBool: // flipped: nothing to write
 	case kindInt:
 		e.buf = binary.AppendVarint(e.buf, l.getInt(cur)-l.getInt(prev))
+	case kindDuration:
+		// Ages and durations are mostly whole milliseconds (Kafka's
+		// timestamps are): the difference in milliseconds, shifted left,
+		// its low bit saying a remainder in nanoseconds follows. An age
+		// that moved 400ms is 2 bytes, not the 5 of 400,000,000ns, which
+		// at 1,000 busy partitions a second is megabytes an hour.
+		d := l.getInt(cur) - l.getInt(prev)
+		q, r := d/1e6, d%1e6
+		if r == 0 {
+			e.buf = binary.AppendVarint(e.buf, q<<1)
+		} else {
+			e.buf = binary.AppendVarint(e.buf, q<<1|1)
+			e.buf = binary.AppendVarint(e.buf, r)
+		}
 	case kindUint:
 		e.buf = binary.AppendVarint(e.buf, int64(l.getUint(cur)-l.getUint(prev)))
 	case kindFloat:

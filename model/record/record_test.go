@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"reflect"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -514,7 +517,7 @@ func FuzzRecords(f *testing.F) {
 	f.Add(raw)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var in bytes.Buffer
-		in.WriteString(magic + "1\n")
+		in.WriteString(magic + strconv.Itoa(Version) + "\n")
 		zw := gzip.NewWriter(&in)
 		zw.Write(raw)
 		zw.Close()
@@ -562,7 +565,7 @@ func rawRecords(t *testing.T, h Header, build func(w *Writer)) []byte {
 // one).
 func recordingOf(raw []byte) []byte {
 	var in bytes.Buffer
-	in.WriteString(magic + "1\n")
+	in.WriteString(magic + strconv.Itoa(Version) + "\n")
 	zw := gzip.NewWriter(&in)
 	zw.Write(raw)
 	zw.Close()
@@ -771,7 +774,7 @@ func TestDamageInABody(t *testing.T) {
 		want string
 	}{
 		{"a byte too many", func(_ []Kind, b [][]byte) { b[2] = append(b[2], 0) }, "a record is corrupt (a poll: 1 bytes left over)"},
-		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 1)"},
+		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 2)"},
 		{"dated 146 years on", func(_ []Kind, b [][]byte) {
 			b[2] = append(binary.AppendVarint(nil, 1<<62), b[2][1:]...) // its time was 1s, one byte
 		}, "a record is corrupt (a poll: dated 2172-"},
@@ -885,7 +888,7 @@ func TestHeaderChecked(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	buf.WriteString(magic + "1\n")
+	buf.WriteString(magic + strconv.Itoa(Version) + "\n")
 	zw := gzip.NewWriter(&buf)
 	zw.Write(appendFrame(nil, kindHeader, []byte(`{"format":1,"started":"x"}`)))
 	zw.Close()
@@ -908,8 +911,95 @@ func writeHeader(t *testing.T, w io.Writer, h Header) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.WriteString(w, magic+"1\n")
+	io.WriteString(w, magic+strconv.Itoa(Version)+"\n")
 	zw := gzip.NewWriter(w)
 	zw.Write(appendFrame(appendFrame(nil, kindHeader, js), kindEnd, nil))
 	zw.Close()
+}
+
+// TestDurationsCarried: a duration is written as milliseconds and a
+// remainder; every value, whole milliseconds or not, negative, at the
+// limits of int64, reads back as written, and an age that moved 400ms
+// costs 2 bytes.
+func TestDurationsCarried(t *testing.T) {
+	type v struct{ D time.Duration }
+	c, err := newCodec(reflect.TypeFor[v]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := []time.Duration{0, 1, 999_999, time.Millisecond, -time.Millisecond - 1, 400 * time.Millisecond,
+		math.MaxInt64, math.MinInt64, time.Hour + 7, -999_999, 0, 2 * time.Millisecond}
+	var strs, rstrs strtab
+	e := encoder{strs: &strs}
+	prev := v{}
+	for _, d := range seq {
+		cur := v{d}
+		e.value(c, unsafe.Pointer(&prev), unsafe.Pointer(&cur))
+		prev = cur
+	}
+	p, err := newPlan(c.schema(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := decoder{buf: e.buf, strs: &rstrs, grow: budget(len(e.buf))}
+	var got v
+	for i, want := range seq {
+		if err := dec.value(p, unsafe.Pointer(&got)); err != nil {
+			t.Fatalf("value %d: %v", i, err)
+		}
+		if got.D != want {
+			t.Errorf("value %d: %d, want %d", i, got.D, want)
+		}
+	}
+	e = encoder{strs: &strs}
+	a, b := v{time.Second}, v{time.Second + 400*time.Millisecond}
+	e.value(c, unsafe.Pointer(&a), unsafe.Pointer(&b))
+	if n := len(e.buf); n != 1+2 { // the mask, then the difference
+		t.Errorf("an age moved 400ms: %d bytes (% x), want 3", n, e.buf)
+	}
+	// A remainder that cannot be one is damage, not a value.
+	bad := decoder{buf: binary.AppendVarint([]byte{1, 2}, 1e6), strs: &rstrs, grow: 1 << 20}
+	if err := bad.value(p, unsafe.Pointer(&got)); !errors.Is(err, errCorrupt) {
+		t.Errorf("a remainder of 1,000,000ns: %v, want corrupt", err)
+	}
+}
+
+// TestReadsFormat1: a recording written by kgwatch's format 1 (ages as
+// nanosecond integers; testdata/format1.kgw, written by the build before
+// format 2) plays with its ages to the nanosecond.
+func TestReadsFormat1(t *testing.T) {
+	f, err := os.Open("testdata/format1.kgw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Header().Format != 1 {
+		t.Fatalf("format %d, want the fixture's 1", r.Header().Format)
+	}
+	var ages []time.Duration
+	var lags []int64
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+		if rec.Kind != KindSnapshot {
+			continue
+		}
+		for _, p := range rec.Snapshot.Partitions {
+			ages, lags = append(ages, p.LagAge), append(lags, p.Lag)
+		}
+	}
+	wantAges := []time.Duration{0, 273913578, 423913578, 0, 1273913578, 1423913578, 0, 2273913578, 2423913578}
+	wantLags := []int64{0, 1, 2, 5, 6, 7, 15, 16, 17}
+	if !slices.Equal(ages, wantAges) || !slices.Equal(lags, wantLags) {
+		t.Errorf("ages %v lags %v, want %v %v", ages, lags, wantAges, wantLags)
+	}
 }
