@@ -356,6 +356,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	defer rec.closeInto(&err)
+	opts.Recording = rec.statusOf()
 	if f.group == "" {
 		o := kafka.NewOverviewWatcher(cfg)
 		o.SetHistoryOptions(model.HistoryOptions{StallAfter: f.stallAfter})
@@ -371,6 +372,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return printOnce(ctx, w, f, stdout)
 	}
 	if f.events {
+		if rec != nil {
+			// Said when it happens: the events go on, the file does not.
+			rec.onStop(func(err error) { fmt.Fprintf(stderr, "kgwatch: %v; the events go on\n", err) })
+		}
 		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, Tap: rec.tapOf(f.group)}, stdout, stderr)
 	}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App {
@@ -783,6 +788,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 		}
 		defer rec.closeInto(&err)
 		watch.Demo, watch.Tap = rec.demoOf(d), rec.tapOf(watch.Group)
+		opts.Recording = rec.statusOf()
 	}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return ui.New(watch, opts) })
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -33,6 +34,45 @@ type recorder struct {
 	errMu    sync.Mutex
 	err      error     // the first write error
 	lastGood time.Time // the time of the last record written before it
+
+	written atomic.Int64 // bytes that reached the file
+	// stopped, when set (onStop), is told once when a write fails
+	// (--events: the TUI's header shows status instead). Under errMu.
+	stopped func(error)
+}
+
+// onStop sets what is told when a write fails.
+func (r *recorder) onStop(f func(error)) {
+	r.errMu.Lock()
+	r.stopped = f
+	r.errMu.Unlock()
+}
+
+// countingFile counts the bytes written to the recording's file.
+type countingFile struct {
+	f *os.File
+	n *atomic.Int64
+}
+
+func (c countingFile) Write(p []byte) (int, error) {
+	n, err := c.f.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// status is how the recording goes, for the TUI's header.
+func (r *recorder) status() ui.RecordingStatus {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return ui.RecordingStatus{Path: r.path, Bytes: r.written.Load(), Err: r.err, Until: r.lastGood}
+}
+
+// statusOf is r.status, nil without a recording.
+func (r *recorder) statusOf() func() ui.RecordingStatus {
+	if r == nil {
+		return nil
+	}
+	return r.status
 }
 
 // openRecorder creates path (never over an existing file: a recording is
@@ -69,13 +109,14 @@ func newRecorder(f *os.File, path string, h record.Header) (*recorder, error) {
 		h.Started = time.Now()
 	}
 	h.Kgwatch = versionString()
-	w, err := record.NewWriter(f, h)
+	r := &recorder{path: path, f: f, now: time.Now, q: make(chan func(*record.Writer) error, 256), done: make(chan struct{})}
+	w, err := record.NewWriter(countingFile{f, &r.written}, h)
 	if err != nil {
 		f.Close()
 		os.Remove(path)
 		return nil, fmt.Errorf("--record %s: %w", path, err)
 	}
-	r := &recorder{path: path, f: f, w: w, now: time.Now, q: make(chan func(*record.Writer) error, 256), done: make(chan struct{})}
+	r.w = w
 	go r.run()
 	return r, nil
 }
@@ -89,7 +130,11 @@ func (r *recorder) run() {
 		if err := write(r.w); err != nil {
 			r.errMu.Lock()
 			r.err = err
+			stopped := r.stopped
 			r.errMu.Unlock()
+			if stopped != nil {
+				stopped(r.stoppedError(err))
+			}
 		}
 	}
 }
@@ -141,13 +186,22 @@ func (r *recorder) Close() error {
 		err = fmt.Errorf("write recording: %w", cerr)
 	}
 	if err != nil {
-		upTo := "nothing after its header"
-		if !r.lastGood.IsZero() {
-			upTo = "what came before " + r.lastGood.Format("15:04:05")
-		}
-		return fmt.Errorf("--record %s stopped: %w (the file holds %s)", r.path, err, upTo)
+		return r.stoppedError(err)
 	}
 	return nil
+}
+
+// stoppedError says that the recording stopped at err and how far the
+// file goes.
+func (r *recorder) stoppedError(err error) error {
+	r.errMu.Lock()
+	last := r.lastGood
+	r.errMu.Unlock()
+	upTo := "nothing after its header"
+	if !last.IsZero() {
+		upTo = "what came before " + last.Format("15:04:05")
+	}
+	return fmt.Errorf("--record %s stopped: %w (the file holds %s)", model.Printable(r.path), err, upTo)
 }
 
 // tap records what the pipeline of group is fed.

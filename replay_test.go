@@ -964,3 +964,57 @@ func TestReplayOverviewOnce(t *testing.T) {
 		t.Errorf("--events -g order-workers: exit %d, %q\n%s", code, stderr, out)
 	}
 }
+
+// TestRecorderSaysWhenItStops: a write that fails (the file closed under
+// the recorder, as a full disk or a lost mount fails it) is said at once,
+// once, to onStop and in status, with how far the file goes; Close says it
+// again for the exit, and the bytes written are counted as they go.
+func TestRecorderSaysWhenItStops(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.kgw")
+	f, err := createRecording(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRecorder(f, p, record.Header{Mode: "events", Group: "g", Brokers: []string{"k:9092"}, Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stops := make(chan error, 4)
+	r.onStop(func(err error) { stops <- err })
+	header := r.status().Bytes
+	if fi, _ := os.Stat(p); header <= 0 || fi.Size() != header {
+		t.Fatalf("counted %d bytes, the file has %d", header, fi.Size())
+	}
+	tap := r.tap("g")
+	t0 := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
+	tap.Observed(model.NewSnapshot(model.Observation{TakenAt: t0, Group: model.Group{ID: "g", State: model.StateStable}}))
+	deadline := time.Now().Add(5 * time.Second)
+	for r.status().Bytes == header && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := r.status(); st.Bytes == header || st.Err != nil || st.Until.IsZero() {
+		t.Fatalf("after a poll: %+v", st)
+	}
+	f.Close()
+	for i := range 3 {
+		tap.Observed(model.NewSnapshot(model.Observation{TakenAt: t0.Add(time.Duration(i+1) * time.Second), Group: model.Group{ID: "g", State: model.StateStable}}))
+	}
+	select {
+	case err := <-stops:
+		if !strings.Contains(err.Error(), "--record "+p+" stopped: ") || !strings.Contains(err.Error(), "(the file holds what came before ") {
+			t.Errorf("told %q", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a failed write was not told")
+	}
+	if st := r.status(); st.Err == nil {
+		t.Errorf("status after a failed write: %+v", st)
+	}
+	err = r.Close()
+	if err == nil || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("Close: %v", err)
+	}
+	if len(stops) != 0 {
+		t.Errorf("told %d more times", len(stops))
+	}
+}

@@ -5,11 +5,15 @@ package ui
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"strconv"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -45,6 +49,83 @@ type Options struct {
 	NoColor bool
 	// Now is the clock; nil means time.Now. Tests pass a fixed clock.
 	Now func() time.Time
+	// Recording, with --record, says how the recording goes: the
+	// headers show it, so a recording that stopped (a full disk) is seen
+	// when it stops, not when kgwatch exits. Nil: not recording.
+	Recording func() RecordingStatus
+}
+
+// RecordingStatus is what --record has written so far.
+type RecordingStatus struct {
+	Path  string
+	Bytes int64 // written to the file (compressed)
+	// Err is the write that stopped the recording (nil while it goes);
+	// Until is the time of the last record the file holds before it.
+	Err   error
+	Until time.Time
+}
+
+// recordingSegment is the headers' "● rec x.kgw 1.2 MB" while a recording
+// goes, "" without one or once it stopped (the banner says that).
+func recordingSegment(st Styles, rec func() RecordingStatus) string {
+	if rec == nil {
+		return ""
+	}
+	r := rec()
+	if r.Err != nil {
+		return ""
+	}
+	return st.StateBad.Render(glyphRecording+" rec ") + st.Value.Render(recordingName(r.Path)+" "+byteSize(r.Bytes))
+}
+
+// recordingBanner is the headers' line once a recording stopped: what
+// stopped it and how far the file goes.
+func recordingBanner(st Styles, rec func() RecordingStatus, w int) string {
+	if rec == nil {
+		return ""
+	}
+	r := rec()
+	if r.Err == nil {
+		return ""
+	}
+	upTo := "nothing after its header"
+	if !r.Until.IsZero() {
+		upTo = "up to " + r.Until.Format("15:04:05")
+	}
+	// The system's reason ("no space left on device"): the path is said
+	// after it.
+	why := r.Err
+	var pe *fs.PathError
+	if errors.As(why, &pe) {
+		why = pe.Err
+	}
+	msg := glyphError + " recording stopped: " + oneLine(why.Error()) + " · " + recordingName(r.Path) + " holds " + upTo + " · the watch goes on"
+	return st.Banner.Render(cell(msg, w, false))
+}
+
+// recordingName is the file's name as the header shows it: printable, and
+// cut to 24 cells from the left (the end of a path names the file).
+func recordingName(path string) string {
+	name := model.Printable(path)
+	if textWidth(name) > 24 {
+		name = ellipsis + ansi.TruncateLeft(name, textWidth(name)-23, "")
+	}
+	return name
+}
+
+// byteSize is a file's size as people read it: "812 B", "34 kB", "1.2 MB".
+func byteSize(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1_000_000:
+		return strconv.FormatInt(n/1000, 10) + " kB"
+	case n < 100_000_000:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+	case n < 1_000_000_000:
+		return strconv.FormatInt(n/1_000_000, 10) + " MB"
+	}
+	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
 }
 
 func (o Options) withDefaults() Options {

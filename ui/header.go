@@ -25,6 +25,9 @@ type WatchState struct {
 	Err      error     // last poll failed with Err
 	Failures int       // consecutive failed polls
 	RetryAt  time.Time // when the next poll starts after a failure
+
+	// Recording is Options.Recording (nil: not recording).
+	Recording func() RecordingStatus
 }
 
 // Waiting reports whether the group does not exist (yet).
@@ -116,6 +119,9 @@ func (h Header) segments() (first, second []string, verdict int) {
 		} else {
 			second = append(second, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
 		}
+	}
+	if rec := recordingSegment(st, s.Recording); rec != "" {
+		second = append(second, rec)
 	}
 	if exists {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
@@ -212,6 +218,9 @@ func (h Header) View() string {
 		lines = append(lines, worst)
 	}
 	if b := h.banner(); b != "" {
+		lines = append(lines, b)
+	}
+	if b := recordingBanner(h.styles, h.st.Recording, h.width); b != "" {
 		lines = append(lines, b)
 	}
 	for i, l := range lines {

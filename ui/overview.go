@@ -261,6 +261,9 @@ func (o *OverviewPage) header(w int) string {
 			segs = append(segs, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
 		}
 	}
+	if rec := recordingSegment(st, o.opts.Recording); rec != "" {
+		segs = append(segs, rec)
+	}
 	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(brokerList(o.opts.Brokers, w-len("brokers "))))
 	line := strings.Join(segs, st.Separator.Render(" · "))
 	lines := []string{ansi.Truncate(line, w, ellipsis)}
@@ -274,6 +277,9 @@ func (o *OverviewPage) header(w int) string {
 		}
 		msg += ": " + oneLine(p.Err.Error())
 		lines = append(lines, st.Banner.Render(cell(msg, w, false)))
+	}
+	if b := recordingBanner(st, o.opts.Recording, w); b != "" {
+		lines = append(lines, b)
 	}
 	return strings.Join(lines, "\n")
 }

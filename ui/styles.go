@@ -25,6 +25,7 @@ const (
 	glyphWaiting   = "◌"
 	glyphStale     = "⚠"
 	glyphError     = "!"
+	glyphRecording = "●"
 	glyphFromStart = "*"
 	ellipsis       = "…"
 )
