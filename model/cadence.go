@@ -12,20 +12,26 @@ const (
 	FastInterval = 200 * time.Millisecond
 	// MaxBackoff caps the retry delay after failed polls.
 	MaxBackoff = 10 * time.Second
+	// MinRetryCap is the least the retry delay is capped at: Kafka's own
+	// clients back off reconnects and retries to at most a second
+	// (reconnect.backoff.max.ms, retry.backoff.max.ms: 1000).
+	MinRetryCap = time.Second
 )
 
 // NextPollDelay chooses how long to wait before the next poll of group g,
 // once the last one is done; took is how long that one took. After
-// failures it backs off 1s, 2s, 4s … capped at MaxBackoff, counted from the
-// start of the failed poll: a poll that hung until its timeout is followed
-// at once by the next, so a broker that stops answering (kill -STOP) is
-// seen answering again within moments of it, at one poll per backoff. While
+// failures it backs off 1s, 2s, 4s … capped at RetryCap(base), counted from
+// the start of the failed poll: a poll that hung until its timeout is
+// followed at once by the next, so a broker that stops answering (kill
+// -STOP) is seen answering again within moments of it, and one that
+// refuses or fails fast is retried about once a poll interval (at most
+// once a second), so the outage's end is seen within about one. While
 // the group is between generations it polls every FastInterval (never
 // slower than base). Otherwise, including while waiting for a group that
 // does not exist yet, it polls every base.
 func NextPollDelay(g Group, base time.Duration, failures int, took time.Duration) time.Duration {
 	if failures > 0 {
-		return max(Backoff(failures)-max(took, 0), 0)
+		return max(min(Backoff(failures), RetryCap(base))-max(took, 0), 0)
 	}
 	if base <= 0 {
 		base = time.Second
@@ -47,4 +53,19 @@ func Backoff(failures int) time.Duration {
 		d *= 2
 	}
 	return min(d, MaxBackoff)
+}
+
+// RetryCap is the longest wait between two polls while they fail, for
+// the poll interval base: base, but at least MinRetryCap and at most
+// MaxBackoff. So an outage's end is seen within about a poll interval of
+// it (1s at the default interval), and a dead cluster is never polled
+// more often than a healthy one, nor more than once a second: a poll of
+// an unreachable cluster fails at its first request (a refused dial, or
+// one request hanging until --timeout), and the poll's heavy part
+// (offsets of every partition) runs only once brokers answer again.
+func RetryCap(base time.Duration) time.Duration {
+	if base <= 0 {
+		base = time.Second
+	}
+	return min(max(base, MinRetryCap), MaxBackoff)
 }

@@ -22,12 +22,19 @@ func TestNextPollDelay(t *testing.T) {
 		{"empty", Group{State: StateEmpty}, time.Second, 0, time.Second},
 		{"waiting for group", Group{State: StateDead}, time.Second, 0, time.Second},
 		{"no base", stable, 0, 0, time.Second},
+		// After failures: 1s, 2s, 4s … capped at the interval (at least
+		// 1s, at most MaxBackoff), so an outage's end is seen within
+		// about one interval.
 		{"1 failure", stable, time.Second, 1, time.Second},
-		{"2 failures", stable, time.Second, 2, 2 * time.Second},
-		{"3 failures", stable, time.Second, 3, 4 * time.Second},
-		{"4 failures", Group{State: StatePreparingRebalance}, time.Second, 4, 8 * time.Second},
-		{"5 failures capped", stable, time.Second, 5, MaxBackoff},
-		{"many failures capped", stable, time.Second, 1000, MaxBackoff},
+		{"2 failures capped at the interval", stable, time.Second, 2, time.Second},
+		{"many failures capped at the interval", stable, time.Second, 1000, time.Second},
+		{"fast interval: retries capped at 1s", stable, 100 * time.Millisecond, 3, time.Second},
+		{"slow interval: 2 failures", stable, 5 * time.Second, 2, 2 * time.Second},
+		{"slow interval: 3 failures", Group{State: StatePreparingRebalance}, 5 * time.Second, 3, 4 * time.Second},
+		{"slow interval: 4 failures capped", stable, 5 * time.Second, 4, 5 * time.Second},
+		{"very slow interval: 4 failures", stable, time.Minute, 4, 8 * time.Second},
+		{"very slow interval: capped at MaxBackoff", stable, time.Minute, 1000, MaxBackoff},
+		{"no base: capped at 1s", stable, 0, 5, time.Second},
 		{"KIP-848 assigning", Group{State: StateAssigning}, time.Second, 0, FastInterval},
 		{"KIP-848 reconciling", Group{State: StateReconciling}, time.Second, 0, FastInterval},
 	}
@@ -53,7 +60,7 @@ func TestBackoffFromPollStart(t *testing.T) {
 		{3, 10 * time.Second, 0},
 		{5, 3 * time.Second, 7 * time.Second},
 	} {
-		if got := NextPollDelay(stable, time.Second, tt.failures, tt.took); got != tt.want {
+		if got := NextPollDelay(stable, time.Minute, tt.failures, tt.took); got != tt.want {
 			t.Errorf("%d failures, the last took %s: next poll in %s, want %s", tt.failures, tt.took, got, tt.want)
 		}
 	}

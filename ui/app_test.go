@@ -252,11 +252,11 @@ func TestFailedPollKeepsLastDataMarkedStale(t *testing.T) {
 		t.Errorf("banner appears %d times, want once", n)
 	}
 
-	pollNow(t, a) // second failure backs off further
-	if got := a.group.st.RetryAt.Sub(clk.Now()); got != 2*time.Second {
-		t.Errorf("second retry in %v, want 2s", got)
+	pollNow(t, a) // second failure: the backoff is capped at the interval (1s)
+	if got := a.group.st.RetryAt.Sub(clk.Now()); got != time.Second {
+		t.Errorf("second retry in %v, want 1s", got)
 	}
-	if out := plain(a); !strings.Contains(out, "⚠ poll failed, retry in 2.0s (attempt 3): describe group") {
+	if out := plain(a); !strings.Contains(out, "⚠ poll failed, retry in 1.0s (attempt 3): describe group") {
 		t.Errorf("banner lacks the attempt count:\n%s", out)
 	}
 
@@ -532,6 +532,8 @@ func TestOverviewPollDelay(t *testing.T) {
 		{time.Second, 1000, 0, 10 * time.Second},      // 1,000 groups: every 10s, not 1,000 requests a second
 		{30 * time.Second, 1000, 0, 30 * time.Second}, // a slower --interval wins
 		{time.Second, 1000, 2, 2 * time.Second},       // failures back off as everywhere
+		{time.Second, 1000, 9, 10 * time.Second},      // … to the interval 1,000 groups allow
+		{time.Second, 3, 9, time.Second},              // a small cluster is retried every second
 	}
 	for _, tt := range tests {
 		// Commits read in one request per coordinator: --interval.

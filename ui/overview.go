@@ -49,14 +49,15 @@ type OverviewPage struct {
 const overviewFetchesPerSecond = 100
 
 // OverviewPollDelay is the overview's next poll delay: as a group's
-// (model.NextPollDelay); when the commits were not read batched, never
-// faster than one OffsetFetch per group at overviewFetchesPerSecond.
+// (model.NextPollDelay); when the commits were not read batched, the
+// interval is never shorter than one OffsetFetch per group at
+// overviewFetchesPerSecond, and the retries after failures are capped at
+// that interval too, so they poll no harder than a healthy overview does.
 func OverviewPollDelay(base time.Duration, groups, failures int, took time.Duration, batched bool) time.Duration {
-	d := model.NextPollDelay(model.Group{}, base, failures, took)
-	if failures > 0 || batched {
-		return d
+	if !batched {
+		base = max(base, time.Duration(groups)*time.Second/overviewFetchesPerSecond)
 	}
-	return max(d, time.Duration(groups)*time.Second/overviewFetchesPerSecond)
+	return model.NextPollDelay(model.Group{}, base, failures, took)
 }
 
 func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st Styles, canOpen bool) *OverviewPage {

@@ -265,7 +265,7 @@ func TestRunEventsRetryLine(t *testing.T) {
 	lines := strings.Split(errOut.String(), "\n")
 	for i, want := range []string{
 		`kgwatch: poll g (attempt 1, retrying now): describe group "a␉b␊c": refused`,
-		`kgwatch: poll g (attempt 2, retrying in 2.0s): describe group "a␉b␊c": refused`,
+		`kgwatch: poll g (attempt 2, retrying in 1.0s): describe group "a␉b␊c": refused`, // capped at the interval
 	} {
 		if lines[i] != want {
 			t.Errorf("line %d: %q\nwant      %q", i+1, lines[i], want)
