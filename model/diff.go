@@ -107,6 +107,10 @@ type differ struct {
 	coop   bool
 	lost   bool
 	lostAt time.Time
+	// failedFrom is when the first failed poll of an outage began,
+	// failedTo when its last failure was seen: the polls failed for at
+	// least failedTo-failedFrom.
+	failedFrom, failedTo time.Time
 	// goodAt is when the last good poll completed: an outage runs from it
 	// to the first good poll after it.
 	goodAt time.Time
@@ -164,7 +168,8 @@ func (d *differ) observe(s Snapshot) []Event {
 			from = d.lostAt // no good poll before it: from the first failure
 		}
 		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(from)), true
-		e.Detail = "connection restored after " + Elapsed(e.Duration)
+		e.MinDuration, e.HasMinDuration = min(nonNegative(d.failedTo.Sub(d.failedFrom)), e.Duration), true
+		e.Detail = "connection restored after " + outageSpan(e.MinDuration, e.Duration)
 		out = append(out, e)
 		if d.rb != nil {
 			d.rb.timed, d.rb.outage = false, true
@@ -677,3 +682,13 @@ func settledState(state string) bool {
 }
 
 func nonNegative(d time.Duration) time.Duration { return max(d, 0) }
+
+// outageSpan writes an outage's length as the bounds it is known within,
+// "10.0s–10.6s", or one length when they read the same.
+func outageSpan(least, most time.Duration) string {
+	lo, hi := Elapsed(least), Elapsed(most)
+	if lo == hi {
+		return hi
+	}
+	return lo + "–" + hi
+}

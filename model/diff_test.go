@@ -472,10 +472,12 @@ func TestConnectionLostRestored(t *testing.T) {
 	if again := tr.ConnectionLost(at(3), err); again != nil {
 		t.Errorf("second failure of the same outage gave %v, want nothing", again)
 	}
-	// The outage runs from the last good poll (0s) to the first good one
-	// after it (14.4s), not from the first failure seen (2s).
+	// The outage lasted at most from the last good poll (0s) to the first
+	// good one after it (14.4s), at least from the first failure to the
+	// last (2s to 3s: failures known only by when they were seen).
 	got := tr.Observe(snap(14.4, stable, mem("consumer-a", 0, 1, 2)))
-	if len(got) != 1 || summary(got[0]) != "connection_restored dur=14.4s | connection restored after 14.4s" {
+	if len(got) != 1 || summary(got[0]) != "connection_restored dur=14.4s | connection restored after 1.00s–14.4s" ||
+		!got[0].HasMinDuration || got[0].MinDuration != time.Second {
 		t.Fatalf("restore gave %v", got)
 	}
 	if next := tr.Observe(snap(15, stable, mem("consumer-a", 0, 1, 2))); len(next) != 0 {
@@ -486,6 +488,50 @@ func TestConnectionLostRestored(t *testing.T) {
 	}
 	if n := tr.Timeline().Len(); n != 4 {
 		t.Errorf("timeline holds %d events, want 4", n)
+	}
+}
+
+// An outage's length is given as the bounds the polls know it within: at
+// least from the first failed poll's start to the last failure, at most
+// from the last good poll to the first good one. A frozen broker: the poll
+// at 1s hung until its 2s timeout, the retries failed the same way until
+// 11s, the poll begun at 11s was answered at 11.3s.
+func TestOutageBounds(t *testing.T) {
+	tr := NewTracker("order-workers", 0)
+	tr.Observe(snap(0, stable, mem("consumer-a", 0, 1, 2)))
+	timeout := errors.New("i/o timeout")
+	if lost := tr.PollFailed(at(1), at(3), timeout); len(lost) != 1 || !lost[0].Time.Equal(at(3)) {
+		t.Fatalf("first failure gave %v, want connection_lost when it was seen (3s)", lost)
+	}
+	for s := 3.0; s < 11; s += 2 {
+		if again := tr.PollFailed(at(s), at(s+2), timeout); again != nil {
+			t.Fatalf("a later failure gave %v", again)
+		}
+	}
+	back := snap(11, stable, mem("consumer-a", 0, 1, 2))
+	back.CompletedAt = at(11.3)
+	got := tr.Observe(back)
+	if len(got) != 1 || got[0].Type != EventConnectionRestored {
+		t.Fatalf("restore gave %v", got)
+	}
+	e := got[0]
+	if !e.HasMinDuration || e.MinDuration != 10*time.Second || !e.HasDuration || e.Duration != 11300*time.Millisecond {
+		t.Errorf("restore says %s–%s (known %v), want 10s (1s…11s) to 11.3s (0s…11.3s)", e.MinDuration, e.Duration, e.HasMinDuration)
+	}
+	if e.Detail != "connection restored after 10.0s–11.3s" {
+		t.Errorf("detail %q", e.Detail)
+	}
+	b, err := MarshalEventJSON(e)
+	if err != nil || !strings.Contains(string(b), `"duration_ms":11300,"min_duration_ms":10000,`) {
+		t.Errorf("JSON %s (%v), want duration_ms 11300 and min_duration_ms 10000", b, err)
+	}
+
+	// A second outage starts its bounds afresh; a start after the
+	// failure was seen (a clock step) counts from the failure.
+	tr.PollFailed(at(20), at(19), timeout)
+	got = tr.Observe(snap(21, stable, mem("consumer-a", 0, 1, 2)))
+	if len(got) != 1 || got[0].MinDuration != 0 || got[0].Duration != 9700*time.Millisecond {
+		t.Errorf("second outage: %v, want 0s–9.7s", got)
 	}
 }
 

@@ -81,8 +81,14 @@ type Event struct {
 	// known (an inferred rebalance's duration is not).
 	Duration    time.Duration
 	HasDuration bool
-	State       string
-	Inferred    bool
+	// MinDuration, when HasMinDuration, is the least the thing can have
+	// lasted, Duration the most: a connection_restored's polls failed
+	// from the first failed poll's start to the last failure (MinDuration),
+	// within the last good poll to the first good one after (Duration).
+	MinDuration    time.Duration
+	HasMinDuration bool
+	State          string
+	Inferred       bool
 	// Phase is PhaseRevoke or PhaseAssign on the rebalance_started and
 	// rebalance_completed of a cooperative rebalance's two phases; "" for
 	// others.

@@ -25,6 +25,7 @@ type jsonEvent struct {
 	To         *string           `json:"to,omitempty"`
 	Moves      *[]Move           `json:"moves,omitempty"`
 	DurationMS *int64            `json:"duration_ms,omitempty"`
+	MinDurMS   *int64            `json:"min_duration_ms,omitempty"`
 	State      string            `json:"state,omitempty"`
 	Inferred   bool              `json:"inferred"`
 	Phase      string            `json:"phase,omitempty"`
@@ -41,7 +42,8 @@ type jsonEvent struct {
 // the same owner; often none), partition_moved and partitions_changed; from
 // and to on partition_moved (an empty string is "unowned"), moves on
 // rebalance_completed, duration_ms (whole milliseconds) only when the
-// duration is known.
+// duration is known; min_duration_ms when it is known only within bounds
+// (connection_restored: duration_ms the most, min_duration_ms the least).
 func MarshalEventJSON(e Event) ([]byte, error) {
 	j := jsonEvent{
 		Time:       e.Time.UTC().Format(EventTimeLayout),
@@ -63,6 +65,10 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 	if e.HasDuration {
 		ms := e.Duration.Round(time.Millisecond).Milliseconds()
 		j.DurationMS = &ms
+	}
+	if e.HasMinDuration {
+		ms := e.MinDuration.Round(time.Millisecond).Milliseconds()
+		j.MinDurMS = &ms
 	}
 	// A list the type always carries is written even when empty;
 	// omitempty drops only the nil pointers.

@@ -58,7 +58,7 @@ var eventSpecs = []EventSpec{
 	{EventPartitionsChanged, "#", ClassChange, FieldPartitions, "a topic the group reads gained or lost partitions (partitions: those added or gone)"},
 	{EventStatusChanged, "△", ClassChange, FieldPartitions, "partitions got a new status (state: the status)"},
 	{EventConnectionLost, "⚠", ClassBad, 0, "polls began to fail (time: when the failure was seen)"},
-	{EventConnectionRestored, "↺", ClassGood, 0, "a poll succeeded again; duration: from the last good poll to this one"},
+	{EventConnectionRestored, "↺", ClassGood, 0, "a poll succeeded again; duration: from the last good poll to this one, the most the outage lasted; min duration: from the first failed poll's start to the last failure, the least"},
 	{EventMemberReconciling, "⇄", ClassChange, 0, "a consumer group member fell behind its target assignment (epoch or partitions); partitions: those it is to receive or give up"},
 	{EventMemberReconciled, "⇌", ClassGood, 0, "a consumer group member reached its target assignment; partitions: what it owns"},
 

@@ -80,10 +80,17 @@ func (p *Pipeline) Observe(s *Snapshot) []Event {
 // first failure of an outage gives a connection_lost event; the next good
 // poll gives connection_restored, with the outage's length.
 func (p *Pipeline) Failed(at time.Time, err error) []Event {
+	return p.PollFailed(at, at, err)
+}
+
+// PollFailed is Failed for a poll that began at started: the outage's
+// connection_restored then says the polls failed from the first failed
+// poll's start (Tracker.PollFailed). The tap is told Failed(at, err).
+func (p *Pipeline) PollFailed(started, at time.Time, err error) []Event {
 	if p.tap != nil {
 		p.tap.Failed(at, err)
 	}
-	events := p.tracker.ConnectionLost(at, err)
+	events := p.tracker.PollFailed(started, at, err)
 	if len(events) > 0 {
 		p.lanes.Lost(at)
 	}

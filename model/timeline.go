@@ -198,16 +198,31 @@ func timeByConsumers(e *Event, reports []Event) {
 	}
 }
 
-// ConnectionLost records that a poll at time at failed with err. Only the
+// ConnectionLost records that a poll failed with err, seen at at. Only the
 // first failure of an outage gives a connection_lost event; later ones
 // return nil until a snapshot is observed again.
 func (t *Tracker) ConnectionLost(at time.Time, err error) []Event {
+	return t.PollFailed(at, at, err)
+}
+
+// PollFailed is ConnectionLost for a poll that began at started: the
+// outage's polls failed from the first one's start to the last failure,
+// the least the connection_restored says it lasted. (A failure known only
+// by when it was seen, as a recording's, counts from then.)
+func (t *Tracker) PollFailed(started, at time.Time, err error) []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if started.IsZero() || started.After(at) {
+		started = at
+	}
 	if t.d.lost {
+		if at.After(t.d.failedTo) {
+			t.d.failedTo = at
+		}
 		return nil
 	}
 	t.d.lost, t.d.lostAt = true, at
+	t.d.failedFrom, t.d.failedTo = started, at
 	detail := "connection lost"
 	if err != nil {
 		detail += ": " + strings.Join(strings.Fields(err.Error()), " ")

@@ -242,7 +242,7 @@ func (g *GroupPage) handlePoll(msg pollResultMsg[model.Snapshot]) tea.Cmd {
 		return nil
 	}
 	if err != nil {
-		g.applyError(err)
+		g.applyError(now.Add(-took), err)
 	} else {
 		if snap.CompletedAt.IsZero() {
 			snap.CompletedAt = now
@@ -289,14 +289,15 @@ func (g *GroupPage) showSnapshot(snap model.Snapshot, newEvents bool) {
 	}
 }
 
-// applyError takes a failed poll: the last data stays, marked stale; the
-// first failure of an outage is a connection_lost event, returned.
-func (g *GroupPage) applyError(err error) []model.Event {
+// applyError takes a failed poll, begun at started (zero: not known): the
+// last data stays, marked stale; the first failure of an outage is a
+// connection_lost event, returned.
+func (g *GroupPage) applyError(started time.Time, err error) []model.Event {
 	s := &g.st
 	s.Err, s.Failures = err, g.poll.Failures
 	g.table.SetStale(true)
 	g.members.SetStale(true)
-	evs := g.pipe.Failed(s.Now, err)
+	evs := g.pipe.PollFailed(started, s.Now, err)
 	if len(evs) > 0 {
 		g.timeline.SetEvents(g.pipe.Timeline().Events())
 	}

@@ -357,7 +357,7 @@ func (d *replayDriver) apply(rec *record.Record) {
 		err := errors.New(rec.Err)
 		g.poll.Failures++
 		g.poll.Err = err
-		evs = g.applyError(err)
+		evs = g.applyError(time.Time{}, err) // recorded when seen only
 		g.st.RetryAt = rec.At.Add(model.NextPollDelay(g.st.Snap.Group, g.opts.Interval, g.poll.Failures, 0))
 	case record.KindEvent:
 		g.fileEvent(rec.Event)

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -462,4 +463,60 @@ func TestSelectedEventShownInFull(t *testing.T) {
 		t.Errorf("the selected event is still cut:\n%s", out)
 	}
 	checkFits(t, out, 80, 24)
+}
+
+// slowSource answers as src does, each poll taking took on clk (a poll
+// hanging until its timeout).
+type slowSource struct {
+	src  *fakeSource
+	clk  *clock
+	took time.Duration
+}
+
+func (s *slowSource) Poll(ctx context.Context) (model.Snapshot, error) {
+	s.clk.Set(s.clk.Now().Add(s.took))
+	return s.src.Poll(ctx)
+}
+
+// The TUI gives an outage's bounds as --events does: the polls failed from
+// the first failed poll's start, and the retries are capped at about the
+// poll interval (1s), however many polls failed.
+func TestOutageBoundsAndRetryCap(t *testing.T) {
+	timeout := errors.New("describe group \"order-workers\": i/o timeout")
+	clk := &clock{t: t0}
+	back := stableSnapshot()
+	back.TakenAt = t0.Add(20 * time.Second)
+	polls := []pollResult{{snap: stableSnapshot()}}
+	for range 6 {
+		polls = append(polls, pollResult{err: timeout})
+	}
+	src := &slowSource{src: &fakeSource{results: append(polls, pollResult{snap: back})}, clk: clk}
+	a := testApp(t, src, clk, 120, 40)
+	// Each poll hangs 2s; six fail, from 1s (seen at 3s) to 13s.
+	src.took = 2 * time.Second
+	clk.Set(t0.Add(time.Second))
+	for i := range 6 {
+		pollNow(t, a)
+		if wait := a.group.poll.RetryAt.Sub(clk.Now()); wait < 0 || wait > time.Second {
+			t.Fatalf("after %d failures the next poll is in %s, want at most 1s", i+1, wait)
+		}
+	}
+	src.took = 0
+	clk.Set(t0.Add(20 * time.Second))
+	pollNow(t, a)
+	var restored *model.Event
+	for _, e := range a.group.pipe.Timeline().Events() {
+		if e.Type == model.EventConnectionRestored {
+			restored = &e
+		}
+	}
+	if restored == nil {
+		t.Fatalf("no connection_restored in %v", a.group.pipe.Timeline().Events())
+	}
+	if !restored.HasMinDuration || restored.MinDuration != 12*time.Second || restored.Duration != 20*time.Second {
+		t.Errorf("restore says %s–%s, want 12s (the failed polls: 1s…13s) to 20s", restored.MinDuration, restored.Duration)
+	}
+	if out := plain(a); !strings.Contains(out, "connection restored after 12.0s–20.0s") {
+		t.Errorf("the timeline does not give the bounds:\n%s", out)
+	}
 }

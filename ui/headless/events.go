@@ -44,7 +44,9 @@ type Options struct {
 
 // RunEvents is `--events`: it polls src on the TUI's cadence
 // (model.NextPollDelay: opts.Interval, faster while the group rebalances,
-// backing off after failures), feeds each poll through a model.Pipeline and
+// backing off after failures to at most about the interval), feeds each
+// poll through a model.Pipeline (a failed one with its start, so an
+// outage's connection_restored gives its least and most length) and
 // writes every event as one JSON line to out, until ctx is done; then it
 // returns nil. Events from opts.Events are written too. A failed poll is
 // one line on errOut and a connection_lost event (once per outage);
@@ -135,7 +137,7 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 			failures++
 			fmt.Fprintf(errOut, "kgwatch: poll %s (attempt %d, %s): %s\n",
 				model.Printable(opts.Group), failures, retrying(model.NextPollDelay(group, opts.Interval, failures, opts.Now().Sub(started))), oneLine(err.Error()))
-			evs = pipe.Failed(opts.Now(), err)
+			evs = pipe.PollFailed(started, opts.Now(), err)
 		} else {
 			failures = 0
 			if snap.CompletedAt.IsZero() {
