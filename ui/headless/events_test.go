@@ -296,3 +296,64 @@ func TestRunEventsStdoutFails(t *testing.T) {
 type failWriter struct{ err error }
 
 func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// hangingSource answers as its script says, each poll taking its took on
+// clk: a frozen broker's polls hang until their timeout.
+type hangingSource struct {
+	clk     *clock
+	results []pollResult
+	took    []time.Duration
+}
+
+func (h *hangingSource) Poll(ctx context.Context) (model.Snapshot, error) {
+	h.clk.mu.Lock()
+	start := h.clk.t
+	h.clk.t = h.clk.t.Add(h.took[0])
+	h.clk.mu.Unlock()
+	r := h.results[0]
+	if len(h.results) > 1 {
+		h.results, h.took = h.results[1:], h.took[1:]
+	}
+	r.snap.TakenAt = start
+	return r.snap, r.err
+}
+
+// --events gives an outage's bounds: the polls failed from the first failed
+// poll's start (0s: it hung until its 2s timeout, as did the four after it,
+// to 10s), so at least 10s; the first good one after answered at 10.3s, so
+// at most 10.3s. Counted from when the first failure was seen (2s), the
+// least would have been 8s.
+func TestRunEventsOutageBounds(t *testing.T) {
+	clk := &clock{t: t0}
+	hung := errors.New("describe group \"order-workers\": i/o timeout")
+	src := &hangingSource{clk: clk,
+		results: []pollResult{{snap: stableSnapshot()}, {err: hung}, {err: hung}, {err: hung}, {err: hung}, {err: hung}, {snap: stableSnapshot()}},
+		took:    []time.Duration{0, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 2 * time.Second, 300 * time.Millisecond}}
+	var out, errOut lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RunEvents(ctx, src, Options{Group: "order-workers", Interval: model.MinInterval, Now: clk.Now}, &out, &errOut)
+	}()
+	var restored map[string]any
+	deadline := time.Now().Add(10 * time.Second)
+	for restored == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("no connection_restored after 10s; stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			var e map[string]any
+			if json.Unmarshal([]byte(line), &e) == nil && e["type"] == "connection_restored" {
+				restored = e
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if restored["min_duration_ms"] != 10000.0 || restored["duration_ms"] != 10300.0 || restored["detail"] != "connection restored after 10.0s–10.3s" {
+		t.Errorf("connection_restored %v, want min_duration_ms 10000, duration_ms 10300", restored)
+	}
+}
