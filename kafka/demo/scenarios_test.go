@@ -335,10 +335,13 @@ func TestCommitBeforeKillDuringProcessingLosesTheOrder(t *testing.T) {
 // and its offset, as demo_duplicate does.
 func checkLostEvent(t *testing.T, rec *recorder, id string) {
 	t.Helper()
-	evs := rec.find(model.EventDemoLost, id)
-	if len(evs) == 0 {
-		t.Fatalf("no demo_lost event from %s", id)
-	}
+	// The ledger counts the loss before the event goes out (the book is
+	// written under the demo's lock, the event after it): wait for it.
+	var evs []model.Event
+	waitFor(t, 5*time.Second, "a demo_lost event from "+id, func() bool {
+		evs = rec.find(model.EventDemoLost, id)
+		return len(evs) > 0
+	})
 	e := evs[0]
 	if !strings.Contains(e.Detail, "order-") || !strings.Contains(e.Detail, "offset ") || len(e.Partitions) != 1 {
 		t.Fatalf("demo_lost %q (partitions %v): want the order, its offset and partition", e.Detail, e.Partitions)
