@@ -219,12 +219,12 @@ func (t groupTap) Observed(s model.Snapshot) {
 	t.r.add(time.Time{}, func(w *record.Writer, at time.Time) error { return w.Snapshot(at, t.group, s) })
 }
 
-func (t groupTap) Failed(at time.Time, err error) {
+func (t groupTap) Failed(started, at time.Time, err error) {
 	text := ""
 	if err != nil {
 		text = err.Error()
 	}
-	t.r.add(at, func(w *record.Writer, at time.Time) error { return w.Failed(at, t.group, text) })
+	t.r.add(at, func(w *record.Writer, at time.Time) error { return w.PollFailed(started, at, t.group, text) })
 }
 
 func (t groupTap) Added(e model.Event) {

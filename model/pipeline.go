@@ -25,8 +25,8 @@ type Pipeline struct {
 type Tap interface {
 	// Observed is a good poll, before annotation.
 	Observed(s Snapshot)
-	// Failed is a failed poll, seen at at.
-	Failed(at time.Time, err error)
+	// Failed is a failed poll begun at started, seen at at.
+	Failed(started, at time.Time, err error)
 	// Added is an event from outside the polls, as given to Add.
 	Added(e Event)
 }
@@ -85,10 +85,10 @@ func (p *Pipeline) Failed(at time.Time, err error) []Event {
 
 // PollFailed is Failed for a poll that began at started: the outage's
 // connection_restored then says the polls failed from the first failed
-// poll's start (Tracker.PollFailed). The tap is told Failed(at, err).
+// poll's start (Tracker.PollFailed). The tap is told both times.
 func (p *Pipeline) PollFailed(started, at time.Time, err error) []Event {
 	if p.tap != nil {
-		p.tap.Failed(at, err)
+		p.tap.Failed(started, at, err)
 	}
 	events := p.tracker.PollFailed(started, at, err)
 	if len(events) > 0 {

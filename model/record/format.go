@@ -147,7 +147,10 @@ type Record struct {
 	Event    model.Event    // KindEvent
 	// Err is a failure's text (KindFailed, KindOverviewFailed, a failed
 	// KindDemoAction).
-	Err     string
+	Err string
+	// Started is when a failed poll began (KindFailed; At in format 1,
+	// which did not record it).
+	Started time.Time
 	Demo    model.DemoStatus  // KindDemoStatus
 	Action  model.DemoAction  // KindDemoAction
 	Outcome model.DemoOutcome // KindDemoAction

@@ -19,7 +19,7 @@ func Feed(pipe *model.Pipeline, rec *Record) []model.Event {
 		if rec.Err != "" {
 			err = errors.New(rec.Err)
 		}
-		return pipe.Failed(rec.At, err)
+		return pipe.PollFailed(rec.Started, rec.At, err)
 	case KindEvent:
 		return []model.Event{pipe.Add(rec.Event)}
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -327,6 +328,14 @@ func (r *Reader) body(rec *Record, copies bool) error {
 		var err error
 		if rec.Err, err = r.rawString(); err != nil {
 			return err
+		}
+		rec.Started = rec.At
+		if r.h.Format >= 2 {
+			took, err := r.dec.uvarint()
+			if err != nil || took > math.MaxInt64 {
+				return errCorrupt
+			}
+			rec.Started = rec.At.Add(-time.Duration(took))
 		}
 	case KindEvent:
 		if err := r.dec.value(r.event, unsafe.Pointer(&rec.Event)); err != nil {

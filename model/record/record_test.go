@@ -211,8 +211,11 @@ func TestEveryFieldCarried(t *testing.T) {
 	w.DemoAction(a, action, outcome, "it failed")
 	want = append(want, Record{Kind: KindDemoAction, At: a, Action: action, Outcome: outcome, Err: "it failed"})
 	a = tick()
-	w.Failed(a, "other", "poll failed: connection refused")
-	want = append(want, Record{Kind: KindFailed, At: a, Group: "other", Err: "poll failed: connection refused"})
+	w.PollFailed(a.Add(-2345678912*time.Nanosecond), a, "other", "poll failed: connection refused")
+	want = append(want, Record{Kind: KindFailed, At: a, Started: a.Add(-2345678912 * time.Nanosecond), Group: "other", Err: "poll failed: connection refused"})
+	a = tick()
+	w.Failed(a, "other", "poll failed: i/o timeout")
+	want = append(want, Record{Kind: KindFailed, At: a, Started: a, Group: "other", Err: "poll failed: i/o timeout"})
 	a = tick()
 	w.Snapshot(a, "other", snaps[0])
 	want = append(want, Record{Kind: KindSnapshot, At: a, Group: "other", Snapshot: snaps[0]})
@@ -1001,5 +1004,75 @@ func TestReadsFormat1(t *testing.T) {
 	wantLags := []int64{0, 1, 2, 5, 6, 7, 15, 16, 17}
 	if !slices.Equal(ages, wantAges) || !slices.Equal(lags, wantLags) {
 		t.Errorf("ages %v lags %v, want %v %v", ages, lags, wantAges, wantLags)
+	}
+}
+
+// pipeTap writes what a pipeline is fed to a recording, as --record's tap
+// does.
+type pipeTap struct {
+	w     *Writer
+	group string
+}
+
+func (p pipeTap) Observed(s model.Snapshot) { p.w.Snapshot(s.TakenAt, p.group, s) }
+func (p pipeTap) Failed(started, at time.Time, err error) {
+	p.w.PollFailed(started, at, p.group, err.Error())
+}
+func (p pipeTap) Added(e model.Event) { p.w.Event(e.Time, p.group, e) }
+
+// TestReplayedOutageBoundedAsLive: an outage of polls that each hung
+// before failing, recorded and fed again, gives connection_restored with
+// the live bounds (the least counts from the first failed poll's start,
+// which the recording keeps).
+func TestReplayedOutageBoundedAsLive(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testHeader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := model.NewPipeline(model.PipelineOptions{Group: "g", Tap: pipeTap{w, "g"}})
+	snap := func(at time.Time) *model.Snapshot {
+		s := model.NewSnapshot(model.Observation{TakenAt: at, Group: model.Group{ID: "g", State: model.StateStable}})
+		return &s
+	}
+	var liveEvents []model.Event
+	liveEvents = append(liveEvents, live.Observe(snap(t0))...)
+	for i := range 4 {
+		started := t0.Add(time.Duration(1+3*i) * time.Second)
+		liveEvents = append(liveEvents, live.PollFailed(started, started.Add(2*time.Second), errors.New("i/o timeout"))...)
+	}
+	liveEvents = append(liveEvents, live.Observe(snap(t0.Add(14*time.Second)))...)
+	w.Close()
+
+	r, err := NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := model.NewPipeline(model.PipelineOptions{Group: "g"})
+	var replayed []model.Event
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			break
+		}
+		replayed = append(replayed, Feed(replay, &rec)...)
+	}
+	restored := func(evs []model.Event) *model.Event {
+		for i := range evs {
+			if evs[i].Type == model.EventConnectionRestored {
+				return &evs[i]
+			}
+		}
+		return nil
+	}
+	l, p := restored(liveEvents), restored(replayed)
+	if l == nil || p == nil {
+		t.Fatalf("connection_restored live %v, replayed %v", l, p)
+	}
+	if !l.HasMinDuration || l.MinDuration != 11*time.Second {
+		t.Errorf("live: least %s (%v), want 11s: from the first failed poll's start (1s) to the last failure (12s)", l.MinDuration, l.HasMinDuration)
+	}
+	if p.MinDuration != l.MinDuration || p.Duration != l.Duration || p.Detail != l.Detail {
+		t.Errorf("replayed %s–%s %q, live %s–%s %q", p.MinDuration, p.Duration, p.Detail, l.MinDuration, l.Duration, l.Detail)
 	}
 }

@@ -150,6 +150,13 @@ func (w *Writer) Snapshot(at time.Time, group string, s model.Snapshot) error {
 
 // Failed records a failed poll of group at at, and flushes.
 func (w *Writer) Failed(at time.Time, group, errText string) error {
+	return w.PollFailed(at, at, group, errText)
+}
+
+// PollFailed is Failed for a poll that began at started (format 2: how
+// long before at it began; a replay then bounds an outage as the live
+// watch did).
+func (w *Writer) PollFailed(started, at time.Time, group, errText string) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -157,6 +164,7 @@ func (w *Writer) Failed(at time.Time, group, errText string) error {
 	w.begin(at)
 	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
 	w.enc.buf = appendString(w.enc.buf, errText)
+	w.enc.buf = binary.AppendUvarint(w.enc.buf, uint64(max(at.Sub(started), 0)))
 	if err := w.end(KindFailed); err != nil {
 		return err
 	}
