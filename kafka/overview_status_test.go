@@ -173,8 +173,8 @@ func TestOverviewNeverCommittedConsumerProtocol(t *testing.T) {
 		g = gs[0]
 		return g.State == model.StateStable && g.Partitions == 3
 	}, func() string { return fmt.Sprintf("%+v", g) })
-	if g.TotalLag != 60 || !g.LagFromStart || g.FromStartPartitions != 3 || g.Type != model.TypeConsumer {
-		t.Errorf("%+v: want a consumer group, 60 from the log start over 3 partitions", g)
+	if g.TotalLag != 60 || !g.LagFromStart || g.FromStartPartitions != 3 || g.Type != model.TypeConsumer || g.ProtocolType != "consumer" {
+		t.Errorf("%+v: want a consumer group (protocol type consumer), 60 from the log start over 3 partitions", g)
 	}
 	sameAsGroupView(t, tc, g)
 	if r := tc.refusals(); len(r) > 0 {
