@@ -333,8 +333,24 @@ func (w *Watcher) listedAs(ctx context.Context, coord broker, g *model.Group) {
 	}
 	for _, lg := range res.(*kmsg.ListGroupsResponse).Groups {
 		if lg.Group == g.ID {
-			g.Type, g.ProtocolType = lg.GroupType, lg.ProtocolType
+			g.Type, g.ProtocolType = lg.GroupType, listedProtocolType(lg)
 			return
 		}
 	}
+}
+
+// listedProtocolType is the protocol type of a listed group as Apache
+// Kafka lists it: its ConsumerGroup and ShareGroup list "consumer" and
+// "share" (asListedGroup); a broker that lists "" for a group it types
+// consumer or share (kfake does for consumer) is read the same way.
+func listedProtocolType(lg kmsg.ListGroupsResponseGroup) string {
+	if lg.ProtocolType == "" {
+		switch lg.GroupType {
+		case model.TypeConsumer:
+			return "consumer"
+		case model.TypeShare:
+			return "share"
+		}
+	}
+	return lg.ProtocolType
 }

@@ -274,7 +274,7 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 	for i, g := range lg {
 		// v4+ gives the state, v5+ the type: a streams group keeps the
 		// listed state, as no describe kgwatch speaks knows it.
-		reads[i].sum = model.GroupSummary{ID: g.Group, Type: g.GroupType, ProtocolType: g.ProtocolType, State: g.GroupState}
+		reads[i].sum = model.GroupSummary{ID: g.Group, Type: g.GroupType, ProtocolType: listedProtocolType(g), State: g.GroupState}
 		switch g.GroupType {
 		case model.TypeConsumer, model.TypeShare, model.TypeStreams:
 			byType[g.GroupType] = append(byType[g.GroupType], i)

@@ -136,8 +136,10 @@ func TestOverviewNeverCommitted(t *testing.T) {
 			t.Errorf("half: %+v, want 10 + 20 + 15 (p1 and p2 from the log start)", h)
 		}
 		for _, g := range []model.GroupSummary{f, h} {
-			if !g.MaxLagAgeKnown || g.MaxLagAge < 2*time.Minute-5*time.Second || g.Status != model.StatusOK {
-				t.Errorf("%s: age %v (known %v), status %s: want about 2m, OK", g.ID, g.MaxLagAge, g.MaxLagAgeKnown, g.Status)
+			// Records 2 minutes old, never committed: LAGGING from the
+			// first poll (model.History.lagging).
+			if !g.MaxLagAgeKnown || g.MaxLagAge < 2*time.Minute-5*time.Second || g.Status != model.StatusLagging {
+				t.Errorf("%s: age %v (known %v), status %s: want about 2m, LAGGING", g.ID, g.MaxLagAge, g.MaxLagAgeKnown, g.Status)
 			}
 			s := sameAsGroupView(t, tc, g)
 			if out := model.FormatTable(s); !strings.Contains(out, model.LagFromStartNote) {
@@ -173,8 +175,8 @@ func TestOverviewNeverCommittedConsumerProtocol(t *testing.T) {
 		g = gs[0]
 		return g.State == model.StateStable && g.Partitions == 3
 	}, func() string { return fmt.Sprintf("%+v", g) })
-	if g.TotalLag != 60 || !g.LagFromStart || g.FromStartPartitions != 3 || g.Type != model.TypeConsumer {
-		t.Errorf("%+v: want a consumer group, 60 from the log start over 3 partitions", g)
+	if g.TotalLag != 60 || !g.LagFromStart || g.FromStartPartitions != 3 || g.Type != model.TypeConsumer || g.ProtocolType != "consumer" {
+		t.Errorf("%+v: want a consumer group (protocol type consumer), 60 from the log start over 3 partitions", g)
 	}
 	sameAsGroupView(t, tc, g)
 	if r := tc.refusals(); len(r) > 0 {

@@ -152,6 +152,22 @@ func TestOverviewGroupTypes(t *testing.T) {
 		if g.ID == "classic-idle" && g.TotalLag != 3 {
 			t.Errorf("classic group lag %d, want 3", g.TotalLag)
 		}
+		// The protocol type Apache Kafka lists: "consumer" for a
+		// consumer-protocol group, "share" for a share group, none for a
+		// classic group only commits made (kfake lists "" for the
+		// first); the group view says the same.
+		wantPT := map[string]string{"jobs-q": "share", "g848": "consumer", "classic-idle": ""}[g.ID]
+		s, err := newTestWatcher(t, tc, g.ID).Poll(context.Background())
+		if err != nil {
+			t.Fatalf("poll %s: %v", g.ID, err)
+		}
+		if g.ProtocolType != wantPT || s.Group.ProtocolType != wantPT {
+			t.Errorf("%s: protocol type %q in the overview, %q in the group view; want %q", g.ID, g.ProtocolType, s.Group.ProtocolType, wantPT)
+		}
+	}
+	b, err := model.MarshalJSONOverview(gs)
+	if err != nil || !strings.Contains(string(b), `"protocol_type": "consumer"`) || !strings.Contains(string(b), `"protocol_type": "share"`) {
+		t.Errorf("overview JSON (%v) lacks protocol_type consumer or share:\n%s", err, b)
 	}
 	if n := tc.mixedDescribes(); n > 0 {
 		t.Errorf("%d DescribeGroups mixed classic and consumer groups", n)

@@ -661,18 +661,25 @@ func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) b
 	if p.LagAgeKnown && p.LagAge < inFlight && !p.LagAgeGone {
 		return false
 	}
-	start, window := h.lagWindow(st, now)
-	if start < 0 {
-		return false
-	}
-	n := int(st.rn)
-	first, last := st.recentAt(start), st.recentAt(n-1)
 	// Commits stopped: none across the window, and for longer than the
 	// partition's commits come.
 	stopFor := max(int64(h.opts.LaggingWindow), st.commitEvery*3/2)
 	if st.commitEvery == 0 {
 		stopFor = 3 * int64(h.opts.LaggingWindow) // no commit seen yet: its cadence is unknown
 	}
+	if p.LagFromStart && p.LagAgeKnown && !p.LagAgeGone && int64(p.LagAge) >= stopFor {
+		// Never committed, its first record waiting longer than a
+		// commit's unknown cadence is given: the group has committed
+		// nothing of records that old, seen from the first poll; it
+		// need not watch commits not come for stopFor to know.
+		return true
+	}
+	start, window := h.lagWindow(st, now)
+	if start < 0 {
+		return false
+	}
+	n := int(st.rn)
+	first, last := st.recentAt(start), st.recentAt(n-1)
 	stopped := last.committed == first.committed && now-st.movedAt >= stopFor
 	if was {
 		// Commits in batches make lag a sawtooth, so a poll just after a

@@ -75,8 +75,8 @@ func TestObserveNeverCommitted(t *testing.T) {
 	if !s.MaxLagAgeKnown || s.MaxLagAge != time.Minute {
 		t.Errorf("max lag age %v (known %v), want 1m: the record at the log start", s.MaxLagAge, s.MaxLagAgeKnown)
 	}
-	if s.Status != StatusOK {
-		t.Errorf("status %s, want OK (owned, one poll)", s.Status)
+	if s.Status != StatusLagging {
+		t.Errorf("status %s, want LAGGING (owned, the record at a log start a minute old, nothing committed)", s.Status)
 	}
 	// The group view's rule, from the same offsets: the same total.
 	snap := NewSnapshot(Observation{

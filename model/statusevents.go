@@ -28,6 +28,9 @@ func (h *History) note(p *PartitionLag, st *partState, now int64) string {
 	case StatusUnowned:
 		return "no member owns it, lag " + Thousands(p.Lag)
 	case StatusLagging:
+		if p.LagFromStart && p.LagAgeKnown && !p.LagAgeGone {
+			return "no commit, oldest record " + Age(p.LagAge) + " old, lag " + Thousands(p.Lag)
+		}
 		start, _ := h.lagWindow(st, now)
 		if start < 0 {
 			return fmt.Sprintf("lag %s", Thousands(p.Lag))
@@ -92,12 +95,36 @@ func (h *History) events(s *Snapshot, changes []statusChange) []Event {
 				}
 				b.WriteString(name(tp))
 			}
-			fmt.Fprintf(&b, " %s: %s", status, h.reason(status))
+			reason := h.reason(status)
+			if status == StatusLagging {
+				reason = laggingReason(s, group, reason)
+			}
+			fmt.Fprintf(&b, " %s: %s", status, reason)
 			ev.Detail = b.String()
 		}
 		out = append(out, ev)
 	}
 	return out
+}
+
+// laggingReason says why several partitions turned LAGGING at once:
+// grown (the reason given), or, never committed, their records old
+// (History.lagging), or both.
+func laggingReason(s *Snapshot, group []statusChange, grew string) string {
+	never, oldest := 0, time.Duration(0)
+	for _, c := range group {
+		if p := &s.Partitions[c.i]; p.LagFromStart && p.LagAgeKnown && !p.LagAgeGone {
+			never++
+			oldest = max(oldest, p.LagAge)
+		}
+	}
+	switch never {
+	case 0:
+		return grew
+	case len(group):
+		return "no commit, oldest record " + Age(oldest) + " old"
+	}
+	return grew + ", or no commit of records up to " + Age(oldest) + " old"
 }
 
 // reason says why several partitions got a status at once.

@@ -272,3 +272,104 @@ func TestFallingBehindInTurnsHolds(t *testing.T) {
 		t.Errorf("flagged at %s; want within 20s of falling behind at %s", flaggedAt, slows)
 	}
 }
+
+// backlogSnap is one partition at poll time at holding records 0..end,
+// each written at written(offset), committed at c (NoOffset: never), the
+// age of the oldest unprocessed record known, as the watcher reads it
+// (with no commit: the record at the log start).
+func backlogSnap(at time.Duration, end, c int64, written func(int64) time.Time) Snapshot {
+	tp := TopicPartition{Topic: "orders", Partition: 0}
+	o := Observation{
+		TakenAt:         ht0.Add(at),
+		Group:           Group{ID: "g", State: StateStable},
+		Members:         []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+		Committed:       map[TopicPartition]int64{},
+		Offsets:         map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: end}},
+		OldestTimestamp: map[TopicPartition]time.Time{},
+	}
+	if c != NoOffset {
+		o.Committed[tp] = c
+	}
+	if from := max(c, 0); from < end {
+		o.OldestTimestamp[tp] = written(from)
+	}
+	return NewSnapshot(o)
+}
+
+// A group that owns a partition and never committed it, 50,000 records
+// waiting, the one at the log start an hour old: it is LAGGING from the
+// first poll, the worst partition, not in flight; it is not called OK
+// while the watch waits 15s for commits whose cadence it cannot know
+// (they never come). Records that are young are in flight, OK, until
+// they have waited as long.
+func TestNeverCommittedOldBacklogFlagged(t *testing.T) {
+	anHourAgo := func(int64) time.Time { return ht0.Add(-time.Hour) }
+	h := NewHistory(HistoryOptions{})
+	for at := time.Duration(0); at <= 20*time.Second; at += time.Second {
+		s := backlogSnap(at, 50000, NoOffset, anHourAgo)
+		evs := h.Annotate(&s)
+		if at == 0 && (len(evs) != 1 || evs[0].Detail != "p0 LAGGING: no commit, oldest record 1h00m old, lag 50,000") {
+			t.Errorf("first poll's events %+v: want one, saying why it is LAGGING", evs)
+		}
+		p := s.Partitions[0]
+		if !p.LagFromStart || p.Lag != 50000 || !p.LagAgeKnown {
+			t.Fatalf("at %s: lag %d (from start %v, age known %v): the fixture is not a never-committed backlog", at, p.Lag, p.LagFromStart, p.LagAgeKnown)
+		}
+		if p.Status == StatusOK || p.InFlight || s.Status == StatusOK || !s.HasWorst {
+			t.Fatalf("at %s: %s (in flight %v), group %s, worst %v: 50,000 records an hour old, none committed", at, p.Status, p.InFlight, s.Status, s.HasWorst)
+		}
+	}
+
+	// A new topic's first records, 1s old when first seen, the consumer
+	// on them: OK (in flight while younger than 5s) until they have
+	// waited the 15s, then LAGGING.
+	h = NewHistory(HistoryOptions{})
+	justNow := func(int64) time.Time { return ht0.Add(-time.Second) }
+	for at := time.Duration(0); at <= 16*time.Second; at += time.Second {
+		s := backlogSnap(at, 20, NoOffset, justNow)
+		h.Annotate(&s)
+		p := s.Partitions[0]
+		young := at+time.Second < 15*time.Second
+		if young && p.Status != StatusOK || !young && p.Status != StatusLagging {
+			t.Errorf("at %s (records %s old): %s", at, p.LagAge, p.Status)
+		}
+		if inFlight := at+time.Second < 5*time.Second; p.InFlight != inFlight {
+			t.Errorf("at %s (records %s old): in flight %v", at, p.LagAge, p.InFlight)
+		}
+	}
+
+	// A group started on that hour-old backlog (auto.offset.reset
+	// earliest) consuming 5,000/s, committing every 5s: LAGGING until its
+	// first commit; once its commits eat into the backlog, OK again.
+	h = NewHistory(HistoryOptions{})
+	var last Status
+	for at := time.Duration(0); at <= 20*time.Second; at += time.Second {
+		c := NoOffset
+		if done := at.Truncate(5 * time.Second); done > 0 {
+			c = min(int64(5000*done.Seconds()), 50000)
+		}
+		s := backlogSnap(at, 50000, c, anHourAgo)
+		h.Annotate(&s)
+		last = s.Partitions[0].Status
+		if at < 5*time.Second && last != StatusLagging {
+			t.Errorf("at %s, nothing committed: %s", at, last)
+		}
+	}
+	if last != StatusOK {
+		t.Errorf("catching up at 5,000/s for 15s: %s, want OK", last)
+	}
+
+	// Two such partitions turn LAGGING in one event that says why.
+	p0, p1 := TopicPartition{Topic: "orders", Partition: 0}, TopicPartition{Topic: "orders", Partition: 1}
+	s := NewSnapshot(Observation{
+		TakenAt:         ht0,
+		Group:           Group{ID: "g", State: StateStable},
+		Members:         []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{p0, p1}}},
+		Offsets:         map[TopicPartition]PartitionOffsets{p0: {LogStart: 0, LogEnd: 50000}, p1: {LogStart: 0, LogEnd: 20}},
+		OldestTimestamp: map[TopicPartition]time.Time{p0: ht0.Add(-time.Hour), p1: ht0.Add(-time.Minute)},
+	})
+	evs := NewHistory(HistoryOptions{}).Annotate(&s)
+	if len(evs) != 1 || evs[0].Detail != "p0, p1 LAGGING: no commit, oldest record 1h00m old" {
+		t.Errorf("events %+v: want one, saying why p0 and p1 are LAGGING", evs)
+	}
+}

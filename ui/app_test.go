@@ -26,6 +26,7 @@ var states = []struct {
 	{"stable", []pollResult{{snap: stableSnapshot()}}},
 	{"empty", []pollResult{{snap: emptySnapshot()}}},
 	{"rebalancing", []pollResult{{snap: rebalancingSnapshot()}}},
+	{"reconciling", []pollResult{{snap: reconcilingSnapshot()}}},
 	{"waiting", []pollResult{{snap: deadSnapshot()}}},
 	{"stale", []pollResult{{snap: stableSnapshot()}, {err: errors.New("describe group \"order-workers\": dial tcp 127.0.0.1:29092: connect: connection refused")}}},
 }
@@ -100,7 +101,7 @@ func TestNoColorKeepsMeaning(t *testing.T) {
 	words := map[string][]string{
 		"stable":      {"● Stable", "█", "░", "◀", "◀ worst", "✓ OK", "? UNOWNED", "worst: payments/3"},
 		"empty":       {"○ has no active members", "█", "◀", "no active members"},
-		"rebalancing": {"◐ is rebalancing (PreparingRebalance)", "█", "◀"},
+		"rebalancing": {"◐ preparing rebalance: waiting for members to rejoin", "█", "◀"},
 		"waiting":     {"waiting: group does not exist", "waiting for group order-workers"},
 		"stale":       {"⚠ poll failed", "⚠ stale", "█", "◀"},
 	}

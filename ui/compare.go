@@ -207,7 +207,7 @@ func (c *ComparePage) summary(i int) string {
 	}
 	segs := []string{st.PaneTitle.Render(glyph + " " + model.Printable(p.watch.Group)), st.Value.Render(c.labels[i])}
 	h := Header{styles: st, width: c.width, st: p.st}
-	segs = append(segs, h.stateSegment())
+	segs = append(segs, h.stateSegment(1)) // the short words: the line holds more
 	// The last rebalance seen whole (one that began before the watch, or
 	// during an outage, says nothing of the assignor): what it took and
 	// how many partitions it stopped, the comparison's point.

@@ -135,6 +135,43 @@ func emptySnapshot() model.Snapshot {
 	return model.NewSnapshot(obs)
 }
 
+// reconcilingSnapshot is the group run with the consumer protocol
+// (KIP-848) as a third consumer joined: the coordinator has computed epoch
+// 8's target assignment; consumer-a has it, consumer-b is revoking
+// order-rebalancing/2, which consumer-c is to take up.
+func reconcilingSnapshot() model.Snapshot { return model.NewSnapshot(reconcilingObservation()) }
+
+// reconcilingObservation is what reconcilingSnapshot is made of.
+func reconcilingObservation() model.Observation {
+	const topic = "order-rebalancing"
+	s := stableSnapshot()
+	obs := model.Observation{
+		TakenAt: t0, Brokers: testBrokers,
+		Group: model.Group{ID: "order-workers", State: model.StateReconciling, Type: model.TypeConsumer, ProtocolType: "consumer",
+			Epoch: 8, AssignmentEpoch: 8, Assignor: "uniform", Coordinator: "127.0.0.1:29092"},
+		Members: []model.Member{
+			{MemberID: "4f1c2d9e77aa4b1e9c2d0a1b", ClientID: "consumer-a", Host: "/127.0.0.1", MemberEpoch: 8,
+				Partitions:       []model.TopicPartition{tp(topic, 0), tp(topic, 1), tp("payments", 0)},
+				TargetPartitions: []model.TopicPartition{tp(topic, 0), tp(topic, 1), tp("payments", 0)}},
+			{MemberID: "9e8d7c6b12344321abcdffee", ClientID: "consumer-b", Host: "/127.0.0.1", MemberEpoch: 7,
+				Partitions:       []model.TopicPartition{tp(topic, 2), tp("payments", 1), tp("payments", 2)},
+				TargetPartitions: []model.TopicPartition{tp("payments", 1), tp("payments", 2)}},
+			{MemberID: "0badf00d5555444433332222", ClientID: "consumer-c", Host: "/10.0.0.7", MemberEpoch: 7,
+				TargetPartitions: []model.TopicPartition{tp(topic, 2)}},
+		},
+		Committed: map[model.TopicPartition]int64{},
+		Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
+	}
+	for _, p := range s.Partitions {
+		if p.Committed >= 0 {
+			obs.Committed[p.TopicPartition] = p.Committed
+		}
+		obs.Offsets[p.TopicPartition] = model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd, Err: p.Err}
+	}
+	obs.OldestTimestamp = oldestOf(s)
+	return obs
+}
+
 // rebalancingSnapshot is the group mid-rebalance: a third consumer joined,
 // members known, assignments not yet handed out.
 func rebalancingSnapshot() model.Snapshot {

@@ -134,7 +134,7 @@ func groupState(s *model.GroupSummary, words bool) (string, int) {
 		return glyphStable + " " + text, 0
 	case s.State == model.StateEmpty:
 		return glyphEmpty + " " + text, 1
-	case s.State == model.StatePreparingRebalance || s.State == model.StateCompletingRebalance:
+	case model.Group{State: s.State}.Rebalancing(): // classic, or consumer protocol's Assigning and Reconciling
 		return glyphRebalance + " " + text, 1
 	case s.State == model.StateDead:
 		return glyphWaiting + " " + text, 2

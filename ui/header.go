@@ -55,8 +55,9 @@ func (h *Header) SetSize(w, maxLines int) {
 func (h *Header) SetState(s WatchState) { h.st = s }
 
 // stateSegment is the group state with a glyph and words, so colour is
-// never the only signal.
-func (h Header) stateSegment() string {
+// never the only signal. tier picks, for a rebalancing group, among
+// rebalanceWords: 0 the longest.
+func (h Header) stateSegment(tier int) string {
 	st, s := h.styles, h.st
 	if !s.HasSnap {
 		if s.Err != nil {
@@ -73,13 +74,51 @@ func (h Header) stateSegment() string {
 		return st.StateOK.Render(glyphStable + " " + text)
 	case g.State == model.StateEmpty:
 		return st.StateWarn.Render(glyphEmpty + " " + text)
-	case g.Rebalancing() && h.width >= 80:
-		return st.StateWarn.Render(glyphRebalance + " " + text + " (" + g.State + ")")
 	case g.Rebalancing():
-		return st.StateWarn.Render(glyphRebalance + " " + text)
+		words := rebalanceWords(&s.Snap)
+		return st.StateWarn.Render(glyphRebalance + " " + words[min(tier, len(words)-1)])
 	default:
 		return st.StateWarn.Render("? " + text)
 	}
+}
+
+// rebalanceTiers is how many wordings rebalanceWords gives.
+const rebalanceTiers = 3
+
+// rebalanceWords says what a rebalancing group is doing, in its
+// protocol's terms, longest first: the header takes the longest its first
+// line holds whole. A consumer-protocol group (KIP-848) is Assigning while
+// the coordinator computes the target assignment of a new group epoch,
+// then Reconciling while members behind it (Member.Reconciling) revoke
+// and take up partitions; a classic group is PreparingRebalance while the
+// coordinator waits for every member's JoinGroup, then
+// CompletingRebalance until the leader's SyncGroup brings the assignment.
+func rebalanceWords(s *model.Snapshot) [rebalanceTiers]string {
+	switch s.Group.State {
+	case model.StateReconciling:
+		n := 0
+		for i := range s.Members {
+			if s.Members[i].Reconciling {
+				n++
+			}
+		}
+		if n == 0 { // no member's epoch is behind (yet): the coordinator's word
+			return [...]string{"reconciling: members taking up their new assignment", "reconciling", "reconciling"}
+		}
+		their := "their"
+		if n == 1 {
+			their = "its"
+		}
+		who := model.Count(n, "member")
+		return [...]string{"reconciling: " + who + " taking up " + their + " new assignment", who + " reconciling", "reconciling"}
+	case model.StateAssigning:
+		return [...]string{"assigning: the coordinator is computing the new assignment", "assigning", "assigning"}
+	case model.StatePreparingRebalance:
+		return [...]string{"preparing rebalance: waiting for members to rejoin", "preparing rebalance", "rebalancing"}
+	case model.StateCompletingRebalance:
+		return [...]string{"completing rebalance: waiting for the leader's assignment", "completing rebalance", "rebalancing"}
+	}
+	return [...]string{"rebalancing", "rebalancing", "rebalancing"}
 }
 
 // segments lists the summary items of each line, in priority order: the
@@ -90,7 +129,7 @@ func (h Header) stateSegment() string {
 //
 // verdict is where on the second line the verdict ("falling behind", "zero
 // lag in …") would go when there is none now, -1 otherwise.
-func (h Header) segments() (first, second []string, verdict int) {
+func (h Header) segments(tier int) (first, second []string, verdict int) {
 	st, s := h.styles, h.st
 	if h.width >= 60 {
 		first = append(first, st.Title.Render("kgwatch"))
@@ -101,7 +140,7 @@ func (h Header) segments() (first, second []string, verdict int) {
 	if limit := max(12, h.width/3); textWidth(group) > limit {
 		group = ansi.Truncate(group, limit, ellipsis)
 	}
-	first = append(first, st.Group.Render(group), h.stateSegment())
+	first = append(first, st.Group.Render(group), h.stateSegment(tier))
 	exists := s.HasSnap && s.Snap.Group.Exists()
 	verdict = -1
 	if exists {
@@ -194,7 +233,16 @@ func (h Header) View() string {
 		summary--
 	}
 	sep := h.styles.Separator.Render(" · ")
-	first, second, at := h.segments()
+	first, second, at := h.segments(0)
+	if h.st.HasSnap && h.st.Snap.Group.Rebalancing() {
+		// The longest words for the rebalance the first line holds whole.
+		for tier := 1; tier < rebalanceTiers; tier++ {
+			if _, n := fitting(first, sep, h.width); n == len(first) {
+				break
+			}
+			first, second, at = h.segments(tier)
+		}
+	}
 	switch {
 	case summary >= 2:
 		// What the first line cannot hold comes first on the second (a

@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// The header says what a rebalance is doing in its protocol's terms: a
+// consumer-protocol group's Assigning and Reconciling (with how many
+// members are behind the target assignment), a classic group's two
+// phases; the whole sentence where the first line holds it and the lag,
+// shorter words where it does not; never the bare "is rebalancing
+// (Reconciling)".
+func TestHeaderRebalanceWords(t *testing.T) {
+	obs := func(edit func(*model.Observation)) model.Snapshot {
+		o := reconcilingObservation()
+		edit(&o)
+		return model.NewSnapshot(o)
+	}
+	oneBehind := obs(func(o *model.Observation) { // consumer-b has let p2 go
+		o.Members[1].MemberEpoch, o.Members[1].Partitions = 8, o.Members[1].TargetPartitions
+	})
+	noneBehind := obs(func(o *model.Observation) { o.Members = nil })
+	assigning := obs(func(o *model.Observation) { o.Group.State, o.Group.Epoch = model.StateAssigning, 9 })
+	classic := func(state string) model.Snapshot {
+		return obs(func(o *model.Observation) {
+			o.Group.State, o.Group.Type, o.Group.Epoch, o.Group.AssignmentEpoch, o.Group.Assignor = state, model.TypeClassic, 0, 0, "range"
+			for i := range o.Members {
+				o.Members[i].MemberEpoch, o.Members[i].Partitions, o.Members[i].TargetPartitions = 0, nil, nil
+			}
+		})
+	}
+	tests := []struct {
+		name  string
+		snap  model.Snapshot
+		width int
+		want  string
+	}{
+		{"reconciling", reconcilingSnapshot(), 120, "◐ reconciling: 2 members taking up their new assignment"},
+		{"reconciling", reconcilingSnapshot(), 80, "◐ 2 members reconciling"},
+		{"reconciling", reconcilingSnapshot(), 40, "◐ reconciling"},
+		{"one behind", oneBehind, 120, "◐ reconciling: 1 member taking up its new assignment"},
+		{"one behind", oneBehind, 80, "◐ 1 member reconciling"},
+		{"none behind yet", noneBehind, 120, "◐ reconciling: members taking up their new assignment"},
+		{"assigning", assigning, 120, "◐ assigning: the coordinator is computing the new assignment"},
+		{"assigning", assigning, 80, "◐ assigning"},
+		{"preparing", classic(model.StatePreparingRebalance), 120, "◐ preparing rebalance: waiting for members to rejoin"},
+		{"preparing", classic(model.StatePreparingRebalance), 80, "◐ preparing rebalance"},
+		{"completing", classic(model.StateCompletingRebalance), 120, "◐ completing rebalance: waiting for the leader's assignment"},
+		{"completing", classic(model.StateCompletingRebalance), 80, "◐ completing rebalance"},
+		{"completing", classic(model.StateCompletingRebalance), 40, "◐ rebalancing"},
+	}
+	for _, tt := range tests {
+		h := NewHeader(NewStyles(true))
+		h.SetSize(tt.width, 2)
+		h.SetState(WatchState{Group: "order-workers", Snap: tt.snap, HasSnap: true, LastGood: t0, Now: t0})
+		first, _, _ := strings.Cut(ansi.Strip(h.View()), "\n")
+		if !strings.Contains(first, tt.want+" · lag ") || strings.Contains(first, "is rebalancing") {
+			t.Errorf("%s at %d columns: first line %q, want %q then the lag", tt.name, tt.width, first, tt.want)
+		}
+	}
+}
+
+// The overview's STATE cell marks a consumer-protocol group's Assigning
+// and Reconciling as rebalancing, as a classic group's two phases, not
+// with the "?" of a state kgwatch does not know.
+func TestOverviewStateRebalancing(t *testing.T) {
+	for _, state := range []string{model.StatePreparingRebalance, model.StateCompletingRebalance, model.StateAssigning, model.StateReconciling} {
+		g := model.GroupSummary{ID: "g", State: state, Type: model.TypeConsumer}
+		if text, sev := groupState(&g, true); text != glyphRebalance+" is rebalancing" || sev != 1 {
+			t.Errorf("%s: %q (severity %d), want %q (1)", state, text, sev, glyphRebalance+" is rebalancing")
+		}
+		if text, _ := groupState(&g, false); text != glyphRebalance+" "+state {
+			t.Errorf("%s, short: %q", state, text)
+		}
+	}
+}
