@@ -151,6 +151,11 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 			verdict = len(second)
 		}
 	}
+	// A recording ends the first line: what it leaves over comes first on
+	// the second, so it is never the item that gives way.
+	if rec := recordingSegment(st, s.Recording); rec != "" {
+		first = append(first, rec)
+	}
 	if s.HasSnap {
 		age := model.Age(s.Now.Sub(s.LastGood))
 		if s.Err != nil {
@@ -158,9 +163,6 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 		} else {
 			second = append(second, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
 		}
-	}
-	if rec := recordingSegment(st, s.Recording); rec != "" {
-		second = append(second, rec)
 	}
 	if exists {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
