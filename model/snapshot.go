@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -412,7 +413,9 @@ func NewSnapshot(o Observation) Snapshot {
 			members[i].TargetPartitions = slices.Compact(target)
 		}
 	}
-	entries := collectEntries(o.Committed, members)
+	scratch := entryScratchPool.Get().(*entryScratch)
+	defer entryScratchPool.Put(scratch)
+	entries := collectEntries(o.Committed, members, scratch)
 	// Each member's partitions, in the same order, from the sorted entries.
 	for i := range members {
 		members[i].Partitions = make([]TopicPartition, 0, len(members[i].Partitions))
@@ -549,14 +552,20 @@ func (e *entry) sharedOwners() []int {
 // walking the slots yields them sorted: no map, no sort. Numbers too
 // sparse for slots (or negative) fall back to a map and a sort, both on
 // integer keys.
-func collectEntries(committed map[TopicPartition]int64, members []Member) []entry {
+//
+// The entries returned live in scratch, until its next use.
+func collectEntries(committed map[TopicPartition]int64, members []Member, scratch *entryScratch) []entry {
 	owned := 0
 	for _, m := range members {
 		owned += len(m.Partitions) + len(m.TargetPartitions)
 	}
 	// raw holds every mention in turn: commits, then owners, then
 	// targets, each keyed by the topic's discovery number for now.
-	raw := make([]entry, 0, len(committed)+owned)
+	raw := scratch.raw[:0]
+	if need := len(committed) + owned; cap(raw) < need {
+		raw = make([]entry, 0, need)
+	}
+	defer func() { scratch.raw = raw[:0] }()
 	var topics topicRanks
 	var top []int64 // highest partition per discovery number
 	dense := true
@@ -637,7 +646,11 @@ func collectEntries(committed map[TopicPartition]int64, members []Member) []entr
 			at[slot] = int32(k)
 			n++
 		}
-		entries := make([]entry, 0, n)
+		entries := scratch.entries[:0]
+		if cap(entries) < n {
+			entries = make([]entry, 0, n)
+		}
+		defer func() { scratch.entries = entries[:0] }()
 		for _, k := range at {
 			if k >= 0 {
 				entries = append(entries, raw[k])
@@ -658,6 +671,15 @@ func collectEntries(committed map[TopicPartition]int64, members []Member) []entr
 	slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
 	return entries
 }
+
+// entryScratch holds collectEntries' slices between snapshots: at 10,000
+// partitions they are 1.6 MB a poll the collector would otherwise take
+// back, while the rows (which snapshots keep) are 3.4 MB.
+type entryScratch struct {
+	raw, entries []entry
+}
+
+var entryScratchPool = sync.Pool{New: func() any { return new(entryScratch) }}
 
 // topicRanks numbers topics in the order they are first seen and then
 // ranks them by name, so partitions can sort on integers.
