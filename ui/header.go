@@ -208,7 +208,9 @@ func (h Header) protocolSegments() []string {
 	default:
 		if g.Assignor != "" {
 			a := assignor("assignor ")
-			if g.Cooperative {
+			// "cooperative-sticky (cooperative)" says it twice, and the
+			// 14 cells cost the segment its place once rates show.
+			if g.Cooperative && !strings.Contains(strings.ToLower(g.Assignor), "cooperative") {
 				a += st.Label.Render(" (cooperative)")
 			}
 			segs = append(segs, a)

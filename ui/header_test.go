@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -76,6 +77,29 @@ func TestOverviewStateRebalancing(t *testing.T) {
 		}
 		if text, _ := groupState(&g, false); text != glyphRebalance+" "+state {
 			t.Errorf("%s, short: %q", state, text)
+		}
+	}
+}
+
+// TestHeaderKeepsTheAssignor: a cooperative group's assignor stays on the
+// second line at 120 columns once the rates show (it said "(cooperative)"
+// after "cooperative-sticky" and gave way), and a cooperative group whose
+// assignor's name does not say so is still marked.
+func TestHeaderKeepsTheAssignor(t *testing.T) {
+	for _, c := range []struct{ assignor, want string }{
+		{"cooperative-sticky", "assignor cooperative-sticky"},
+		{"my-incremental", "assignor my-incremental (cooperative)"},
+	} {
+		snap := stableSnapshot()
+		snap.ConsumeRate = model.Rate{PerSec: 5, Known: true}
+		snap.ProduceRate = model.Rate{PerSec: 5, Known: true}
+		snap.Group.Assignor, snap.Group.Cooperative = c.assignor, true
+		h := NewHeader(NewStyles(true))
+		h.SetSize(120, 3)
+		h.SetState(WatchState{Brokers: testBrokers, Group: "order-workers", Interval: time.Second, Snap: snap, HasSnap: true, LastGood: t0, Now: t0})
+		line2 := strings.Split(ansi.Strip(h.View()), "\n")[1]
+		if !strings.Contains(line2, c.want) || strings.Contains(line2, "cooperative-sticky (cooperative)") {
+			t.Errorf("%s: %q, want %q on it", c.assignor, line2, c.want)
 		}
 	}
 }
