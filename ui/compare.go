@@ -213,11 +213,13 @@ func (c *ComparePage) summary(i int) string {
 	// how many partitions it stopped, the comparison's point.
 	if e, ok := lastRebalance(p.pipe.Timeline().Events()); ok && (e.HasDuration || e.Inferred) {
 		stopped := len(e.Moves) + len(e.Partitions)
-		took := "?"
+		// One begun and ended between two polls with no consumer's
+		// report to time it: said so, not "?".
+		took := st.Label.Render("rebalance between polls")
 		if e.HasDuration {
-			took = model.Elapsed(e.Duration)
+			took = st.Label.Render("rebalance ") + st.Value.Render(model.Elapsed(e.Duration))
 		}
-		segs = append(segs, st.Label.Render("rebalance ")+st.Value.Render(took)+
+		segs = append(segs, took+
 			st.Label.Render(": ")+st.Value.Render(model.Count(stopped, "partition"))+st.Label.Render(" stopped"))
 	}
 	if p.st.HasSnap {

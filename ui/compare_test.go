@@ -137,3 +137,36 @@ func TestCompareShowsWhatEachRebalanceStopped(t *testing.T) {
 		t.Errorf("q quit the compare demo at once:\n%s", plain(a))
 	}
 }
+
+// A rebalance begun and ended between two polls, with no consumer's
+// report to time it, is said to be one ("rebalance between polls"), not
+// "rebalance ?" (eager: every partition stopped, the moved one and the two kept).
+func TestCompareSaysARebalanceBetweenPolls(t *testing.T) {
+	clk := &clock{t: t0}
+	var moved, still []pollResult
+	for s := time.Duration(0); s <= 6*time.Second; s += 2 * time.Second {
+		owners := []string{"consumer-a", "consumer-a", "consumer-b"}
+		if s >= 4*time.Second {
+			owners = []string{"consumer-a", "consumer-b", "consumer-b"}
+		}
+		moved = append(moved, pollResult{snap: compareSnap("order-workers-range", s, model.StateStable, owners...)})
+		still = append(still, pollResult{snap: compareSnap("order-workers-coop", s, model.StateStable, "consumer-a", "consumer-b", "consumer-b")})
+	}
+	a := NewCompare([]CompareGroup{
+		{Watch: Watch{Group: "order-workers-range", Source: &fakeSource{results: moved}}, Label: "range (eager)"},
+		{Watch: Watch{Group: "order-workers-coop", Source: &fakeSource{results: still}}, Label: "cooperative-sticky"},
+	}, newFakeDemo(), testDemoSettings, nil, Options{Brokers: testBrokers, Interval: 2 * time.Second, Timeout: time.Second, Now: clk.Now})
+	a.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	runImmediate(t, a, a.Init())
+	for i := 1; i < len(moved); i++ {
+		clk.Set(moved[i].snap.TakenAt)
+		for _, p := range a.compare.pages {
+			runImmediate(t, a, p.pollNow())
+		}
+	}
+	a.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	out := plain(a)
+	if !strings.Contains(out, "order-workers-range · range (eager) · ● Stable · rebalance between polls: 3 partitions stopped") || strings.Contains(out, "rebalance ?") {
+		t.Errorf("the rebalance between polls is not said:\n%s", out)
+	}
+}
