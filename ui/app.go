@@ -267,7 +267,10 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, a.keys.Quit) && (!capturing || msg.String() == "ctrl+c"):
 		return a.quit()
-	case key.Matches(msg, a.keys.Help) && !capturing:
+	case key.Matches(msg, a.keys.Help) && !capturing,
+		// esc closes the full help first (before it clears a filter or
+		// goes back to the overview), as it closes what is open.
+		msg.String() == "esc" && a.fullHelp && !capturing:
 		a.fullHelp = !a.fullHelp
 		if a.compare != nil {
 			a.compare.SetFullHelp(a.fullHelp)

@@ -128,8 +128,13 @@ func (k KeyMap) FullHelp(demo []key.Binding) [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.NextPane, k.Lanes},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
-		{k.Back, k.Help, k.Quit},
+		{k.Back, k.CloseHelp(), k.Quit},
 	}...)
+}
+
+// CloseHelp is the help key as the full help lists it: ? or esc close it.
+func (k KeyMap) CloseHelp() key.Binding {
+	return key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", "close help"))
 }
 
 // OverviewShortHelp is the overview's one-line help, without the help and
@@ -144,6 +149,6 @@ func (k KeyMap) OverviewFullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.Open},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
-		{k.Help, k.Quit},
+		{k.CloseHelp(), k.Quit},
 	}
 }

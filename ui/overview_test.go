@@ -171,6 +171,16 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 		t.Errorf("window title %q", got)
 	}
 
+	// esc closes the full help first, and says so in it.
+	a.Update(ovKey("?"))
+	if !strings.Contains(plain(a), "?/esc close help") {
+		t.Errorf("the full help does not say how to close it:\n%s", plain(a))
+	}
+	a.Update(ovKey("esc"))
+	if a.group == nil || a.fullHelp || strings.Contains(plain(a), "close help") {
+		t.Fatalf("esc with the full help open: group %v, help %v", a.group != nil, a.fullHelp)
+	}
+
 	// esc clears an applied filter first; then it goes back.
 	for _, k := range []string{"/", "p", "a", "y", "enter"} {
 		a.Update(ovKey(k))
