@@ -267,7 +267,7 @@ func TestFailedPollKeepsLastDataMarkedStale(t *testing.T) {
 	if strings.Contains(out, "poll failed") || strings.Contains(out, "stale") {
 		t.Errorf("banner still shown after recovery:\n%s", out)
 	}
-	if !strings.Contains(out, "updated 0s ago") {
+	if !strings.Contains(out, "updated 0.0s ago") {
 		t.Errorf("age not reset after recovery:\n%s", out)
 	}
 	if src.Calls() != 4 {

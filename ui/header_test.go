@@ -88,7 +88,7 @@ func TestOverviewStateRebalancing(t *testing.T) {
 func TestHeaderKeepsTheAssignor(t *testing.T) {
 	for _, c := range []struct{ assignor, want string }{
 		{"cooperative-sticky", "assignor cooperative-sticky"},
-		{"my-incremental", "assignor my-incremental (cooperative)"},
+		{"custom", "assignor custom (cooperative)"},
 	} {
 		snap := stableSnapshot()
 		snap.ConsumeRate = model.Rate{PerSec: 5, Known: true}
