@@ -135,6 +135,12 @@ type partState struct {
 	recent      [recentSize]sample
 	rhead, rn   uint8
 	commitEvery int64
+	// cadenceOf is the member whose commits commitEvery describes, and
+	// cadenceFrom when it took the partition: a new owner commits at its
+	// own pace (kcat every 5s after a demo consumer's every poll), so
+	// its cadence is learnt anew, from moves after it took over.
+	cadenceOf   string
+	cadenceFrom int64
 
 	// troughs holds the lowest lag of each of the last troughSize spans
 	// of LaggingWindow (troughAt: when the newest began), for a view of
@@ -386,6 +392,12 @@ func (h *History) Annotate(s *Snapshot) []Event {
 // cannot be compared: st.since is then now).
 func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int64) {
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
+	if p.MemberID != "" && p.MemberID != st.cadenceOf {
+		if st.cadenceOf != "" {
+			st.commitEvery, st.cadenceFrom = 0, now
+		}
+		st.cadenceOf = p.MemberID
+	}
 	if p.LagMarkersOnly {
 		cur.lag = 0 // nothing to consume: neither stalled nor lagging
 	}
@@ -411,7 +423,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			// says nothing of it (watched from just before a commit, a
 			// consumer that commits every 5s would seem to commit every
 			// second, and be thought stopped between its commits).
-			if st.moveSeen {
+			if st.moveSeen && st.movedAt >= st.cadenceFrom {
 				gap := now - st.movedAt
 				if st.commitEvery == 0 {
 					st.commitEvery = gap
@@ -680,7 +692,7 @@ func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) b
 	}
 	n := int(st.rn)
 	first, last := st.recentAt(start), st.recentAt(n-1)
-	stopped := last.committed == first.committed && now-st.movedAt >= stopFor
+	stopped := last.committed == first.committed && now-max(st.movedAt, st.cadenceFrom) >= stopFor
 	if was {
 		// Commits in batches make lag a sawtooth, so a poll just after a
 		// commit may read less than the window's first: the verdict holds

@@ -373,3 +373,40 @@ func TestNeverCommittedOldBacklogFlagged(t *testing.T) {
 		t.Errorf("events %+v: want one, saying why p0 and p1 are LAGGING", evs)
 	}
 }
+
+// A partition handed from a consumer that commits every second to one
+// that commits every 5s (kcat, librdkafka's auto-commit) stays OK: the
+// new owner's cadence is learnt anew, not judged by the old one's. A new
+// owner that never commits is still flagged.
+func TestNewOwnerCadenceLearntAnew(t *testing.T) {
+	p := produced{rate: 10}
+	snap := func(at time.Duration, c int64, member string) Snapshot {
+		s := agedSnap(at, p, c)
+		s.Members[0].MemberID, s.Partitions[0].MemberID = member, member
+		return s
+	}
+	for _, dies := range []bool{false, true} {
+		h := NewHistory(HistoryOptions{})
+		flagged := time.Duration(-1)
+		for at := time.Second; at < 90*time.Second; at += time.Second {
+			member, c := "fast", p.end(at)-2
+			if at >= 40*time.Second {
+				member, c = "slow", p.end(at.Truncate(5*time.Second))
+				if dies {
+					c = p.end(40*time.Second) - 2
+				}
+			}
+			s := snap(at, c, member)
+			h.Annotate(&s)
+			if st := s.Partitions[0].Status; st != StatusOK && flagged < 0 {
+				flagged = at
+				if !dies {
+					t.Fatalf("at %s: %s (lag %d, age %s) after the handover to a consumer committing every 5s", at, st, s.Partitions[0].Lag, s.Partitions[0].LagAge)
+				}
+			}
+		}
+		if dies && (flagged < 40*time.Second || flagged > 60*time.Second) {
+			t.Errorf("a new owner that never commits: flagged at %s, want within 20s of the handover at 40s", flagged)
+		}
+	}
+}
