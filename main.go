@@ -6,6 +6,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -172,6 +173,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 }
 
+// newFlagSet returns a flag set whose own output (pflag's deprecation
+// notes) goes to stderr; each command's Usage writes its help to stdout.
 func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -284,8 +287,12 @@ func splitList(s string) []string {
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var f watchFlags
 	fs := newFlagSet("kgwatch", stderr)
+	// Help asked for (-h, --help) is the output: stdout, exit 0, so
+	// `kgwatch --help | less` pages it. helpErr is its write's failure
+	// (a closed stdout: exit 1, as --version).
+	var helpErr error
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  kgwatch [flags]           watch a consumer group live (no --group: every group)\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n  kgwatch replay FILE       play a recording made with --record (kgwatch replay --help)\n\nFlags:\n%s", fs.FlagUsages())
+		_, helpErr = fmt.Fprintf(stdout, "Usage:\n  kgwatch [flags]           watch a consumer group live (no --group: every group)\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n  kgwatch replay FILE       play a recording made with --record (kgwatch replay --help)\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	fs.StringVarP(&f.brokers, "brokers", "b", defaultBrokers(), "bootstrap brokers, comma separated ($KAFKA_BROKERS)")
 	fs.StringVarP(&f.group, "group", "g", "", "consumer group to watch (none: every group, enter opens one)")
@@ -299,7 +306,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
 	f.security.register(fs)
 	if err := parse(fs, args); err != nil {
-		return err
+		return cmp.Or(helpErr, err)
 	}
 	if f.version {
 		_, err := fmt.Fprintln(stdout, versionString())
@@ -724,12 +731,13 @@ func compareValue(args []string) []string {
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var f demoFlags
 	fs := newFlagSet("kgwatch demo", stderr)
+	var helpErr error // as runWatch's
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group (--compare: two or three groups side by side), and\nwatches it.\n\nKeys: n add consumer · x stop · X kill -9 · r restart · s slow · p pause producer · [ ] rate · h hot key\n\nFlags:\n%s", fs.FlagUsages())
+		_, helpErr = fmt.Fprintf(stdout, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group (--compare: two or three groups side by side), and\nwatches it.\n\nKeys: n add consumer · x stop · X kill -9 · r restart · s slow · p pause producer · [ ] rate · h hot key\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	f.register(fs)
 	if err := parse(fs, compareValue(args)); err != nil {
-		return err
+		return cmp.Or(helpErr, err)
 	}
 	cfg, err := f.config(fs)
 	if err != nil {

@@ -147,6 +147,29 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestHelpOnStdout: help asked for is the output, on stdout with exit 0
+// (`kgwatch --help | less` pages it), nothing on stderr; each command's
+// own usage, flags included.
+func TestHelpOnStdout(t *testing.T) {
+	for _, c := range []struct {
+		args        []string
+		usage, flag string
+	}{
+		{[]string{"--help"}, "Usage:\n  kgwatch [flags]", "--record"},
+		{[]string{"-h"}, "Usage:\n  kgwatch [flags]", "--record"},
+		{[]string{"-help"}, "Usage:\n  kgwatch [flags]", "--record"},
+		{[]string{"demo", "--help"}, "Usage:\n  kgwatch demo [flags]", "--listen"},
+		{[]string{"demo", "-h"}, "Usage:\n  kgwatch demo [flags]", "--listen"},
+		{[]string{"replay", "--help"}, "Usage:\n  kgwatch replay FILE [flags]", "--speed"},
+		{[]string{"replay", "-h"}, "Usage:\n  kgwatch replay FILE [flags]", "--speed"},
+	} {
+		code, stdout, stderr := runArgs(c.args...)
+		if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, c.usage) || !strings.Contains(stdout, c.flag) {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 0, no stderr, stdout starting %q and naming %s", c.args, code, stderr, stdout, c.usage, c.flag)
+		}
+	}
+}
+
 func TestSingleDashLongFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	group := fs.StringP("group", "g", "", "")
@@ -921,7 +944,8 @@ func TestSignalsEndTheWatch(t *testing.T) {
 
 // kgwatch run with its stdout closed (`>&-`) fails on its first write to
 // stdout, exit 1 with one line on stderr: with --once (group and
-// overview, table and JSON), --version and --events. (Its stdout's
+// overview, table and JSON), --version, each command's --help and
+// --events. (Its stdout's
 // descriptor, free, went to its first broker connection, and the table
 // into the Kafka protocol: exit 0.)
 func TestStdoutClosed(t *testing.T) {
@@ -931,6 +955,9 @@ func TestStdoutClosed(t *testing.T) {
 	waitGroup(t, brokers, d.Group())
 	for _, args := range [][]string{
 		{"--version"},
+		{"--help"},
+		{"demo", "--help"},
+		{"replay", "--help"},
 		{"-b", brokers, "-g", d.Group(), "--once"},
 		{"-b", brokers, "-g", d.Group(), "--once", "-o", "json"},
 		{"-b", brokers, "--once"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,8 +43,9 @@ const (
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f replayFlags
 	fs := newFlagSet("kgwatch replay", stderr)
+	var helpErr error // as runWatch's
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  kgwatch replay FILE [flags]\n\nPlays a recording made with --record in the same TUI, with no cluster:\nspace pauses, ←/→ jump to the previous/next event, +/- change the speed\n(1×, 2×, 4×, 10×, 60×), home/end go to the start/end.\n\nFlags:\n%s", fs.FlagUsages())
+		_, helpErr = fmt.Fprintf(stdout, "Usage:\n  kgwatch replay FILE [flags]\n\nPlays a recording made with --record in the same TUI, with no cluster:\nspace pauses, ←/→ jump to the previous/next event, +/- change the speed\n(1×, 2×, 4×, 10×, 60×), home/end go to the start/end.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	fs.BoolVar(&f.events, "events", false, "print the recorded timeline as JSON lines, as --events printed it live")
 	fs.BoolVar(&f.once, "once", false, "print the snapshot as it stood at --at (default: the end), as --once prints")
@@ -54,7 +56,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVarP(&f.group, "group", "g", "", "the group, in a recording of the overview")
 	if err := fs.Parse(longFlags(fs, args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return err
+			return cmp.Or(helpErr, err)
 		}
 		return usageError{err.Error()}
 	}
