@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -154,13 +156,36 @@ func openRecording(path string, twice bool) (*os.File, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, openError(path, err)
 	case fi.IsDir():
-		return nil, fmt.Errorf("%s is a directory, not a kgwatch recording", path)
+		return nil, fmt.Errorf("%s is a directory, not a kgwatch recording", model.Printable(path))
 	case twice && !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file: replay --once and the TUI read a recording twice, so save it to a file first (replay --events reads it once)", path)
+		return nil, fmt.Errorf("%s is not a regular file: replay --once and the TUI read a recording twice, so save it to a file first (replay --events reads it once)", model.Printable(path))
 	}
-	return os.Open(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, openError(path, err)
+	}
+	return f, nil
+}
+
+// openError words why the recording at path cannot be opened: its name
+// and the reason (not Go's "stat NAME: …"), and what replay wants.
+func openError(path string, err error) error {
+	name := model.Printable(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the errno: "no such file or directory"
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w (kgwatch replay FILE plays a recording made with --record)", name, err)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s: %w: kgwatch cannot read it", name, err)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%s: %w (a part of the path is a file)", name, err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // scanRecording reads path through: its header, span and end.

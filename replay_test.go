@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -445,9 +446,43 @@ func TestReplayRobustFiles(t *testing.T) {
 			}
 		}
 	}
-	code, _, stderr = runArgs("replay", filepath.Join(dir, "nope.kgw"))
-	if code != exitRuntime || !strings.Contains(stderr, "no such file") {
-		t.Errorf("missing file: exit %d, %q", code, stderr)
+}
+
+// TestReplayOpenErrors: a recording that cannot be opened is said in one
+// line naming it (shown as the other messages show names) and why, not
+// as Go's "stat NAME: …", exit 1, on every path.
+func TestReplayOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no\nsuch.kgw")
+	cases := []struct{ path, want string }{
+		{missing, "Error: " + model.Printable(missing) + ": no such file or directory (kgwatch replay FILE plays a recording made with --record)\n"},
+		{filepath.Join(file, "x.kgw"), "Error: " + file + "/x.kgw: not a directory (a part of the path is a file)\n"},
+		{dir, "Error: " + dir + " is a directory, not a kgwatch recording\n"},
+	}
+	if os.Geteuid() != 0 { // root reads any file
+		locked := filepath.Join(dir, "locked.kgw")
+		if err := os.WriteFile(locked, []byte("x"), 0o000); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct{ path, want string }{locked, "Error: " + locked + ": permission denied: kgwatch cannot read it\n"})
+	}
+	for _, c := range cases {
+		for _, args := range [][]string{{"replay", c.path}, {"replay", c.path, "--events"}, {"replay", c.path, "--once"}} {
+			code, out, stderr := runArgs(args...)
+			if code != exitRuntime || out != "" || stderr != c.want {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 1 and %q", args, code, out, stderr, c.want)
+			}
+		}
+	}
+	// Root reads a file of mode 000: the wording of the errno the open
+	// gets as any other user.
+	err := openError("r.kgw", &fs.PathError{Op: "open", Path: "r.kgw", Err: syscall.EACCES})
+	if got, want := err.Error(), "r.kgw: permission denied: kgwatch cannot read it"; got != want || !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("permission denied: %q (is ErrPermission %v), want %q", got, errors.Is(err, fs.ErrPermission), want)
 	}
 }
 
