@@ -561,7 +561,7 @@ func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.Static, "static", false, "static members: each consumer's group.instance.id is its client id (consumer-a, …), so r restarts it with no rebalance")
 	fs.StringVar(&f.compare, "compare", "", "run 2 or 3 groups side by side on the same topic, each key acting in all (range, roundrobin, sticky, cooperative-sticky, consumer, consumer-range; static: in front for static members); alone: "+defaultCompare)
 	fs.Lookup("compare").NoOptDefVal = defaultCompare
-	fs.StringVar(&f.listen, "listen", "", "put the embedded brokers on these 3 loopback ports, comma separated (e.g. 19092,29092,39092), so outside clients can join")
+	fs.StringVar(&f.listen, "listen", "", "put the embedded brokers on these 3 loopback ports, comma separated (e.g. 19192,19193,19194), so outside clients can join")
 	fs.StringVarP(&f.brokers, "brokers", "b", "", "use this cluster instead of an embedded one (only the demo topic and groups are touched)")
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
 	fs.StringVar(&f.record, "record", "", "record the demo to FILE (the group, its events, the ledger), for kgwatch replay")
@@ -690,7 +690,7 @@ func (f *demoFlags) groupSpecs(fs *pflag.FlagSet, c *demo.Config) error {
 func parsePorts(s string) ([]int, error) {
 	parts := splitList(s)
 	if len(parts) != 3 {
-		return nil, usageError{fmt.Sprintf("--listen wants 3 ports, one per broker (e.g. 19092,29092,39092), got %q", s)}
+		return nil, usageError{fmt.Sprintf("--listen wants 3 ports, one per broker (e.g. 19192,19193,19194), got %q", s)}
 	}
 	ports := make([]int, 0, 3)
 	seen := map[int]bool{}
