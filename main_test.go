@@ -1002,3 +1002,17 @@ func waitGroup(t *testing.T, brokers, group string) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestREADMEListsEveryEventType: every type in model's event registry is
+// named in the README, which documents the --events contract.
+func TestREADMEListsEveryEventType(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range model.EventTypes() {
+		if !bytes.Contains(b, []byte("`"+string(s.Type)+"`")) {
+			t.Errorf("README.md does not name the event type `%s` (%s)", s.Type, s.Means)
+		}
+	}
+}
