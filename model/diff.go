@@ -170,6 +170,9 @@ func (d *differ) observe(s Snapshot) []Event {
 		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(from)), true
 		e.MinDuration, e.HasMinDuration = min(nonNegative(d.failedTo.Sub(d.failedFrom)), e.Duration), true
 		e.Detail = "connection restored after " + outageSpan(e.MinDuration, e.Duration)
+		if d.goodAt.IsZero() {
+			e.Detail = "connected after " + outageSpan(e.MinDuration, e.Duration) + " of failed attempts"
+		}
 		out = append(out, e)
 		if d.rb != nil {
 			d.rb.timed, d.rb.outage = false, true

@@ -803,3 +803,22 @@ func diffOf(prev, next Snapshot) []Event {
 	d.prime(newSnapView(prev))
 	return d.observe(next)
 }
+
+// Before any poll succeeded, nothing was lost: the first failure says the
+// cluster cannot be reached yet, the first good poll that it connected
+// (then watch_started), and a later outage is a lost connection again.
+func TestNeverConnectedIsNotLost(t *testing.T) {
+	tr := NewTracker("order-workers", 0)
+	first := tr.ConnectionLost(at(0), errors.New("dial tcp 127.0.0.1:9092: connection refused"))
+	if len(first) != 1 || first[0].Detail != "cannot reach the cluster yet: dial tcp 127.0.0.1:9092: connection refused" {
+		t.Fatalf("a failure before any good poll gave %v", first)
+	}
+	tr.ConnectionLost(at(2), nil)
+	got := tr.Observe(snap(4, stable, mem("consumer-a", 0, 1, 2)))
+	if len(got) != 2 || got[0].Detail != "connected after 2.00s–4.00s of failed attempts" || got[1].Type != EventWatchStarted {
+		t.Fatalf("the first good poll gave %v", got)
+	}
+	if lost := tr.ConnectionLost(at(6), nil); len(lost) != 1 || lost[0].Detail != "connection lost" {
+		t.Errorf("an outage after a good poll gave %v", lost)
+	}
+}

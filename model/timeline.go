@@ -224,6 +224,10 @@ func (t *Tracker) PollFailed(started, at time.Time, err error) []Event {
 	t.d.lost, t.d.lostAt = true, at
 	t.d.failedFrom, t.d.failedTo = started, at
 	detail := "connection lost"
+	if t.d.last == nil && t.d.goodAt.IsZero() {
+		// No poll has succeeded yet: nothing was lost.
+		detail = "cannot reach the cluster yet"
+	}
 	if err != nil {
 		detail += ": " + strings.Join(strings.Fields(err.Error()), " ")
 	}
