@@ -357,7 +357,7 @@ func (d *replayDriver) apply(rec *record.Record) {
 		err := errors.New(rec.Err)
 		g.poll.Failures++
 		g.poll.Err = err
-		evs = g.applyError(time.Time{}, err) // recorded when seen only
+		evs = g.applyError(rec.Started, err) // format 1: Started is At
 		g.st.RetryAt = rec.At.Add(model.NextPollDelay(g.st.Snap.Group, g.opts.Interval, g.poll.Failures, 0))
 	case record.KindEvent:
 		g.fileEvent(rec.Event)

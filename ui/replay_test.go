@@ -48,7 +48,9 @@ func recording(t *testing.T, demo bool) (data []byte, end time.Time) {
 	}
 	snap(stableSnapshot(), 2)
 	snap(rebalancingSnapshot(), 3)
-	w.Failed(at(4), "order-workers", "dial tcp 127.0.0.1:19092: connection refused")
+	// A poll begun at 3.2s that failed at 4s: the outage's least counts
+	// from its start, as the live watch counted it.
+	w.PollFailed(at(3.2), at(4), "order-workers", "dial tcp 127.0.0.1:19092: connection refused")
 	snap(stableSnapshot(), 5)
 	snap(stableSnapshot(), 8)
 	if err := w.Close(); err != nil {
@@ -166,6 +168,16 @@ func TestReplayPlaysPausesJumpsAndRewinds(t *testing.T) {
 
 // TestReplayViewsWorkAsLive: the lanes, the members pane and the timeline
 // answer their keys in a replay, and sort and filter survive going back.
+// The replay bounds an outage as the live watch did: from the start of
+// the first failed poll (3.2s) to the failure (4s), at most from the last
+// good poll (3s) to the next (5s).
+func TestReplayBoundsAnOutageAsLive(t *testing.T) {
+	data, end := recording(t, false)
+	a := replayApp(t, data, end, &clock{t: time.Unix(1_000_000, 0)}, false)
+	replayPress(a, "end")
+	wantOnScreen(t, a, "outage", "connection restored after 0.80s–2.00s")
+}
+
 func TestReplayViewsWorkAsLive(t *testing.T) {
 	data, end := recording(t, false)
 	clk := &clock{t: time.Unix(1_000_000, 0)}
