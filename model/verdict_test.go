@@ -410,3 +410,27 @@ func TestNewOwnerCadenceLearntAnew(t *testing.T) {
 		}
 	}
 }
+
+// A partition whose commit could not be read is not "never committed":
+// its lag from the log start is a guess, so an old log-start record does
+// not make it LAGGING (it read "no commit, oldest record 1h00m old").
+func TestUnreadableCommitIsNotNeverCommitted(t *testing.T) {
+	tp := TopicPartition{Topic: "orders", Partition: 0}
+	h := NewHistory(HistoryOptions{})
+	for i := range 3 {
+		at := time.Duration(i) * time.Second
+		s := NewSnapshot(Observation{
+			TakenAt:         ht0.Add(time.Hour + at),
+			Group:           Group{ID: "g", State: StateStable},
+			Members:         []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+			Committed:       map[TopicPartition]int64{},
+			CommitErrs:      map[TopicPartition]string{tp: "TOPIC_AUTHORIZATION_FAILED"},
+			Offsets:         map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 1000}},
+			OldestTimestamp: map[TopicPartition]time.Time{tp: ht0},
+		})
+		h.Annotate(&s)
+		if p := s.Partitions[0]; p.Status == StatusLagging {
+			t.Fatalf("poll %d: %s (err %q, lag %d from start %v, age %s) for a commit that could not be read", i, p.Status, p.Err, p.Lag, p.LagFromStart, p.LagAge)
+		}
+	}
+}
