@@ -165,7 +165,8 @@ func (d *differ) observe(s Snapshot) []Event {
 		e := b.event(EventConnectionRestored, "")
 		from := d.goodAt
 		if from.IsZero() {
-			from = d.lostAt // no good poll before it: from the first failure
+			// No good poll before it: from the first failed poll's start.
+			from = d.failedFrom
 		}
 		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(from)), true
 		e.MinDuration, e.HasMinDuration = min(nonNegative(d.failedTo.Sub(d.failedFrom)), e.Duration), true

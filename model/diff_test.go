@@ -821,4 +821,13 @@ func TestNeverConnectedIsNotLost(t *testing.T) {
 	if lost := tr.ConnectionLost(at(6), nil); len(lost) != 1 || lost[0].Detail != "connection lost" {
 		t.Errorf("an outage after a good poll gave %v", lost)
 	}
+	// Polls that hung 5s each from the start: the most runs from the
+	// first one's start (0s), not from its failure (5s).
+	tr = NewTracker("order-workers", 0)
+	tr.PollFailed(at(0), at(5), nil)
+	tr.PollFailed(at(5), at(10), nil)
+	got = tr.Observe(snap(11, stable, mem("consumer-a", 0, 1, 2)))
+	if len(got) < 1 || got[0].Duration != 11*time.Second || got[0].MinDuration != 10*time.Second {
+		t.Errorf("hung polls from the start: %v", got)
+	}
 }
