@@ -239,9 +239,14 @@ func (h Header) View() string {
 	sep := h.styles.Separator.Render(" · ")
 	first, second, at := h.segments(0)
 	if h.st.HasSnap && h.st.Snap.Group.Rebalancing() {
-		// The longest words for the rebalance the first line holds whole.
+		// The longest words for the rebalance the first line holds whole
+		// (but for the recording's mark, which may go to the second).
+		rec := 0
+		if recordingSegment(h.styles, h.st.Recording) != "" {
+			rec = 1
+		}
 		for tier := 1; tier < rebalanceTiers; tier++ {
-			if _, n := fitting(first, sep, h.width); n == len(first) {
+			if _, n := fitting(first, sep, h.width); n >= len(first)-rec {
 				break
 			}
 			first, second, at = h.segments(tier)

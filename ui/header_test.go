@@ -55,13 +55,18 @@ func TestHeaderRebalanceWords(t *testing.T) {
 		{"completing", classic(model.StateCompletingRebalance), 80, "◐ completing rebalance"},
 		{"completing", classic(model.StateCompletingRebalance), 40, "◐ rebalancing"},
 	}
+	// A recording's mark, which goes to the second line when the first is
+	// full, does not cost the rebalance its words.
+	recording := func() RecordingStatus { return RecordingStatus{Path: "incident.kgw", Bytes: 123_456} }
 	for _, tt := range tests {
-		h := NewHeader(NewStyles(true))
-		h.SetSize(tt.width, 2)
-		h.SetState(WatchState{Group: "order-workers", Snap: tt.snap, HasSnap: true, LastGood: t0, Now: t0})
-		first, _, _ := strings.Cut(ansi.Strip(h.View()), "\n")
-		if !strings.Contains(first, tt.want+" · lag ") || strings.Contains(first, "is rebalancing") {
-			t.Errorf("%s at %d columns: first line %q, want %q then the lag", tt.name, tt.width, first, tt.want)
+		for _, rec := range []func() RecordingStatus{nil, recording} {
+			h := NewHeader(NewStyles(true))
+			h.SetSize(tt.width, 2)
+			h.SetState(WatchState{Group: "order-workers", Snap: tt.snap, HasSnap: true, LastGood: t0, Now: t0, Recording: rec})
+			first, _, _ := strings.Cut(ansi.Strip(h.View()), "\n")
+			if !strings.Contains(first, tt.want+" · lag ") || strings.Contains(first, "is rebalancing") {
+				t.Errorf("%s at %d columns (recording %v): first line %q, want %q then the lag", tt.name, tt.width, rec != nil, first, tt.want)
+			}
 		}
 	}
 }
