@@ -58,8 +58,11 @@ func Backoff(failures int) time.Duration {
 // RetryCap is the longest wait between two polls while they fail, for
 // the poll interval base: base, but at least MinRetryCap and at most
 // MaxBackoff. So an outage's end is seen within about a poll interval of
-// it (1s at the default interval), and a dead cluster is never polled
-// more often than a healthy one, nor more than once a second: a poll of
+// it (1s at the default interval). Failed polls start at least the cap
+// apart, start to start (a poll that took longer is followed at once):
+// never more than once a second, nor more often than the interval, but
+// for an interval past 10s, whose outage's end is still looked for every
+// 10s. A dead cluster costs little that often: a poll of
 // an unreachable cluster fails at its first request (a refused dial, or
 // one request hanging until --timeout), and the poll's heavy part
 // (offsets of every partition) runs only once brokers answer again.
