@@ -679,7 +679,7 @@ func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) b
 	if st.commitEvery == 0 {
 		stopFor = 3 * int64(h.opts.LaggingWindow) // no commit seen yet: its cadence is unknown
 	}
-	if p.LagFromStart && p.Err == "" && p.LagAgeKnown && !p.LagAgeGone && int64(p.LagAge) >= stopFor {
+	if p.LagFromStart && p.LagAgeKnown && int64(p.LagAge) >= stopFor {
 		// Never committed, its first record waiting longer than a
 		// commit's unknown cadence is given: the group has committed
 		// nothing of records that old, seen from the first poll; it

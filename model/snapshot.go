@@ -474,7 +474,8 @@ func NewSnapshot(o Observation) Snapshot {
 		} else if en.pending >= 0 {
 			row.PendingMemberID, row.PendingClientID = members[en.pending].MemberID, members[en.pending].ClientID
 		}
-		if e, ok := o.CommitErrs[tp]; ok {
+		e, commitUnread := o.CommitErrs[tp]
+		if commitUnread {
 			row.Err = e
 		}
 		if off, ok := o.Offsets[tp]; ok {
@@ -492,6 +493,11 @@ func NewSnapshot(o Observation) Snapshot {
 			row.Committed, row.LogStart, row.LogEnd = max(row.Committed, NoOffset), NoOffset, NoOffset
 		}
 		row.Lag, row.LagFromStart = Lag(row.Committed, row.LogStart, row.LogEnd)
+		if commitUnread {
+			// No commit read is not no commit: the lag is unknown, not
+			// the whole log, and adds nothing to the totals.
+			row.Lag, row.LagFromStart = 0, false
+		}
 		if l, ok := o.ShareLag[tp]; ok && l >= 0 && row.LogEnd >= 0 {
 			row.Lag, row.LagFromBroker = l, true
 		}
@@ -504,6 +510,9 @@ func NewSnapshot(o Observation) Snapshot {
 		row.LagMarkersOnly = row.Lag > 0 && o.OldestMarkerOnly[tp]
 		ts, hasTS := o.OldestTimestamp[tp]
 		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(*row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
+		if commitUnread {
+			row.LagAge, row.LagAgeKnown, row.LagAgeGone = 0, false, false
+		}
 
 		s.TotalLag = AddLag(s.TotalLag, row.Lag)
 		s.MaxLag = max(s.MaxLag, row.Lag)

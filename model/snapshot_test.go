@@ -281,3 +281,26 @@ func TestSnapshotHostileOffsets(t *testing.T) {
 		t.Errorf("overview total lag %d, max %d; want saturated total", ov[0].TotalLag, ov[0].MaxLag)
 	}
 }
+
+// A partition whose commit could not be read has an unknown lag: not its
+// whole log counted from the start, nor in the totals, nor an age.
+func TestUnreadableCommitLagUnknown(t *testing.T) {
+	tp := TopicPartition{Topic: "orders", Partition: 0}
+	ok := TopicPartition{Topic: "orders", Partition: 1}
+	s := NewSnapshot(Observation{
+		TakenAt:         time.Unix(1_000_000, 0),
+		Group:           Group{ID: "g", State: StateStable},
+		Members:         []Member{{MemberID: "m", ClientID: "c", Partitions: []TopicPartition{tp, ok}}},
+		Committed:       map[TopicPartition]int64{ok: 90},
+		CommitErrs:      map[TopicPartition]string{tp: "TOPIC_AUTHORIZATION_FAILED"},
+		Offsets:         map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 500}, ok: {LogStart: 0, LogEnd: 100}},
+		OldestTimestamp: map[TopicPartition]time.Time{tp: time.Unix(0, 0), ok: time.Unix(999_990, 0)},
+	})
+	p := s.Partitions[0]
+	if p.Err == "" || p.Lag != 0 || p.LagFromStart || p.CountsFromStart() || p.LagAgeKnown {
+		t.Errorf("unreadable commit: err %q lag %d from start %v age known %v", p.Err, p.Lag, p.LagFromStart, p.LagAgeKnown)
+	}
+	if s.TotalLag != 10 || s.MaxLag != 10 || s.LagFromStart() || s.Members[0].Lag != 10 || s.MaxLagAge != 10*time.Second {
+		t.Errorf("totals %d max %d from start %v member %d max age %s: want only the readable partition's 10, 10s", s.TotalLag, s.MaxLag, s.LagFromStart(), s.Members[0].Lag, s.MaxLagAge)
+	}
+}

@@ -28,7 +28,7 @@ func (h *History) note(p *PartitionLag, st *partState, now int64) string {
 	case StatusUnowned:
 		return "no member owns it, lag " + Thousands(p.Lag)
 	case StatusLagging:
-		if p.LagFromStart && p.Err == "" && p.LagAgeKnown && !p.LagAgeGone {
+		if p.LagFromStart && p.LagAgeKnown {
 			return "no commit, oldest record " + Age(p.LagAge) + " old, lag " + Thousands(p.Lag)
 		}
 		start, _ := h.lagWindow(st, now)
@@ -113,7 +113,7 @@ func (h *History) events(s *Snapshot, changes []statusChange) []Event {
 func laggingReason(s *Snapshot, group []statusChange, grew string) string {
 	never, oldest := 0, time.Duration(0)
 	for _, c := range group {
-		if p := &s.Partitions[c.i]; p.LagFromStart && p.Err == "" && p.LagAgeKnown && !p.LagAgeGone {
+		if p := &s.Partitions[c.i]; p.LagFromStart && p.LagAgeKnown {
 			never++
 			oldest = max(oldest, p.LagAge)
 		}
