@@ -270,7 +270,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, a.keys.Help) && !capturing,
 		// esc closes the full help first (before it clears a filter or
 		// goes back to the overview), as it closes what is open.
-		msg.String() == "esc" && a.fullHelp && !capturing:
+		key.Matches(msg, a.keys.CloseHelp) && a.fullHelp && !capturing:
 		a.fullHelp = !a.fullHelp
 		if a.compare != nil {
 			a.compare.SetFullHelp(a.fullHelp)

@@ -296,7 +296,7 @@ func (c *ComparePage) shortHelp() string {
 	c.help.SetWidth(c.width)
 	bs := append(c.demo.bindings(true), c.keys.Up, c.keys.Down, c.keys.NextPane, c.keys.Help, c.keys.Quit)
 	if c.help.ShowAll {
-		return c.help.FullHelpView([][]key.Binding{c.demo.bindings(false), {c.keys.Up, c.keys.Down, c.keys.NextPane}, {c.keys.CloseHelp(), c.keys.Quit}})
+		return c.help.FullHelpView([][]key.Binding{c.demo.bindings(false), {c.keys.Up, c.keys.Down, c.keys.NextPane}, {c.keys.CloseHelp, c.keys.Quit}})
 	}
 	return c.help.ShortHelpView(bs)
 }

@@ -155,7 +155,7 @@ func (g *GroupPage) Capturing() bool { return g.rows.editing }
 // the root's: while the filter is typed every key is the filter's, and esc
 // clears an applied filter before it goes back to the overview.
 func (g *GroupPage) TakesKey(msg tea.KeyPressMsg) bool {
-	return g.rows.editing || (msg.String() == "esc" && g.rows.query != "")
+	return g.rows.editing || key.Matches(msg, g.keys.ClearFilter) // enabled only where it acts
 }
 
 // Update handles one message; messages of other pages are ignored.

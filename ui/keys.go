@@ -15,7 +15,10 @@ type KeyMap struct {
 	// PrevPane is shift+tab, back through the panes; help lists tab only.
 	PrevPane key.Binding
 	Help     key.Binding
-	Quit     key.Binding
+	// CloseHelp is how the full help lists the help key: ? or esc
+	// close it (the root matches esc only while the full help shows).
+	CloseHelp key.Binding
+	Quit      key.Binding
 	// Lanes toggles the ownership lanes in place of the table and members.
 	Lanes key.Binding
 
@@ -93,6 +96,10 @@ func DefaultKeyMap() KeyMap {
 			key.WithKeys("?"),
 			key.WithHelp("?", "help"),
 		),
+		CloseHelp: key.NewBinding(
+			key.WithKeys("?", "esc"),
+			key.WithHelp("?/esc", "close help"),
+		),
 		Quit: key.NewBinding(
 			key.WithKeys("q", "ctrl+c"),
 			key.WithHelp("q", "quit"),
@@ -128,13 +135,8 @@ func (k KeyMap) FullHelp(demo []key.Binding) [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.NextPane, k.Lanes},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
-		{k.Back, k.CloseHelp(), k.Quit},
+		{k.Back, k.CloseHelp, k.Quit},
 	}...)
-}
-
-// CloseHelp is the help key as the full help lists it: ? or esc close it.
-func (k KeyMap) CloseHelp() key.Binding {
-	return key.NewBinding(key.WithKeys("?", "esc"), key.WithHelp("?/esc", "close help"))
 }
 
 // OverviewShortHelp is the overview's one-line help, without the help and
@@ -149,6 +151,6 @@ func (k KeyMap) OverviewFullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Home, k.End, k.Open},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
-		{k.CloseHelp(), k.Quit},
+		{k.CloseHelp, k.Quit},
 	}
 }

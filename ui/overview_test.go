@@ -639,3 +639,23 @@ func TestOverviewFilterTypeAndHostileInput(t *testing.T) {
 		t.Errorf("the empty result does not say the filter and l:\n%s", out)
 	}
 }
+
+// In the lanes, where the filter does not apply (esc clear filter is not
+// offered), esc goes back to the overview even with a filter applied: it
+// was taken by the page and did nothing.
+func TestEscBackFromLanesWithAFilter(t *testing.T) {
+	wg := &watched{}
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, wg, 120, 40)
+	_, cmd := a.Update(ovKey("enter"))
+	a.Update(cmd())
+	for _, k := range []string{"/", "p", "a", "y", "enter", "v"} {
+		a.Update(ovKey(k))
+	}
+	if a.group == nil || !a.group.showLanes || a.group.rows.query == "" {
+		t.Fatal("not in the lanes with a filter applied")
+	}
+	a.Update(ovKey("esc"))
+	if a.group != nil {
+		t.Fatal("esc in the lanes with a filter applied did not go back to the overview")
+	}
+}
