@@ -75,6 +75,11 @@ func Age(d time.Duration) string {
 	}
 }
 
+// Since is how long ago something happened, as Age writes it but to the
+// tenth below 10s even at 0: "updated 0.0s ago" (a moment), where Age's
+// "0s" is no lag age at all. The headers and the timeline say "ago" so.
+func Since(d time.Duration) string { return Age(max(d, time.Nanosecond)) }
+
 // Elapsed writes how long a thing took, as precisely as a person reads it:
 // "0.41s", "12.4s", "3m12s".
 func Elapsed(d time.Duration) string {

@@ -157,7 +157,7 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 		first = append(first, rec)
 	}
 	if s.HasSnap {
-		age := dataAge(s.Now.Sub(s.LastGood))
+		age := model.Since(s.Now.Sub(s.LastGood))
 		if s.Err != nil {
 			second = append(second, st.Banner.Render(glyphStale+" stale "+age))
 		} else {
@@ -383,8 +383,3 @@ func printableAll(ss []string) []string {
 	}
 	return ss
 }
-
-// dataAge is how old the data on screen is, as "updated 0.0s ago" says
-// it: to the tenth below 10s even when it is exactly 0 (a replay's clock
-// sits on a poll's time; model.Age writes no lag age as "0s").
-func dataAge(d time.Duration) string { return model.Age(max(d, time.Nanosecond)) }

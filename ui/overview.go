@@ -255,7 +255,7 @@ func (o *OverviewPage) header(w int) string {
 		}
 		segs = append(segs, st.Value.Render(model.Count(len(o.groups), "group")),
 			st.Label.Render("total lag ")+st.Value.Render(model.Thousands(total)))
-		age := dataAge(now.Sub(p.LastGood))
+		age := model.Since(now.Sub(p.LastGood))
 		if p.Err != nil {
 			segs = append(segs, st.Banner.Render(glyphStale+" stale "+age))
 		} else {

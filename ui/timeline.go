@@ -299,7 +299,7 @@ func (t Timeline) line(b *strings.Builder, e *model.Event, selected, again bool,
 			used += clockW + 1
 		}
 		if agoW > 0 {
-			line.WriteString(t.paint(t.kinds[kindInfo], cell(model.Age(t.now.Sub(e.Time))+" ago", agoW, true), selected))
+			line.WriteString(t.paint(t.kinds[kindInfo], cell(model.Since(t.now.Sub(e.Time))+" ago", agoW, true), selected))
 			line.WriteByte(' ')
 			used += agoW + 1
 		}
