@@ -275,7 +275,7 @@ func (d *replayDriver) rebuild() {
 	d.groups, d.ovOK = nil, false
 	if o := a.overview; o != nil {
 		o.groups, o.has = nil, false
-		o.pane.SetRows(nil)
+		o.refresh()
 		o.poll.Failures, o.poll.Err = 0, nil
 	}
 	old := a.group
@@ -321,8 +321,10 @@ func (d *replayDriver) apply(rec *record.Record) {
 		}
 		d.groups, d.ovOK = rec.Groups, true
 		if o := a.overview; o != nil {
+			// Through refresh, as a live poll: the viewer's sort,
+			// filter and only-lag apply (the rows were set as recorded).
 			o.groups, o.has = rec.Groups, true
-			o.pane.SetRows(rec.Groups)
+			o.refresh()
 			o.pane.SetStale(false)
 			o.poll.Failures, o.poll.Err, o.poll.LastGood = 0, nil, rec.At
 		}

@@ -410,3 +410,48 @@ func TestReplayFitsEverySize(t *testing.T) {
 		}
 	}
 }
+
+// A replayed overview shows its polls as the live one does: in the
+// viewer's sort, through the viewer's filter, which the next recorded poll
+// keeps (it set the rows as recorded, undoing both).
+func TestReplayedOverviewKeepsTheView(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := record.NewWriter(&buf, record.Header{Started: t0, Mode: "tui", Overview: true, Brokers: testBrokers, Interval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	groups := func(lag int64) []model.GroupSummary {
+		return []model.GroupSummary{
+			{ID: "billing", State: model.StateEmpty, Partitions: 1, Committed: 1, TotalLag: 3},
+			{ID: "order-workers", State: model.StateStable, Members: 2, Partitions: 7, Committed: 6, TotalLag: lag},
+		}
+	}
+	w.Overview(at(1), groups(527))
+	w.Overview(at(2), groups(600))
+	w.Overview(at(3), groups(9000))
+	w.Close()
+	data := buf.Bytes()
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	a := NewReplay(Replay{
+		Overview: true, Start: t0, End: at(3), Wall: clk.Now,
+		Open: func() (ReplayReader, error) {
+			rd, err := record.NewReader(bytes.NewReader(data))
+			return memReader{rd}, err
+		},
+	}, Options{Brokers: testBrokers, Interval: time.Second})
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a.Init()
+	tickAfter(a, clk, 1500*time.Millisecond)
+	if s := plain(a); strings.Index(s, "order-workers") > strings.Index(s, "billing") {
+		t.Errorf("the overview is in the recorded order, not sorted (by status, then lag):\n%s", s)
+	}
+	for _, k := range []string{"/", "b", "i", "l", "l", "enter"} {
+		a.Update(ovKey(k))
+	}
+	replayPress(a, "right")
+	s := wantOnScreen(t, a, "filtered, one poll on", "filter \"bill\"", "billing")
+	if strings.Contains(s, "order-workers") {
+		t.Errorf("the next recorded poll undid the filter:\n%s", s)
+	}
+}
