@@ -26,9 +26,6 @@ type rowView struct {
 	cur  int
 }
 
-// active reports whether rows are being hidden.
-func (v *rowView) active() bool { return v.query != "" || v.onlyLag }
-
 // apply returns rows filtered and sorted, as pointers into rows, which is
 // not modified. The result reuses one of v's two buffers, so it is valid
 // until the call after next.

@@ -267,12 +267,3 @@ func (g *grid[T]) row(b *strings.Builder, l gridLayout, r *T, gutter string, sty
 	}
 }
 
-// shown reports whether the column titled title is on screen.
-func (g *grid[T]) shown(l gridLayout, title string) bool {
-	for c := range g.cols {
-		if g.cols[c].title == title {
-			return l.show[c]
-		}
-	}
-	return false
-}

@@ -267,7 +267,8 @@ func (h Header) View() string {
 			// so what follows it does not come and go with it.
 			gap = at + len(first) - n
 		}
-		lines = append(lines, l1, fitWithGap(line2, sep, h.width, gap, textWidth(sep)+textWidth(verdictRoom)))
+		l2, _ := fitSegments(line2, sep, h.width, gap, textWidth(sep)+textWidth(verdictRoom))
+		lines = append(lines, l1, l2)
 	case summary == 1:
 		lines = append(lines, joinFitting(append(first, second...), sep, h.width))
 	}
@@ -288,14 +289,6 @@ func (h Header) View() string {
 
 // verdictRoom is as wide as the widest verdict the second line may gain.
 const verdictRoom = "zero lag in 59m59s"
-
-// fitWithGap is joinFitting with gapW cells kept free before segment gap
-// (none when gap < 0): the segments after it fit as if something were
-// there.
-func fitWithGap(segs []string, sep string, w, gap, gapW int) string {
-	out, _ := fitSegments(segs, sep, w, gap, gapW)
-	return out
-}
 
 // noWorstText is the worst partition's line when no partition lags, or
 // lags only by messages being processed (model.PartitionLag.InFlight).
