@@ -131,8 +131,10 @@ func appendString(buf []byte, s string) []byte {
 }
 
 // Snapshot records a good poll of group at at, as its source returned it
-// (before annotation), and flushes. s is not kept: its slices may be
-// changed once Snapshot returns.
+// (before annotation), and flushes. s is kept, as what the next poll of
+// group is written against: its slices must not change once Snapshot
+// returns (--record's tap gives it arrays of its own; a copy here cost
+// 8 ms and 4.4 MB a poll at 10,000 partitions).
 func (w *Writer) Snapshot(at time.Time, group string, s model.Snapshot) error {
 	if w.err != nil {
 		return w.err
@@ -141,7 +143,7 @@ func (w *Writer) Snapshot(at time.Time, group string, s model.Snapshot) error {
 	w.begin(at)
 	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
 	w.enc.value(w.c.snapshot, unsafe.Pointer(&st.prev), unsafe.Pointer(&s))
-	st.prev = clone(w.c.snapshot, &s)
+	st.prev = s
 	if err := w.end(KindSnapshot); err != nil {
 		return err
 	}
