@@ -266,4 +266,3 @@ func (g *grid[T]) row(b *strings.Builder, l gridLayout, r *T, gutter string, sty
 		b.WriteString(s)
 	}
 }
-
