@@ -369,14 +369,14 @@ func readRecording(path string) (*record.Reader, *os.File, error) {
 
 // play feeds r's records of group to a pipeline as the recorded watch
 // did, calling fn with each record (of every group and kind) and the
-// events it gave, until fn returns false (ended false) or the records end
-// (r.Summary says how).
-func play(r *record.Reader, group string, fn func(rec *record.Record, evs []model.Event) (bool, error)) (ended bool, err error) {
+// events it gave, until fn returns false or the records end (r.Summary
+// says how).
+func play(r *record.Reader, group string, fn func(rec *record.Record, evs []model.Event) (bool, error)) error {
 	pipe := model.NewPipeline(record.PipelineOptions(r.Header(), group))
 	for {
 		rec, err := r.Next()
 		if err != nil {
-			return true, nil
+			return nil
 		}
 		var evs []model.Event
 		switch rec.Kind {
@@ -385,9 +385,8 @@ func play(r *record.Reader, group string, fn func(rec *record.Record, evs []mode
 				evs = record.Feed(pipe, &rec)
 			}
 		}
-		more, err := fn(&rec, evs)
-		if err != nil || !more {
-			return false, err
+		if more, err := fn(&rec, evs); err != nil || !more {
+			return err
 		}
 	}
 }
@@ -399,7 +398,7 @@ func playFile(path, group string, fn func(rec *record.Record, evs []model.Event)
 		return err
 	}
 	defer f.Close()
-	_, err = play(r, group, fn)
+	err = play(r, group, fn)
 	return err
 }
 
@@ -433,7 +432,7 @@ func replayEvents(path, group string, stdout, stderr io.Writer) error {
 		group = h.Group
 	}
 	out := bufio.NewWriter(stdout)
-	_, err = play(r, group, func(_ *record.Record, evs []model.Event) (bool, error) {
+	err = play(r, group, func(_ *record.Record, evs []model.Event) (bool, error) {
 		for _, e := range evs {
 			b, err := model.MarshalEventJSON(e)
 			if err != nil {

@@ -47,7 +47,6 @@ type Reader struct {
 	c                                       *codecs
 
 	last   time.Time // the time of the record before
-	first  time.Time // the time of the first good record
 	good   time.Time // the time of the last good record
 	read   int       // records read
 	groups map[uint64]*rstream
@@ -187,9 +186,6 @@ func (r *Reader) nextRecord(copies bool) (Record, error) {
 			return Record{}, err
 		}
 		if !skip {
-			if r.read == 0 {
-				r.first = rec.At
-			}
 			r.read++
 			r.good = rec.At
 			return rec, nil
@@ -391,10 +387,9 @@ func (r *Reader) body(rec *Record, copies bool) error {
 // Summary is what Scan finds in a recording.
 type Summary struct {
 	Header Header
-	// First and Last are the times of the first and last good records;
-	// zero when there is none.
-	First, Last time.Time
-	Records     int
+	// Last is the time of the last good record; zero when there is none.
+	Last    time.Time
+	Records int
 	// Groups are the groups with snapshots, failures or events, in the
 	// order they first appear.
 	Groups []string
@@ -406,7 +401,7 @@ type Summary struct {
 // Summary is what r has read: once Next has returned an error, the
 // whole recording's (Scan's); before, End is nil.
 func (r *Reader) Summary() Summary {
-	sum := Summary{Header: r.h, First: r.first, Last: r.good, Records: r.read, Groups: slices.Clone(r.seen)}
+	sum := Summary{Header: r.h, Last: r.good, Records: r.read, Groups: slices.Clone(r.seen)}
 	if r.read == 0 {
 		sum.Last = time.Time{}
 	}
