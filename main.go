@@ -322,9 +322,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}{
 		// A poll is a few requests per broker: faster than 100ms would
 		// load a production cluster for nothing a person can read.
-		{"interval", f.interval, model.MinInterval, time.Hour},
-		{"timeout", f.timeout, 100 * time.Millisecond, 10 * time.Minute},
-		{"stall-after", f.stallAfter, time.Second, 7 * 24 * time.Hour},
+		{"interval", f.interval, model.MinInterval, model.MaxInterval},
+		{"timeout", f.timeout, model.MinTimeout, model.MaxTimeout},
+		{"stall-after", f.stallAfter, model.MinStallAfter, model.MaxStallAfter},
 	} {
 		if err := durationRange(d.name, d.v, d.least, d.most); err != nil {
 			return err

@@ -7,6 +7,14 @@ const (
 	// MinInterval is the shortest poll interval kgwatch accepts: each
 	// poll costs a few requests per broker of a production cluster.
 	MinInterval = 100 * time.Millisecond
+	// MaxInterval, MinTimeout … MaxStallAfter are the other ranges of the
+	// watch's flags (--interval, --timeout, --stall-after), which a
+	// recording's header must fall in too (model/record).
+	MaxInterval   = time.Hour
+	MinTimeout    = 100 * time.Millisecond
+	MaxTimeout    = 10 * time.Minute
+	MinStallAfter = time.Second
+	MaxStallAfter = 7 * 24 * time.Hour
 	// FastInterval is the poll interval while a group rebalances, so the
 	// rebalance's start and end are timed well.
 	FastInterval = 200 * time.Millisecond

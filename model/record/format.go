@@ -203,17 +203,17 @@ func (c *codecs) byName() map[string]*codec {
 }
 
 // The ranges a header's settings must fall in: those of the flags that set
-// them (kgwatch's --interval, --timeout and --stall-after; replay_test.go
-// checks they agree). Zero is the default of each. A header outside them
+// them (kgwatch's --interval, --timeout and --stall-after: one set of
+// constants in model, which main checks the flags against). Zero is the default of each. A header outside them
 // is damage (HeaderError): a recording must not make a replay poll-time
 // arithmetic run on -5ns, or allocate a timeline of 10^8 events.
 const (
 	MinInterval   = model.MinInterval
-	MaxInterval   = time.Hour
-	MinTimeout    = 100 * time.Millisecond
-	MaxTimeout    = 10 * time.Minute
-	MinStallAfter = time.Second
-	MaxStallAfter = 7 * 24 * time.Hour
+	MaxInterval   = model.MaxInterval
+	MinTimeout    = model.MinTimeout
+	MaxTimeout    = model.MaxTimeout
+	MinStallAfter = model.MinStallAfter
+	MaxStallAfter = model.MaxStallAfter
 	// MaxTimelineSize bounds the timeline's capacity (no flag sets it;
 	// a timeline allocates it at once, ~270 bytes an event).
 	MaxTimelineSize = 100 * model.DefaultTimelineCapacity
