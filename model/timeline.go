@@ -283,12 +283,4 @@ func (e Event) Touched() []TopicPartition {
 	return slices.Compact(out)
 }
 
-func cmpTopicPartition(a, b TopicPartition) int {
-	switch {
-	case a.Less(b):
-		return -1
-	case b.Less(a):
-		return 1
-	}
-	return 0
-}
+func cmpTopicPartition(a, b TopicPartition) int { return compareTP(a, b) }
