@@ -17,15 +17,14 @@ type snapView struct {
 	typ      string
 	known    bool // the members' assignments say who owns what
 	coop     bool // a classic group seen rebalancing cooperatively
-	// epoch and target are a consumer or share group's group epoch and
-	// target assignment epoch.
-	epoch, target int32
-	members       []Member
-	byID          map[string]int // member id → index in members (last wins)
-	byKey         map[string]int // memberKey → index in members (last wins)
-	partitions    []PartitionLag
-	counts        map[string]int // partitions per topic in the snapshot
-	owners        []owning       // see owned
+	// target is a consumer or share group's target assignment epoch.
+	target     int32
+	members    []Member
+	byID       map[string]int // member id → index in members (last wins)
+	byKey      map[string]int // memberKey → index in members (last wins)
+	partitions []PartitionLag
+	counts     map[string]int // partitions per topic in the snapshot
+	owners     []owning       // see owned
 }
 
 func newSnapView(s Snapshot) *snapView {
@@ -36,7 +35,6 @@ func newSnapView(s Snapshot) *snapView {
 		typ:        s.Group.Type,
 		known:      s.Group.AssignmentsKnown(),
 		coop:       s.Group.Cooperative,
-		epoch:      s.Group.Epoch,
 		target:     s.Group.AssignmentEpoch,
 		members:    s.Members,
 		byID:       make(map[string]int, len(s.Members)),
@@ -93,8 +91,7 @@ type openRebalance struct {
 // differ is the state a Tracker keeps between snapshots.
 type differ struct {
 	group   string
-	started bool
-	last    *snapView // previous snapshot
+	last    *snapView // previous snapshot; nil before the first
 	settled *snapView // last snapshot in Stable, Empty or Dead: owners before a rebalance
 	stable  *snapView // last Stable snapshot: partition counts
 	rb      *openRebalance
@@ -104,9 +101,8 @@ type differ struct {
 	phase *openRebalance
 	// coop: the group was seen rebalancing cooperatively (its members'
 	// subscriptions say so only while Stable; it holds from then on).
-	coop   bool
-	lost   bool
-	lostAt time.Time
+	coop bool
+	lost bool
 	// failedFrom is when the first failed poll of an outage began,
 	// failedTo when its last failure was seen: the polls failed for at
 	// least failedTo-failedFrom.
@@ -117,7 +113,6 @@ type differ struct {
 }
 
 func (d *differ) prime(v *snapView) {
-	d.started = true
 	if rebalancing(v.state) || (v.brokerAssigned() && v.reconciling()) {
 		d.rb = &openRebalance{at: v.at}
 	}
@@ -179,7 +174,7 @@ func (d *differ) observe(s Snapshot) []Event {
 			d.rb.timed, d.rb.outage = false, true
 		}
 	}
-	if !d.started {
+	if d.last == nil {
 		out = append(out, b.event(EventWatchStarted, watchDetail(d.group, cur)))
 		d.prime(cur)
 		return out
@@ -323,7 +318,7 @@ type ownerMove struct {
 // phase, reports the moves from the owners before the first.
 func (d *differ) completeClassic(b stamp, cur *snapView, inferred bool) []Event {
 	rb := d.rb
-	coop := d.coop || cur.coop || (rb.base != nil && rb.base.coop)
+	coop := d.coop || cur.coop // commit folded rb.base's into d.coop
 	if coop && d.phase == nil && cur.state == StateStable && rb.base != nil && revokedOnly(rb.base, cur) {
 		d.phase = rb
 		out := rebalanceCompleted(b, rb, cur, inferred, coop)

@@ -295,9 +295,6 @@ func (l *Lanes) sortRows() {
 // it.
 func (l *Lanes) Owners() []string { return l.owners }
 
-// Latest returns the time of the latest observation.
-func (l *Lanes) Latest() time.Time { return l.last }
-
 // Column is the ownership in force at one moment, for reading many rows at
 // that moment without searching again.
 type Column struct {

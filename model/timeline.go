@@ -221,7 +221,7 @@ func (t *Tracker) PollFailed(started, at time.Time, err error) []Event {
 		}
 		return nil
 	}
-	t.d.lost, t.d.lostAt = true, at
+	t.d.lost = true
 	t.d.failedFrom, t.d.failedTo = started, at
 	detail := "connection lost"
 	if t.d.last == nil && t.d.goodAt.IsZero() {
