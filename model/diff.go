@@ -66,7 +66,7 @@ func (v *snapView) assigned() bool { return v.known }
 // brokerAssigned reports whether the coordinator assigns (consumer and
 // share groups): owners are known at every poll, and a rebalance is an
 // epoch moving, not a state.
-func (v *snapView) brokerAssigned() bool { return v.typ == TypeConsumer || v.typ == TypeShare }
+func (v *snapView) brokerAssigned() bool { return Group{Type: v.typ}.CoordinatorAssigned() }
 
 // reconciling reports whether some member is behind the target.
 func (v *snapView) reconciling() bool {

@@ -144,7 +144,7 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		Members:      make([]JSONMember, 0, len(s.Members)),
 		Partitions:   make([]JSONPartition, 0, len(s.Partitions)),
 	}
-	epochs := s.Group.Type == TypeConsumer || s.Group.Type == TypeShare
+	epochs := s.Group.CoordinatorAssigned() // classic groups have generations, not epochs
 	if epochs {
 		j.GroupEpoch, j.AssignmentEpoch = ptr(s.Group.Epoch), ptr(s.Group.AssignmentEpoch)
 	}

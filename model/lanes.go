@@ -106,7 +106,7 @@ func (l *Lanes) Observe(s Snapshot) {
 	}
 	l.ids, l.seenIDs = l.seenIDs[:0], ids
 	state := normState(s.Group.State)
-	broker := s.Group.Type == TypeConsumer || s.Group.Type == TypeShare
+	broker := s.Group.CoordinatorAssigned()
 	switch {
 	case broker && s.Group.AssignmentsKnown():
 	case rebalancing(state):

@@ -101,12 +101,17 @@ type Group struct {
 // what. Consumer and share groups report current assignments in every
 // state; classic coordinators report them only while Stable.
 func (g Group) AssignmentsKnown() bool {
-	switch g.Type {
-	case TypeConsumer, TypeShare:
+	if g.CoordinatorAssigned() {
 		return g.Exists()
 	}
 	return g.State == StateStable
 }
+
+// CoordinatorAssigned reports whether the coordinator assigns the group's
+// partitions (consumer and share groups): it reports them in every state,
+// with group and assignment epochs, and a rebalance is the target
+// assignment's epoch moving, not a state.
+func (g Group) CoordinatorAssigned() bool { return g.Type == TypeConsumer || g.Type == TypeShare }
 
 // Exists reports whether the coordinator knows the group. A group that was
 // never created, or was deleted, is reported as Dead.
