@@ -147,6 +147,13 @@ func (b stamp) event(t EventType, detail string) Event {
 	return Event{Time: b.at, Type: t, Group: b.group, State: b.state, Detail: detail}
 }
 
+// memberEvent is an event about member m, with its ids and host.
+func (b stamp) memberEvent(t EventType, m Member) Event {
+	e := b.event(t, "")
+	e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+	return e
+}
+
 func (d *differ) observe(s Snapshot) []Event {
 	cur := newSnapView(s)
 	if d.group == "" {
@@ -191,8 +198,7 @@ func (d *differ) observe(s Snapshot) []Event {
 		if _, ok := cur.byKey[k]; ok || prev.byKey[k] != i {
 			continue
 		}
-		e := b.event(EventMemberLeft, "")
-		e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+		e := b.memberEvent(EventMemberLeft, m)
 		owned := ""
 		if parts, ok := d.knownPartitions(k); ok {
 			e.Partitions, owned = parts, "it owned"
@@ -209,16 +215,14 @@ func (d *differ) observe(s Snapshot) []Event {
 		if j, ok := prev.byKey[k]; ok {
 			_, was := prev.byID[m.MemberID]
 			if old := prev.members[j].MemberID; old != m.MemberID && !was {
-				e := b.event(EventMemberJoined, "")
-				e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+				e := b.memberEvent(EventMemberJoined, m)
 				e.Detail = fmt.Sprintf("%s rejoined as static member %q with a new member id (was %s): same member, no rebalance",
 					memberLabel(m), m.InstanceID, ShortID(old))
 				out = append(out, e)
 			}
 			continue
 		}
-		e := b.event(EventMemberJoined, "")
-		e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+		e := b.memberEvent(EventMemberJoined, m)
 		if cur.assigned() && len(m.Partitions) == 0 && len(m.TargetPartitions) > 0 {
 			e.Detail = memberDetail(m, "joined", "it is to receive", m.TargetPartitions, cur.multiTopic())
 		} else if cur.assigned() {
@@ -240,19 +244,7 @@ func (d *differ) observe(s Snapshot) []Event {
 		out = append(out, d.brokerRebalance(b, prev, cur, causes, restored)...)
 	case rebalancing(cur.state):
 		if d.rb == nil {
-			// Seen first right after an outage, it may have begun at any
-			// time during it: its duration is unknown.
-			d.rb = &openRebalance{at: cur.at, timed: !restored, outage: restored, base: d.settled}
-			what := "rebalance started"
-			if restored {
-				what = "rebalance in progress (it began while the connection was lost)"
-			}
-			e := b.event(EventRebalanceStarted, "")
-			if d.phase != nil {
-				what, e.Phase = "assign phase of the cooperative rebalance started", PhaseAssign
-			}
-			e.Detail = startDetail(what, causes)
-			out = append(out, e)
+			out = append(out, d.open(b, d.settled, rebalanceStart{restored: restored, phase: d.nextPhase()}, causes))
 		}
 	case settledState(cur.state) && d.rb != nil:
 		out = append(out, d.completeClassic(b, cur, false)...)
@@ -261,13 +253,7 @@ func (d *differ) observe(s Snapshot) []Event {
 		(d.settled.state != StateStable || !sameAssignment(d.settled, cur)):
 		// Two settled snapshots apart, and a Stable one with other members
 		// or owners: a rebalance began and ended between the polls.
-		e := b.event(EventRebalanceStarted, startDetail("rebalance happened between polls", causes))
-		e.Inferred = true
-		if d.phase != nil {
-			e.Phase = PhaseAssign
-			e.Detail = startDetail("assign phase of the cooperative rebalance happened between polls", causes)
-		}
-		out = append(out, e)
+		out = append(out, rebalanceStarted(b, rebalanceStart{inferred: true, phase: d.nextPhase()}, causes))
 		d.rb = &openRebalance{at: cur.at, base: d.settled}
 		out = append(out, d.completeClassic(b, cur, true)...)
 		d.rb = nil
@@ -284,6 +270,54 @@ func (d *differ) observe(s Snapshot) []Event {
 	}
 	d.commit(cur)
 	return out
+}
+
+// rebalanceStart says how a rebalance came to be seen, for its
+// rebalance_started.
+type rebalanceStart struct {
+	inferred bool   // it began and ended between two polls
+	restored bool   // first seen right after an outage
+	phase    string // PhaseAssign after a cooperative revoke phase (nextPhase)
+	epoch    string // how the target assignment epoch moved (epochMove)
+}
+
+// open opens d.rb, first seen in progress now, from the owners of base
+// (nil: unknown), and returns its rebalance_started. Seen first right
+// after an outage, it may have begun at any time during it: its duration
+// is unknown.
+func (d *differ) open(b stamp, base *snapView, how rebalanceStart, causes []string) Event {
+	d.rb = &openRebalance{at: b.at, timed: !how.restored, outage: how.restored, base: base}
+	return rebalanceStarted(b, how, causes)
+}
+
+// rebalanceStarted is a rebalance's rebalance_started, with the members'
+// comings and goings that set it off.
+func rebalanceStarted(b stamp, how rebalanceStart, causes []string) Event {
+	var what string
+	switch {
+	case how.inferred && how.phase == PhaseAssign:
+		what = "assign phase of the cooperative rebalance happened between polls"
+	case how.inferred:
+		what = "rebalance happened between polls"
+	case how.phase == PhaseAssign:
+		what = "assign phase of the cooperative rebalance started"
+	case how.restored:
+		what = "rebalance in progress (it began while the connection was lost)"
+	default:
+		what = "rebalance started"
+	}
+	e := b.event(EventRebalanceStarted, startDetail(what+how.epoch, causes))
+	e.Inferred, e.Phase = how.inferred, how.phase
+	return e
+}
+
+// nextPhase is the phase of a classic group's next rebalance: the assign
+// phase after a cooperative revoke phase, else none.
+func (d *differ) nextPhase() string {
+	if d.phase != nil {
+		return PhaseAssign
+	}
+	return ""
 }
 
 // knownPartitions returns what a member (by memberKey) owned at the last

@@ -27,21 +27,14 @@ func (d *differ) brokerRebalance(b stamp, prev, cur *snapView, causes []string, 
 		if prev.assigned() {
 			base = prev
 		}
-		d.rb = &openRebalance{at: cur.at, timed: !restored, outage: restored, base: base}
-		what := "rebalance started"
-		if restored {
-			what = "rebalance in progress (it began while the connection was lost)"
-		}
-		out = append(out, b.event(EventRebalanceStarted, startDetail(what+epochMove(prev, cur), causes)))
+		out = append(out, d.open(b, base, rebalanceStart{restored: restored, epoch: epochMove(prev, cur)}, causes))
 		out = append(out, reconciling...)
 		return out
 	case d.rb == nil && moved:
 		// The target moved and every member reached it between two
 		// polls.
-		e := b.event(EventRebalanceStarted, startDetail("rebalance happened between polls"+epochMove(prev, cur), causes))
-		e.Inferred = true
 		out = append(out, reconciled...)
-		out = append(out, e)
+		out = append(out, rebalanceStarted(b, rebalanceStart{inferred: true, epoch: epochMove(prev, cur)}, causes))
 		return append(out, rebalanceCompleted(b, &openRebalance{at: cur.at, base: prev}, cur, true, true)...)
 	case d.rb == nil:
 		return reconciled // a member caught up on its own (none behind before)
@@ -83,8 +76,7 @@ func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Ev
 		switch {
 		case m.Reconciling && (!was || retarget):
 			// Fell behind, or its target moved again while it was.
-			e := b.event(EventMemberReconciling, "")
-			e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+			e := b.memberEvent(EventMemberReconciling, m)
 			receive, give := diffParts(m.TargetPartitions, m.Partitions), diffParts(m.Partitions, m.TargetPartitions)
 			e.Partitions = append(slices.Clone(receive), give...)
 			slices.SortFunc(e.Partitions, compareTP)
@@ -104,8 +96,7 @@ func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Ev
 			}
 			reconciling = append(reconciling, e)
 		case !m.Reconciling && was:
-			e := b.event(EventMemberReconciled, "")
-			e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+			e := b.memberEvent(EventMemberReconciled, m)
 			e.Partitions = m.Partitions
 			e.Detail = fmt.Sprintf("%s reconciled at epoch %d", memberLabel(m), m.MemberEpoch)
 			if len(m.Partitions) == 0 {
