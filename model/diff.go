@@ -110,6 +110,13 @@ type differ struct {
 	// goodAt is when the last good poll completed: an outage runs from it
 	// to the first good poll after it.
 	goodAt time.Time
+	// consumers holds the reports of the group's own consumers (the
+	// demo's, Tracker.Add), which time a rebalance the polls only infer:
+	// revocations and assignments since the last snapshot, and the
+	// starts, stops and restarts that set a rebalance off since the last
+	// one completed (a poll may come between a consumer's start and its
+	// join). Tracker.Observe prunes them.
+	consumers []Event
 }
 
 func (d *differ) prime(v *snapView) {
@@ -343,8 +350,6 @@ type ownerMove struct {
 	fromID, toID string
 }
 
-// rebalanceCompleted closes a rebalance at cur: rebalance_completed, then one
-// partition_moved per partition whose owner changed.
 // completeClassic closes the classic rebalance d.rb at the settled view
 // cur. A cooperative group rebalances in two phases: the first ends with
 // the partitions that move revoked (unowned, their owners still members)
@@ -355,33 +360,69 @@ func (d *differ) completeClassic(b stamp, cur *snapView, inferred bool) []Event 
 	coop := d.coop || cur.coop // commit folded rb.base's into d.coop
 	if coop && d.phase == nil && cur.state == StateStable && rb.base != nil && revokedOnly(rb.base, cur) {
 		d.phase = rb
-		out := rebalanceCompleted(b, rb, cur, inferred, coop)
-		out[0].Phase = PhaseRevoke
-		out[0].Detail = revokeDetail(out[0], cur.multiTopic() || rb.base.multiTopic())
-		return out[:1] // partition_moved waits for the assign phase
+		c := completion{inferred: inferred, phase: PhaseRevoke}
+		if !inferred && rb.timed {
+			c.took, c.timed = nonNegative(cur.at.Sub(rb.at)), true
+		}
+		return rebalanceCompleted(b, rb.base, cur, c, coop)
 	}
-	if d.phase == nil {
-		return rebalanceCompleted(b, rb, cur, inferred, coop)
-	}
-	whole := &openRebalance{at: d.phase.at, timed: d.phase.timed && rb.timed && !inferred, outage: d.phase.outage || rb.outage, base: d.phase.base}
-	out := rebalanceCompleted(b, whole, cur, inferred, coop)
-	out[0].Phase = PhaseAssign
-	var prefix string
 	switch {
-	case whole.timed:
-		prefix = "assign phase took " + Elapsed(nonNegative(cur.at.Sub(rb.at))) +
-			"; cooperative rebalance took " + Elapsed(out[0].Duration)
-	case inferred && d.phase.timed:
-		prefix = "assign phase between polls; the cooperative rebalance began " +
-			Elapsed(nonNegative(cur.at.Sub(d.phase.at))) + " before"
-	default:
-		prefix = "assign phase of a cooperative rebalance completed, duration unknown"
+	case d.phase == nil && inferred:
+		return rebalanceCompleted(b, rb.base, cur, d.endedBetweenPolls(cur.at), coop)
+	case d.phase == nil:
+		return rebalanceCompleted(b, rb.base, cur, ended(rb, cur.at), coop)
 	}
-	if i := strings.Index(out[0].Detail, ": "); i >= 0 {
-		out[0].Detail = prefix + out[0].Detail[i:]
+	first := d.phase // the revoke phase: the rebalance began with it
+	c := completion{inferred: inferred, phase: PhaseAssign}
+	switch {
+	case first.timed && rb.timed && !inferred:
+		c.took, c.timed = nonNegative(cur.at.Sub(first.at)), true
+		c.lead = "assign phase took " + Elapsed(nonNegative(cur.at.Sub(rb.at))) +
+			"; cooperative rebalance took " + Elapsed(c.took)
+	case inferred && first.timed:
+		c.lead = "assign phase between polls; the cooperative rebalance began " +
+			Elapsed(nonNegative(cur.at.Sub(first.at))) + " before"
+	default:
+		c.lead = "assign phase of a cooperative rebalance completed, duration unknown"
 	}
 	d.phase = nil
-	return out
+	return rebalanceCompleted(b, first.base, cur, c, coop)
+}
+
+// completion is how a rebalance_completed begins: whether the rebalance
+// was only inferred, which phase of a cooperative one it is, how long it
+// took when that is known, and the words its sentence begins with (the
+// revoke phase's are revokeDetail's).
+type completion struct {
+	inferred bool
+	phase    string
+	took     time.Duration
+	timed    bool
+	lead     string
+}
+
+// ended is the completion of a whole rebalance seen in progress, rb,
+// completed at at.
+func ended(rb *openRebalance, at time.Time) completion {
+	switch {
+	case rb.timed:
+		took := nonNegative(at.Sub(rb.at))
+		return completion{took: took, timed: true, lead: "rebalance took " + Elapsed(took)}
+	case rb.outage:
+		return completion{lead: "rebalance completed, duration unknown (the connection was lost meanwhile)"}
+	}
+	return completion{lead: "rebalance completed (it began before the watch started)"}
+}
+
+// endedBetweenPolls is the completion of a whole rebalance inferred
+// between two polls, the second at at: timed by its consumers' reports
+// when they give it a duration.
+func (d *differ) endedBetweenPolls(at time.Time) completion {
+	if took, ok := consumerSpan(d.consumers, at); ok {
+		return completion{inferred: true, took: took, timed: true,
+			lead: "rebalance between polls took " + Elapsed(took) + " (its consumers' clocks)"}
+	}
+	return completion{inferred: true, lead: "rebalance between polls, duration unknown"}
 }
 
 // revokedOnly reports whether cur, after a rebalance from base, has
@@ -402,37 +443,74 @@ func revokedOnly(base, cur *snapView) bool {
 	return false
 }
 
-func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred, incremental bool) []Event {
+// rebalanceCompleted closes a rebalance at cur, from the owners of base
+// (nil: unknown): rebalance_completed, then one partition_moved per
+// partition whose owner changed (none for a revoke phase: they wait for
+// the assign phase). incremental: the rebalance leaves the partitions that
+// stay alone (cooperative or coordinator-assigned).
+func rebalanceCompleted(b stamp, base, cur *snapView, c completion, incremental bool) []Event {
 	e := b.event(EventRebalanceCompleted, "")
-	e.Inferred = inferred
-	var (
-		prefix string
-		moves  []ownerMove
-		kept   []TopicPartition
-	)
-	switch {
-	case inferred:
-		prefix = "rebalance between polls, duration unknown"
-	case rb.timed:
-		e.Duration, e.HasDuration = nonNegative(cur.at.Sub(rb.at)), true
-		prefix = "rebalance took " + Elapsed(e.Duration)
-	case rb.outage:
-		prefix = "rebalance completed, duration unknown (the connection was lost meanwhile)"
-	default:
-		prefix = "rebalance completed (it began before the watch started)"
-	}
+	e.Inferred, e.Phase = c.inferred, c.phase
+	e.Duration, e.HasDuration = c.took, c.timed
 	multi := cur.multiTopic()
-	var summary []string
-	if rb.base == nil {
-		summary = append(summary, "moves unknown")
-	} else {
-		multi = multi || rb.base.multiTopic()
-		moves, kept = diffOwners(rb.base, cur)
+	var (
+		moves []ownerMove
+		kept  []TopicPartition
+	)
+	if base != nil {
+		multi = multi || base.multiTopic()
+		moves, kept = diffOwners(base, cur)
 		if incremental {
 			// A cooperative (or coordinator-assigned) rebalance leaves
 			// the partitions that stay alone.
 			kept = nil
 		}
+	}
+	if len(kept) > 0 {
+		if cap(kept) > 2*len(kept) {
+			kept = slices.Clone(kept) // the ring keeps it: drop the spare room
+		}
+		e.Partitions = kept
+	}
+	if len(moves) > 0 {
+		e.Moves = make([]Move, len(moves))
+		for i, m := range moves {
+			e.Moves[i] = m.Move
+		}
+	}
+	if c.phase == PhaseRevoke {
+		e.Detail = revokeDetail(e, multi)
+		return []Event{e} // partition_moved waits for the assign phase
+	}
+	e.Detail = c.lead + ": " + completedSummary(base, cur, moves, kept)
+	if len(moves) > MaxMoveEvents {
+		// A rebalance of a large group would flush the whole timeline with
+		// one event per partition; rebalance_completed lists every move.
+		e.Detail += fmt.Sprintf("; %d partition_moved events not listed one by one (see moves)", len(moves))
+		return []Event{e}
+	}
+	out := make([]Event, 0, 1+len(moves))
+	out = append(out, e)
+	tps := make([]TopicPartition, len(moves)) // one array for all the events
+	for i, m := range moves {
+		tps[i] = m.TopicPartition
+		pe := b.event(EventPartitionMoved, moveDetail(m, multi))
+		pe.Inferred = c.inferred
+		pe.Partitions = tps[i : i+1 : i+1]
+		pe.From, pe.To = m.From, m.To
+		out = append(out, pe)
+	}
+	return out
+}
+
+// completedSummary says what a rebalance from base (nil: unknown) to cur
+// did: "1 partition moved, 2 stopped, kept by their owner; consumer-c
+// owns no partitions".
+func completedSummary(base, cur *snapView, moves []ownerMove, kept []TopicPartition) string {
+	var summary []string
+	if base == nil {
+		summary = append(summary, "moves unknown")
+	} else {
 		var moved, gained, lost int
 		for _, m := range moves {
 			switch {
@@ -460,7 +538,7 @@ func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred, inc
 			summary = append(summary, strconv.Itoa(len(kept))+" stopped, kept by their owner")
 		}
 	}
-	detail := prefix + ": " + strings.Join(summary, ", ")
+	detail := strings.Join(summary, ", ")
 	if cur.assigned() {
 		var idle []string
 		for _, m := range cur.members {
@@ -478,37 +556,7 @@ func rebalanceCompleted(b stamp, rb *openRebalance, cur *snapView, inferred, inc
 	} else if cur.state == StateEmpty {
 		detail += "; the group is empty"
 	}
-	e.Detail = detail
-	if len(kept) > 0 {
-		if cap(kept) > 2*len(kept) {
-			kept = slices.Clone(kept) // the ring keeps it: drop the spare room
-		}
-		e.Partitions = kept
-	}
-	if len(moves) > 0 {
-		e.Moves = make([]Move, len(moves))
-		for i, m := range moves {
-			e.Moves[i] = m.Move
-		}
-	}
-	if len(moves) > MaxMoveEvents {
-		// A rebalance of a large group would flush the whole timeline with
-		// one event per partition; rebalance_completed lists every move.
-		e.Detail += fmt.Sprintf("; %d partition_moved events not listed one by one (see moves)", len(moves))
-		return []Event{e}
-	}
-	out := make([]Event, 0, 1+len(moves))
-	out = append(out, e)
-	tps := make([]TopicPartition, len(moves)) // one array for all the events
-	for i, m := range moves {
-		tps[i] = m.TopicPartition
-		pe := b.event(EventPartitionMoved, moveDetail(m, multi))
-		pe.Inferred = inferred
-		pe.Partitions = tps[i : i+1 : i+1]
-		pe.From, pe.To = m.From, m.To
-		out = append(out, pe)
-	}
-	return out
+	return detail
 }
 
 // MaxMoveEvents is the most partition_moved events one rebalance emits; a

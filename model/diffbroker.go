@@ -35,14 +35,14 @@ func (d *differ) brokerRebalance(b stamp, prev, cur *snapView, causes []string, 
 		// polls.
 		out = append(out, reconciled...)
 		out = append(out, rebalanceStarted(b, rebalanceStart{inferred: true, epoch: epochMove(prev, cur)}, causes))
-		return append(out, rebalanceCompleted(b, &openRebalance{at: cur.at, base: prev}, cur, true, true)...)
+		return append(out, rebalanceCompleted(b, prev, cur, d.endedBetweenPolls(cur.at), true)...)
 	case d.rb == nil:
 		return reconciled // a member caught up on its own (none behind before)
 	}
 	out = append(out, reconciling...)
 	out = append(out, reconciled...)
 	if !behind {
-		out = append(out, rebalanceCompleted(b, d.rb, cur, false, true)...)
+		out = append(out, rebalanceCompleted(b, d.rb.base, cur, ended(d.rb, cur.at), true)...)
 		d.rb = nil
 	}
 	return out

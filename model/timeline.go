@@ -109,19 +109,13 @@ type Tracker struct {
 	mu sync.Mutex
 	d  differ
 	tl *Timeline
-	// consumers holds the reports of the group's own consumers (the
-	// demo's), which time a rebalance the polls only infer: revocations
-	// and assignments since the last snapshot, and the starts, stops and
-	// restarts that set a rebalance off since the last one completed (a
-	// poll may come between a consumer's start and its join).
-	consumers []Event
 }
 
 // triggerWindow is how long a consumer's start, stop or restart waits for
 // the rebalance it sets off.
 const triggerWindow = 10 * time.Second
 
-// maxConsumerReports bounds Tracker.consumers between two snapshots.
+// maxConsumerReports bounds differ.consumers between two snapshots.
 const maxConsumerReports = 1024
 
 // NewTracker returns a tracker for group whose timeline holds capacity
@@ -139,18 +133,17 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	defer t.mu.Unlock()
 	events := t.d.observe(s)
 	completed := false
-	for i := range events {
-		timeByConsumers(&events[i], t.consumers)
-		completed = completed || events[i].Type == EventRebalanceCompleted
+	for _, e := range events {
+		completed = completed || e.Type == EventRebalanceCompleted
 	}
-	kept := t.consumers[:0]
-	for _, r := range t.consumers {
+	kept := t.d.consumers[:0]
+	for _, r := range t.d.consumers {
 		if isTrigger(r.Type) && !completed && s.TakenAt.Sub(r.Time) < triggerWindow {
 			kept = append(kept, r)
 		}
 	}
-	clear(t.consumers[len(kept):])
-	t.consumers = kept
+	clear(t.d.consumers[len(kept):])
+	t.d.consumers = kept
 	t.tl.Add(events...)
 	return events
 }
@@ -161,20 +154,17 @@ func isTrigger(t EventType) bool {
 	return t == EventDemoSpawned || t == EventDemoStopped || t == EventDemoRestarted
 }
 
-// timeByConsumers gives a rebalance that began and ended between two polls
-// (inferred, duration unknown) the duration its consumers reported: from
+// consumerSpan is the duration the group's consumers reported for a
+// rebalance that began and ended between two polls, the second at at: from
 // the first of them to act (a consumer started, stopped or restarted, one
 // revoking its partitions) to the last assignment, when they reported
 // both. A demo's rebalance on an in-process cluster takes about a tenth of
 // a second, less than a poll interval, and compare mode is about exactly
 // that duration.
-func timeByConsumers(e *Event, reports []Event) {
-	if e.Type != EventRebalanceCompleted || !e.Inferred || e.HasDuration || e.Phase != "" {
-		return
-	}
+func consumerSpan(reports []Event, at time.Time) (time.Duration, bool) {
 	var start, end time.Time
 	for _, r := range reports {
-		if r.Time.After(e.Time) {
+		if r.Time.After(at) {
 			continue
 		}
 		switch {
@@ -189,13 +179,9 @@ func timeByConsumers(e *Event, reports []Event) {
 		}
 	}
 	if start.IsZero() || !end.After(start) {
-		return
+		return 0, false
 	}
-	e.Duration, e.HasDuration = end.Sub(start), true
-	const unknown = "rebalance between polls, duration unknown"
-	if rest, ok := strings.CutPrefix(e.Detail, unknown); ok {
-		e.Detail = "rebalance between polls took " + Elapsed(e.Duration) + " (its consumers' clocks)" + rest
-	}
+	return end.Sub(start), true
 }
 
 // ConnectionLost records that a poll failed with err, seen at at. Only the
@@ -257,8 +243,8 @@ func (t *Tracker) Add(e Event) Event {
 	}
 	switch e.Type {
 	case EventDemoSpawned, EventDemoStopped, EventDemoRestarted, EventDemoRevoked, EventDemoAssigned:
-		if len(t.consumers) < maxConsumerReports {
-			t.consumers = append(t.consumers, e)
+		if len(t.d.consumers) < maxConsumerReports {
+			t.d.consumers = append(t.d.consumers, e)
 		}
 	}
 	t.tl.Add(e)
