@@ -110,15 +110,29 @@ func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Ev
 	return reconciling, reconciled
 }
 
-// diffParts returns the sorted partitions of a that b lacks.
+// diffParts returns the sorted partitions of a that b lacks. NewSnapshot
+// sorts a member's partitions and target: one merge pass; a snapshot
+// built otherwise is searched and sorted.
 func diffParts(a, b []TopicPartition) []TopicPartition {
 	var out []TopicPartition
+	if !slices.IsSortedFunc(a, compareTP) || !slices.IsSortedFunc(b, compareTP) {
+		for _, tp := range a {
+			if !slices.Contains(b, tp) {
+				out = append(out, tp)
+			}
+		}
+		slices.SortFunc(out, compareTP)
+		return out
+	}
+	j := 0
 	for _, tp := range a {
-		if !slices.Contains(b, tp) {
+		for j < len(b) && compareTP(b[j], tp) < 0 {
+			j++
+		}
+		if j == len(b) || b[j] != tp {
 			out = append(out, tp)
 		}
 	}
-	slices.SortFunc(out, compareTP)
 	return out
 }
 

@@ -87,23 +87,26 @@ func (l *Lanes) Observe(s Snapshot) {
 	at := s.TakenAt
 	ids := l.ids[:0]
 	for i, p := range s.Partitions {
-		if i < len(l.seen) && l.seen[i] == p.TopicPartition {
+		tp := p.TopicPartition
+		if i < len(l.seen) && l.seen[i] == tp {
 			ids = append(ids, l.seenIDs[i])
 			continue
 		}
-		id, ok := l.rowIdx[p.TopicPartition]
+		id, ok := l.rowIdx[tp]
 		if !ok {
 			id = len(l.rows)
-			l.rowIdx[p.TopicPartition] = id
-			l.rows = append(l.rows, p.TopicPartition)
+			l.rowIdx[tp] = id
+			l.rows = append(l.rows, tp)
 			l.sorted = nil
 		}
 		ids = append(ids, id)
+		if i < len(l.seen) { // seen[i] was compared above: keep this poll's
+			l.seen[i] = tp
+		} else {
+			l.seen = append(l.seen, tp)
+		}
 	}
-	l.seen = l.seen[:0]
-	for _, p := range s.Partitions {
-		l.seen = append(l.seen, p.TopicPartition)
-	}
+	l.seen = l.seen[:len(s.Partitions)]
 	l.ids, l.seenIDs = l.seenIDs[:0], ids
 	state := normState(s.Group.State)
 	broker := s.Group.CoordinatorAssigned()
