@@ -81,27 +81,14 @@ func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind
 	g := w.cfg.Group
 	switch kind {
 	case model.TypeConsumer:
-		res, c, err := w.toCoordinator(ctx, brokers, "describe consumer group",
-			func(to route) protocol.Message {
-				req := kmsg.NewPtrConsumerGroupDescribeRequest()
-				req.Groups = []string{g}
-				return w.kmsg(req, 0, -1, to)
-			},
-			func(m protocol.Message) int16 {
-				gs := m.(*kmsgResponse).res.(*kmsg.ConsumerGroupDescribeResponse).Groups
-				if len(gs) != 1 {
-					return int16(kafka.GroupIdNotFound)
-				}
-				return groupCode(gs[0].ErrorCode)
-			})
-		if err != nil {
+		req := kmsg.NewPtrConsumerGroupDescribeRequest()
+		req.Groups = []string{g}
+		d, c, err := oneGroup(ctx, w, brokers, "describe consumer group", req, -1,
+			func(r *kmsg.ConsumerGroupDescribeResponse) []kmsg.ConsumerGroupDescribeResponseGroup { return r.Groups },
+			func(g kmsg.ConsumerGroupDescribeResponseGroup) int16 { return groupCode(g.ErrorCode) })
+		if err != nil || d.ErrorCode != 0 {
 			return false, c, err
 		}
-		gs := res.(*kmsgResponse).res.(*kmsg.ConsumerGroupDescribeResponse).Groups
-		if len(gs) != 1 || gs[0].ErrorCode != 0 {
-			return false, c, nil
-		}
-		d := gs[0]
 		ids := map[[16]byte]bool{}
 		for _, m := range d.Members {
 			unnamed(ids, m.Assignment.TopicPartitions)
@@ -116,27 +103,14 @@ func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind
 		return true, c, nil
 
 	case model.TypeShare:
-		res, c, err := w.toCoordinator(ctx, brokers, "describe share group",
-			func(to route) protocol.Message {
-				req := kmsg.NewPtrShareGroupDescribeRequest()
-				req.GroupIDs = []string{g}
-				return w.kmsg(req, 0, -1, to)
-			},
-			func(m protocol.Message) int16 {
-				gs := m.(*kmsgResponse).res.(*kmsg.ShareGroupDescribeResponse).Groups
-				if len(gs) != 1 {
-					return int16(kafka.GroupIdNotFound)
-				}
-				return groupCode(gs[0].ErrorCode)
-			})
-		if err != nil {
+		req := kmsg.NewPtrShareGroupDescribeRequest()
+		req.GroupIDs = []string{g}
+		d, c, err := oneGroup(ctx, w, brokers, "describe share group", req, -1,
+			func(r *kmsg.ShareGroupDescribeResponse) []kmsg.ShareGroupDescribeResponseGroup { return r.Groups },
+			func(g kmsg.ShareGroupDescribeResponseGroup) int16 { return groupCode(g.ErrorCode) })
+		if err != nil || d.ErrorCode != 0 {
 			return false, c, err
 		}
-		gs := res.(*kmsgResponse).res.(*kmsg.ShareGroupDescribeResponse).Groups
-		if len(gs) != 1 || gs[0].ErrorCode != 0 {
-			return false, c, nil
-		}
-		d := gs[0]
 		ids := map[[16]byte]bool{}
 		for _, m := range d.Members {
 			for _, t := range m.Assignment.TopicPartitions {
@@ -154,27 +128,14 @@ func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind
 		return true, c, nil
 
 	default:
-		res, c, err := w.toCoordinator(ctx, brokers, "describe group",
-			func(to route) protocol.Message {
-				req := kmsg.NewPtrDescribeGroupsRequest()
-				req.Groups = []string{g}
-				return w.kmsg(req, 0, -1, to)
-			},
-			func(m protocol.Message) int16 {
-				gs := m.(*kmsgResponse).res.(*kmsg.DescribeGroupsResponse).Groups
-				if len(gs) != 1 {
-					return int16(kafka.GroupIdNotFound)
-				}
-				return groupCode(gs[0].ErrorCode)
-			})
-		if err != nil {
+		req := kmsg.NewPtrDescribeGroupsRequest()
+		req.Groups = []string{g}
+		d, c, err := oneGroup(ctx, w, brokers, "describe group", req, -1,
+			func(r *kmsg.DescribeGroupsResponse) []kmsg.DescribeGroupsResponseGroup { return r.Groups },
+			func(g kmsg.DescribeGroupsResponseGroup) int16 { return groupCode(g.ErrorCode) })
+		if err != nil || d.ErrorCode != 0 || d.State == "" || d.State == model.StateDead {
 			return false, c, err
 		}
-		gs := res.(*kmsgResponse).res.(*kmsg.DescribeGroupsResponse).Groups
-		if len(gs) != 1 || gs[0].ErrorCode != 0 || gs[0].State == "" || gs[0].State == model.StateDead {
-			return false, c, nil
-		}
-		d := gs[0]
 		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeClassic, d.ProtocolType
 		obs.Group.Assignor = d.Protocol
 		obs.Members, obs.Group.Cooperative = classicMembers(d)
@@ -189,36 +150,25 @@ func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, 
 	g := w.cfg.Group
 	dead := obs.Group.State == model.StateDead
 	if obs.Group.Type == model.TypeShare {
-		res, c, err := w.toCoordinator(ctx, brokers, "describe share group offsets",
-			func(to route) protocol.Message {
-				req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
-				rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
-				rg.GroupID = g // nil Topics: every topic the group has state for
-				req.Groups = []kmsg.DescribeShareGroupOffsetsRequestGroup{rg}
-				return w.kmsg(req, 0, -1, to)
+		req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+		rg.GroupID = g // nil Topics: every topic the group has state for
+		req.Groups = []kmsg.DescribeShareGroupOffsetsRequestGroup{rg}
+		sg, c, err := oneGroup(ctx, w, brokers, "describe share group offsets", req, -1,
+			func(r *kmsg.DescribeShareGroupOffsetsResponse) []kmsg.DescribeShareGroupOffsetsResponseGroup {
+				return r.Groups
 			},
-			func(m protocol.Message) int16 {
-				gs := m.(*kmsgResponse).res.(*kmsg.DescribeShareGroupOffsetsResponse).Groups
-				if len(gs) != 1 {
-					return int16(kafka.GroupIdNotFound)
-				}
-				return groupCode(gs[0].ErrorCode)
-			})
+			func(g kmsg.DescribeShareGroupOffsetsResponseGroup) int16 { return groupCode(g.ErrorCode) })
 		if err != nil {
 			return c, err
 		}
-		gs := res.(*kmsgResponse).res.(*kmsg.DescribeShareGroupOffsetsResponse).Groups
-		obs.Committed, obs.ShareLag, obs.CommitErrs = shareOffsets(gs[0], w.topicName)
+		obs.Committed, obs.ShareLag, obs.CommitErrs = shareOffsets(sg, w.topicName)
 		return c, nil
 	}
-	res, c, err := w.toCoordinator(ctx, brokers, "fetch committed offsets",
-		func(to route) protocol.Message { return w.kmsg(offsetFetch(g), 0, maxOffsetFetch, to) },
-		func(m protocol.Message) int16 {
-			gs := offsetGroups(m.(*kmsgResponse).res.(*kmsg.OffsetFetchResponse), g)
-			if len(gs) != 1 {
-				return int16(kafka.GroupIdNotFound)
-			}
-			if code := gs[0].ErrorCode; !(dead && kafka.Error(code) == kafka.GroupIdNotFound) {
+	og, c, err := oneGroup(ctx, w, brokers, "fetch committed offsets", offsetFetch(g), maxOffsetFetch,
+		func(r *kmsg.OffsetFetchResponse) []kmsg.OffsetFetchResponseGroup { return offsetGroups(r, g) },
+		func(og kmsg.OffsetFetchResponseGroup) int16 {
+			if code := og.ErrorCode; !(dead && kafka.Error(code) == kafka.GroupIdNotFound) {
 				return code
 			}
 			return 0 // no such group: no commits
@@ -226,11 +176,31 @@ func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, 
 	if err != nil {
 		return c, err
 	}
-	gs := offsetGroups(res.(*kmsgResponse).res.(*kmsg.OffsetFetchResponse), g)
-	if len(gs) == 1 {
-		obs.Committed, obs.CommitErrs = committed(gs[0])
-	}
+	obs.Committed, obs.CommitErrs = committed(og)
 	return c, nil
+}
+
+// oneGroup sends req, a request about the watched group, to its
+// coordinator (toCoordinator) at a version up to maxVersion (-1: the
+// broker's highest), and returns the one group the answer holds. An answer
+// holding not exactly one group is GROUP_ID_NOT_FOUND; code reads the
+// group's error code, 0 to take the answer as it is.
+func oneGroup[R kmsg.Response, G any](ctx context.Context, w *Watcher, brokers map[int32]broker, what string,
+	req kmsg.Request, maxVersion int16, groups func(R) []G, code func(G) int16) (G, broker, error) {
+	res, c, err := w.toCoordinator(ctx, brokers, what,
+		func(to route) protocol.Message { return w.kmsg(req, 0, maxVersion, to) },
+		func(m protocol.Message) int16 {
+			gs := groups(m.(*kmsgResponse).res.(R))
+			if len(gs) != 1 {
+				return int16(kafka.GroupIdNotFound)
+			}
+			return code(gs[0])
+		})
+	if err != nil {
+		var none G
+		return none, c, err
+	}
+	return groups(res.(*kmsgResponse).res.(R))[0], c, nil
 }
 
 // offsetFetch asks for every committed offset of groups: in the Groups
