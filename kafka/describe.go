@@ -113,11 +113,7 @@ func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind
 		}
 		ids := map[[16]byte]bool{}
 		for _, m := range d.Members {
-			for _, t := range m.Assignment.TopicPartitions {
-				if t.Topic == "" {
-					ids[t.TopicID] = true
-				}
-			}
+			unnamed(ids, shareAssignment(m.Assignment.TopicPartitions))
 		}
 		if err := w.resolveTopicIDs(ctx, c, ids); err != nil && ctx.Err() != nil {
 			return false, c, err
@@ -268,12 +264,7 @@ func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]b
 	start = make(map[model.TopicPartition]int64)
 	lag = make(map[model.TopicPartition]int64)
 	for _, t := range g.Topics {
-		topic := t.Topic
-		if topic == "" {
-			if topic = name(t.TopicID); topic == "" {
-				topic = topicIDText(t.TopicID)
-			}
-		}
+		topic := topicNamed(t.Topic, t.TopicID, name)
 		for _, p := range t.Partitions {
 			tp := model.TopicPartition{Topic: topic, Partition: p.Partition}
 			if p.ErrorCode != 0 {
