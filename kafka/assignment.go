@@ -72,8 +72,8 @@ func decodeAssignment(b []byte) ([]model.TopicPartition, error) {
 			out = append(out, model.TopicPartition{Topic: t.Topic, Partition: p})
 		}
 	}
-	if !slices.IsSortedFunc(out, compareTP) {
-		slices.SortFunc(out, compareTP)
+	if !slices.IsSortedFunc(out, model.CompareTP) {
+		slices.SortFunc(out, model.CompareTP)
 	}
 	return out, nil
 }
@@ -161,7 +161,7 @@ func assigned(tps []kmsg.AssignmentTopicPartition, name func([16]byte) string) [
 			out = append(out, model.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
-	slices.SortFunc(out, compareTP)
+	slices.SortFunc(out, model.CompareTP)
 	return slices.Compact(out)
 }
 
@@ -189,13 +189,3 @@ func topicNamed(topic string, id [16]byte, name func([16]byte) string) string {
 
 // topicIDText shows a topic id no name is known for.
 func topicIDText(id [16]byte) string { return "topic-id:" + hex.EncodeToString(id[:]) }
-
-func compareTP(a, b model.TopicPartition) int {
-	if a.Less(b) {
-		return -1
-	}
-	if b.Less(a) {
-		return 1
-	}
-	return 0
-}
