@@ -27,33 +27,36 @@ const maxOffsetFetch = 9
 // group's type. The type learned is cached: a steady poll sends one
 // describe. It is asked again, type by type, when that describe says the
 // group is gone (it may come back as another type) or fails. A group no
-// describe knows is Dead.
-func (w *Watcher) describeGroup(ctx context.Context, brokers map[int32]broker, obs *model.Observation) (broker, error) {
+// describe knows is Dead; so is one whose type was listed (w.listed), with
+// no request sent: its commits tell the poll whether it is still there.
+func (w *Watcher) describeGroup(ctx context.Context, brokers map[int32]broker, obs *model.Observation) error {
+	if w.listed {
+		obs.Group.State = model.StateDead
+		return nil
+	}
 	order := detectOrder
 	if w.kind != "" {
 		order = append([]string{w.kind}, without(detectOrder, w.kind)...)
 	}
-	var coord broker
 	for _, kind := range order {
-		found, c, err := w.describeAs(ctx, brokers, kind, obs)
-		coord = c
+		found, err := w.describeAs(ctx, brokers, kind, obs)
 		var ue *UnsupportedError
 		switch {
 		case errors.As(err, &ue) || errors.Is(err, kafka.UnsupportedVersion):
 			continue // the broker does not run this type of group
 		case err != nil:
 			w.kind = ""
-			return coord, err
+			return err
 		case found:
 			w.kind = kind
-			return coord, nil
+			return nil
 		}
 	}
 	w.kind = ""
 	obs.Group.State = model.StateDead
 	obs.Group.Type, obs.Group.ProtocolType, obs.Group.Assignor = "", "", ""
 	obs.Members = nil
-	return coord, nil
+	return nil
 }
 
 func without(kinds []string, k string) []string {
@@ -77,7 +80,7 @@ func groupCode(code int16) int16 {
 
 // describeAs describes the group as one of kind. found is false when the
 // coordinator knows no such group of that kind.
-func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind string, obs *model.Observation) (found bool, coord broker, err error) {
+func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind string, obs *model.Observation) (found bool, err error) {
 	g := w.cfg.Group
 	switch kind {
 	case model.TypeConsumer:
@@ -87,7 +90,7 @@ func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind
 			func(r *kmsg.ConsumerGroupDescribeResponse) []kmsg.ConsumerGroupDescribeResponseGroup { return r.Groups },
 			func(g kmsg.ConsumerGroupDescribeResponseGroup) int16 { return groupCode(g.ErrorCode) })
 		if err != nil || d.ErrorCode != 0 {
-			return false, c, err
+			return false, err
 		}
 		ids := map[[16]byte]bool{}
 		for _, m := range d.Members {
@@ -95,12 +98,12 @@ func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind
 			unnamed(ids, m.TargetAssignment.TopicPartitions)
 		}
 		if err := w.resolveTopicIDs(ctx, c, ids); err != nil && ctx.Err() != nil {
-			return false, c, err
+			return false, err
 		}
 		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeConsumer, "consumer"
 		obs.Group.Assignor, obs.Group.Epoch, obs.Group.AssignmentEpoch = d.AssignorName, d.Epoch, d.AssignmentEpoch
 		obs.Members = consumerMembers(d, w.topicName)
-		return true, c, nil
+		return true, nil
 
 	case model.TypeShare:
 		req := kmsg.NewPtrShareGroupDescribeRequest()
@@ -109,33 +112,33 @@ func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind
 			func(r *kmsg.ShareGroupDescribeResponse) []kmsg.ShareGroupDescribeResponseGroup { return r.Groups },
 			func(g kmsg.ShareGroupDescribeResponseGroup) int16 { return groupCode(g.ErrorCode) })
 		if err != nil || d.ErrorCode != 0 {
-			return false, c, err
+			return false, err
 		}
 		ids := map[[16]byte]bool{}
 		for _, m := range d.Members {
 			unnamed(ids, shareAssignment(m.Assignment.TopicPartitions))
 		}
 		if err := w.resolveTopicIDs(ctx, c, ids); err != nil && ctx.Err() != nil {
-			return false, c, err
+			return false, err
 		}
 		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.GroupState, model.TypeShare, "share"
 		obs.Group.Assignor, obs.Group.Epoch, obs.Group.AssignmentEpoch = d.Assignor, d.GroupEpoch, d.AssignmentEpoch
 		obs.Members = shareMembers(d, w.topicName)
-		return true, c, nil
+		return true, nil
 
 	default:
 		req := kmsg.NewPtrDescribeGroupsRequest()
 		req.Groups = []string{g}
-		d, c, err := oneGroup(ctx, w, brokers, "describe group", req, -1,
+		d, _, err := oneGroup(ctx, w, brokers, "describe group", req, -1,
 			func(r *kmsg.DescribeGroupsResponse) []kmsg.DescribeGroupsResponseGroup { return r.Groups },
 			func(g kmsg.DescribeGroupsResponseGroup) int16 { return groupCode(g.ErrorCode) })
 		if err != nil || d.ErrorCode != 0 || d.State == "" || d.State == model.StateDead {
-			return false, c, err
+			return false, err
 		}
 		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeClassic, d.ProtocolType
 		obs.Group.Assignor = d.Protocol
 		obs.Members, obs.Group.Cooperative = classicMembers(d)
-		return true, c, nil
+		return true, nil
 	}
 }
 
@@ -284,8 +287,10 @@ func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]b
 }
 
 // listedAs looks the group up in its coordinator's ListGroups (v5 names
-// types) and, when listed, takes its type and state from there: a streams
-// group is listed, and described by an API kgwatch does not speak yet.
+// types) and, when listed, takes its type and protocol type from there: a
+// streams group is listed, and described by an API kgwatch does not speak
+// yet. A type listed is remembered (w.listed), so later polls send no
+// describe and no ListGroups for it.
 func (w *Watcher) listedAs(ctx context.Context, coord broker, g *model.Group) {
 	req := kmsg.NewPtrListGroupsRequest()
 	res, err := w.sendKmsg(ctx, coord.id, req, 0, -1)
@@ -295,8 +300,19 @@ func (w *Watcher) listedAs(ctx context.Context, coord broker, g *model.Group) {
 	for _, lg := range res.(*kmsg.ListGroupsResponse).Groups {
 		if lg.Group == g.ID {
 			g.Type, g.ProtocolType = lg.GroupType, listedProtocolType(lg)
+			if g.Type != "" { // below v5 groups are listed untyped
+				w.kind, w.listed, w.listedProtocol = g.Type, true, g.ProtocolType
+			}
 			return
 		}
+	}
+}
+
+// forgetListed forgets a type learned from ListGroups: the next poll
+// detects the group's type afresh.
+func (w *Watcher) forgetListed() {
+	if w.listed {
+		w.kind, w.listed, w.listedProtocol = "", false, ""
 	}
 }
 
