@@ -72,8 +72,8 @@ func decodeAssignment(b []byte) ([]model.TopicPartition, error) {
 			out = append(out, model.TopicPartition{Topic: t.Topic, Partition: p})
 		}
 	}
-	if !slices.IsSortedFunc(out, compareTP) {
-		slices.SortFunc(out, compareTP)
+	if !slices.IsSortedFunc(out, model.CompareTP) {
+		slices.SortFunc(out, model.CompareTP)
 	}
 	return out, nil
 }
@@ -128,13 +128,10 @@ func consumerMembers(g kmsg.ConsumerGroupDescribeResponseGroup, name func([16]by
 func shareMembers(g kmsg.ShareGroupDescribeResponseGroup, name func([16]byte) string) []model.Member {
 	out := make([]model.Member, 0, len(g.Members))
 	for _, m := range g.Members {
-		tps := make([]kmsg.AssignmentTopicPartition, len(m.Assignment.TopicPartitions))
-		for i, t := range m.Assignment.TopicPartitions {
-			tps[i] = kmsg.AssignmentTopicPartition{TopicID: t.TopicID, Topic: t.Topic, Partitions: t.Partitions}
-		}
 		mm := model.Member{
 			MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, MemberEpoch: m.MemberEpoch,
-			Partitions: assigned(tps, name), SubscribedTopics: m.SubscribedTopicNames,
+			Partitions:       assigned(shareAssignment(m.Assignment.TopicPartitions), name),
+			SubscribedTopics: m.SubscribedTopicNames,
 		}
 		if m.RackID != nil {
 			mm.Rack = *m.RackID
@@ -144,22 +141,27 @@ func shareMembers(g kmsg.ShareGroupDescribeResponseGroup, name func([16]byte) st
 	return out
 }
 
-// assigned lists an assignment's partitions, sorted. A topic named neither
-// in the response nor by name (deleted since) is shown by its id.
+// shareAssignment is a share member's assignment as the consumer group
+// type (ConsumerGroupDescribe's) spells it: the two have the same fields.
+func shareAssignment(tps []kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition) []kmsg.AssignmentTopicPartition {
+	out := make([]kmsg.AssignmentTopicPartition, len(tps))
+	for i, t := range tps {
+		out[i] = kmsg.AssignmentTopicPartition(t)
+	}
+	return out
+}
+
+// assigned lists an assignment's partitions, sorted, topics named by
+// topicNamed.
 func assigned(tps []kmsg.AssignmentTopicPartition, name func([16]byte) string) []model.TopicPartition {
 	var out []model.TopicPartition
 	for _, t := range tps {
-		topic := t.Topic
-		if topic == "" {
-			if topic = name(t.TopicID); topic == "" {
-				topic = topicIDText(t.TopicID)
-			}
-		}
+		topic := topicNamed(t.Topic, t.TopicID, name)
 		for _, p := range t.Partitions {
 			out = append(out, model.TopicPartition{Topic: topic, Partition: p})
 		}
 	}
-	slices.SortFunc(out, compareTP)
+	slices.SortFunc(out, model.CompareTP)
 	return slices.Compact(out)
 }
 
@@ -172,15 +174,18 @@ func unnamed(ids map[[16]byte]bool, tps []kmsg.AssignmentTopicPartition) {
 	}
 }
 
+// topicNamed is the name of a topic an answer gave as topic (its name, ""
+// when it gave only the id) and id: that name, else the one name knows
+// for the id, else, for a topic deleted since, the id itself.
+func topicNamed(topic string, id [16]byte, name func([16]byte) string) string {
+	if topic != "" {
+		return topic
+	}
+	if topic = name(id); topic != "" {
+		return topic
+	}
+	return topicIDText(id)
+}
+
 // topicIDText shows a topic id no name is known for.
 func topicIDText(id [16]byte) string { return "topic-id:" + hex.EncodeToString(id[:]) }
-
-func compareTP(a, b model.TopicPartition) int {
-	if a.Less(b) {
-		return -1
-	}
-	if b.Less(a) {
-		return 1
-	}
-	return 0
-}

@@ -83,3 +83,40 @@ func TestMembersCooperativeFromSubscription(t *testing.T) {
 		t.Error("a member joined owning p0, p1: want cooperative")
 	}
 }
+
+// TestShareTopicsNamed checks the naming rule share members and share
+// offsets use: the answer's name, else the name known for the id, else the
+// id (a topic deleted since).
+func TestShareTopicsNamed(t *testing.T) {
+	known, gone := [16]byte{1}, [16]byte{2}
+	name := func(id [16]byte) string {
+		if id == known {
+			return "orders"
+		}
+		return ""
+	}
+	var m kmsg.ShareGroupDescribeResponseGroupMember
+	m.Assignment.TopicPartitions = []kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition{
+		{Topic: "named", TopicID: known, Partitions: []int32{1}},
+		{TopicID: known, Partitions: []int32{0}},
+		{TopicID: gone, Partitions: []int32{3}},
+	}
+	got := shareMembers(kmsg.ShareGroupDescribeResponseGroup{Members: []kmsg.ShareGroupDescribeResponseGroupMember{m}}, name)
+	want := []model.TopicPartition{{Topic: "named", Partition: 1}, {Topic: "orders", Partition: 0}, {Topic: topicIDText(gone), Partition: 3}}
+	if len(got) != 1 || !reflect.DeepEqual(got[0].Partitions, want) {
+		t.Fatalf("share member partitions = %+v, want %+v", got, want)
+	}
+
+	var g kmsg.DescribeShareGroupOffsetsResponseGroup
+	for _, at := range m.Assignment.TopicPartitions {
+		g.Topics = append(g.Topics, kmsg.DescribeShareGroupOffsetsResponseGroupTopic{
+			Topic: at.Topic, TopicID: at.TopicID,
+			Partitions: []kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition{{Partition: at.Partitions[0], StartOffset: 5}},
+		})
+	}
+	start, _, errs := shareOffsets(g, name)
+	wantStart := map[model.TopicPartition]int64{want[0]: 5, want[1]: 5, want[2]: 5}
+	if !reflect.DeepEqual(start, wantStart) || errs != nil {
+		t.Fatalf("share start offsets = %v (errors %v), want %v", start, errs, wantStart)
+	}
+}

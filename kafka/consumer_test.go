@@ -46,7 +46,7 @@ func (tc *testCluster) describe848(t *testing.T, group string) (epoch int32, mem
 				parts = append(parts, model.TopicPartition{Topic: name, Partition: p})
 			}
 		}
-		slices.SortFunc(parts, compareTP)
+		slices.SortFunc(parts, model.CompareTP)
 		members[m.MemberID], epochs[m.MemberID] = parts, m.MemberEpoch
 	}
 	return g.AssignmentEpoch, members, epochs

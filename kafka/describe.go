@@ -27,33 +27,36 @@ const maxOffsetFetch = 9
 // group's type. The type learned is cached: a steady poll sends one
 // describe. It is asked again, type by type, when that describe says the
 // group is gone (it may come back as another type) or fails. A group no
-// describe knows is Dead.
-func (w *Watcher) describeGroup(ctx context.Context, brokers map[int32]broker, obs *model.Observation) (broker, error) {
+// describe knows is Dead; so is one whose type was listed (w.listed), with
+// no request sent: its commits tell the poll whether it is still there.
+func (w *Watcher) describeGroup(ctx context.Context, brokers map[int32]broker, obs *model.Observation) error {
+	if w.listed {
+		obs.Group.State = model.StateDead
+		return nil
+	}
 	order := detectOrder
 	if w.kind != "" {
 		order = append([]string{w.kind}, without(detectOrder, w.kind)...)
 	}
-	var coord broker
 	for _, kind := range order {
-		found, c, err := w.describeAs(ctx, brokers, kind, obs)
-		coord = c
+		found, err := w.describeAs(ctx, brokers, kind, obs)
 		var ue *UnsupportedError
 		switch {
 		case errors.As(err, &ue) || errors.Is(err, kafka.UnsupportedVersion):
 			continue // the broker does not run this type of group
 		case err != nil:
 			w.kind = ""
-			return coord, err
+			return err
 		case found:
 			w.kind = kind
-			return coord, nil
+			return nil
 		}
 	}
 	w.kind = ""
 	obs.Group.State = model.StateDead
 	obs.Group.Type, obs.Group.ProtocolType, obs.Group.Assignor = "", "", ""
 	obs.Members = nil
-	return coord, nil
+	return nil
 }
 
 func without(kinds []string, k string) []string {
@@ -77,108 +80,65 @@ func groupCode(code int16) int16 {
 
 // describeAs describes the group as one of kind. found is false when the
 // coordinator knows no such group of that kind.
-func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind string, obs *model.Observation) (found bool, coord broker, err error) {
+func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind string, obs *model.Observation) (found bool, err error) {
 	g := w.cfg.Group
 	switch kind {
 	case model.TypeConsumer:
-		res, c, err := w.toCoordinator(ctx, brokers, "describe consumer group",
-			func(to route) protocol.Message {
-				req := kmsg.NewPtrConsumerGroupDescribeRequest()
-				req.Groups = []string{g}
-				return w.kmsg(req, 0, -1, to)
-			},
-			func(m protocol.Message) int16 {
-				gs := m.(*kmsgResponse).res.(*kmsg.ConsumerGroupDescribeResponse).Groups
-				if len(gs) != 1 {
-					return int16(kafka.GroupIdNotFound)
-				}
-				return groupCode(gs[0].ErrorCode)
-			})
-		if err != nil {
-			return false, c, err
+		req := kmsg.NewPtrConsumerGroupDescribeRequest()
+		req.Groups = []string{g}
+		d, c, err := oneGroup(ctx, w, brokers, "describe consumer group", req, -1,
+			func(r *kmsg.ConsumerGroupDescribeResponse) []kmsg.ConsumerGroupDescribeResponseGroup { return r.Groups },
+			func(g kmsg.ConsumerGroupDescribeResponseGroup) int16 { return groupCode(g.ErrorCode) })
+		if err != nil || d.ErrorCode != 0 {
+			return false, err
 		}
-		gs := res.(*kmsgResponse).res.(*kmsg.ConsumerGroupDescribeResponse).Groups
-		if len(gs) != 1 || gs[0].ErrorCode != 0 {
-			return false, c, nil
-		}
-		d := gs[0]
 		ids := map[[16]byte]bool{}
 		for _, m := range d.Members {
 			unnamed(ids, m.Assignment.TopicPartitions)
 			unnamed(ids, m.TargetAssignment.TopicPartitions)
 		}
 		if err := w.resolveTopicIDs(ctx, c, ids); err != nil && ctx.Err() != nil {
-			return false, c, err
+			return false, err
 		}
 		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeConsumer, "consumer"
 		obs.Group.Assignor, obs.Group.Epoch, obs.Group.AssignmentEpoch = d.AssignorName, d.Epoch, d.AssignmentEpoch
 		obs.Members = consumerMembers(d, w.topicName)
-		return true, c, nil
+		return true, nil
 
 	case model.TypeShare:
-		res, c, err := w.toCoordinator(ctx, brokers, "describe share group",
-			func(to route) protocol.Message {
-				req := kmsg.NewPtrShareGroupDescribeRequest()
-				req.GroupIDs = []string{g}
-				return w.kmsg(req, 0, -1, to)
-			},
-			func(m protocol.Message) int16 {
-				gs := m.(*kmsgResponse).res.(*kmsg.ShareGroupDescribeResponse).Groups
-				if len(gs) != 1 {
-					return int16(kafka.GroupIdNotFound)
-				}
-				return groupCode(gs[0].ErrorCode)
-			})
-		if err != nil {
-			return false, c, err
+		req := kmsg.NewPtrShareGroupDescribeRequest()
+		req.GroupIDs = []string{g}
+		d, c, err := oneGroup(ctx, w, brokers, "describe share group", req, -1,
+			func(r *kmsg.ShareGroupDescribeResponse) []kmsg.ShareGroupDescribeResponseGroup { return r.Groups },
+			func(g kmsg.ShareGroupDescribeResponseGroup) int16 { return groupCode(g.ErrorCode) })
+		if err != nil || d.ErrorCode != 0 {
+			return false, err
 		}
-		gs := res.(*kmsgResponse).res.(*kmsg.ShareGroupDescribeResponse).Groups
-		if len(gs) != 1 || gs[0].ErrorCode != 0 {
-			return false, c, nil
-		}
-		d := gs[0]
 		ids := map[[16]byte]bool{}
 		for _, m := range d.Members {
-			for _, t := range m.Assignment.TopicPartitions {
-				if t.Topic == "" {
-					ids[t.TopicID] = true
-				}
-			}
+			unnamed(ids, shareAssignment(m.Assignment.TopicPartitions))
 		}
 		if err := w.resolveTopicIDs(ctx, c, ids); err != nil && ctx.Err() != nil {
-			return false, c, err
+			return false, err
 		}
 		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.GroupState, model.TypeShare, "share"
 		obs.Group.Assignor, obs.Group.Epoch, obs.Group.AssignmentEpoch = d.Assignor, d.GroupEpoch, d.AssignmentEpoch
 		obs.Members = shareMembers(d, w.topicName)
-		return true, c, nil
+		return true, nil
 
 	default:
-		res, c, err := w.toCoordinator(ctx, brokers, "describe group",
-			func(to route) protocol.Message {
-				req := kmsg.NewPtrDescribeGroupsRequest()
-				req.Groups = []string{g}
-				return w.kmsg(req, 0, -1, to)
-			},
-			func(m protocol.Message) int16 {
-				gs := m.(*kmsgResponse).res.(*kmsg.DescribeGroupsResponse).Groups
-				if len(gs) != 1 {
-					return int16(kafka.GroupIdNotFound)
-				}
-				return groupCode(gs[0].ErrorCode)
-			})
-		if err != nil {
-			return false, c, err
+		req := kmsg.NewPtrDescribeGroupsRequest()
+		req.Groups = []string{g}
+		d, _, err := oneGroup(ctx, w, brokers, "describe group", req, -1,
+			func(r *kmsg.DescribeGroupsResponse) []kmsg.DescribeGroupsResponseGroup { return r.Groups },
+			func(g kmsg.DescribeGroupsResponseGroup) int16 { return groupCode(g.ErrorCode) })
+		if err != nil || d.ErrorCode != 0 || d.State == "" || d.State == model.StateDead {
+			return false, err
 		}
-		gs := res.(*kmsgResponse).res.(*kmsg.DescribeGroupsResponse).Groups
-		if len(gs) != 1 || gs[0].ErrorCode != 0 || gs[0].State == "" || gs[0].State == model.StateDead {
-			return false, c, nil
-		}
-		d := gs[0]
 		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeClassic, d.ProtocolType
 		obs.Group.Assignor = d.Protocol
 		obs.Members, obs.Group.Cooperative = classicMembers(d)
-		return true, c, nil
+		return true, nil
 	}
 }
 
@@ -189,36 +149,25 @@ func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, 
 	g := w.cfg.Group
 	dead := obs.Group.State == model.StateDead
 	if obs.Group.Type == model.TypeShare {
-		res, c, err := w.toCoordinator(ctx, brokers, "describe share group offsets",
-			func(to route) protocol.Message {
-				req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
-				rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
-				rg.GroupID = g // nil Topics: every topic the group has state for
-				req.Groups = []kmsg.DescribeShareGroupOffsetsRequestGroup{rg}
-				return w.kmsg(req, 0, -1, to)
+		req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+		rg.GroupID = g // nil Topics: every topic the group has state for
+		req.Groups = []kmsg.DescribeShareGroupOffsetsRequestGroup{rg}
+		sg, c, err := oneGroup(ctx, w, brokers, "describe share group offsets", req, -1,
+			func(r *kmsg.DescribeShareGroupOffsetsResponse) []kmsg.DescribeShareGroupOffsetsResponseGroup {
+				return r.Groups
 			},
-			func(m protocol.Message) int16 {
-				gs := m.(*kmsgResponse).res.(*kmsg.DescribeShareGroupOffsetsResponse).Groups
-				if len(gs) != 1 {
-					return int16(kafka.GroupIdNotFound)
-				}
-				return groupCode(gs[0].ErrorCode)
-			})
+			func(g kmsg.DescribeShareGroupOffsetsResponseGroup) int16 { return groupCode(g.ErrorCode) })
 		if err != nil {
 			return c, err
 		}
-		gs := res.(*kmsgResponse).res.(*kmsg.DescribeShareGroupOffsetsResponse).Groups
-		obs.Committed, obs.ShareLag, obs.CommitErrs = shareOffsets(gs[0], w.topicName)
+		obs.Committed, obs.ShareLag, obs.CommitErrs = shareOffsets(sg, w.topicName)
 		return c, nil
 	}
-	res, c, err := w.toCoordinator(ctx, brokers, "fetch committed offsets",
-		func(to route) protocol.Message { return w.kmsg(offsetFetch(g), 0, maxOffsetFetch, to) },
-		func(m protocol.Message) int16 {
-			gs := offsetGroups(m.(*kmsgResponse).res.(*kmsg.OffsetFetchResponse), g)
-			if len(gs) != 1 {
-				return int16(kafka.GroupIdNotFound)
-			}
-			if code := gs[0].ErrorCode; !(dead && kafka.Error(code) == kafka.GroupIdNotFound) {
+	og, c, err := oneGroup(ctx, w, brokers, "fetch committed offsets", offsetFetch(g), maxOffsetFetch,
+		func(r *kmsg.OffsetFetchResponse) []kmsg.OffsetFetchResponseGroup { return offsetGroups(r, g) },
+		func(og kmsg.OffsetFetchResponseGroup) int16 {
+			if code := og.ErrorCode; !(dead && kafka.Error(code) == kafka.GroupIdNotFound) {
 				return code
 			}
 			return 0 // no such group: no commits
@@ -226,11 +175,31 @@ func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, 
 	if err != nil {
 		return c, err
 	}
-	gs := offsetGroups(res.(*kmsgResponse).res.(*kmsg.OffsetFetchResponse), g)
-	if len(gs) == 1 {
-		obs.Committed, obs.CommitErrs = committed(gs[0])
-	}
+	obs.Committed, obs.CommitErrs = committed(og)
 	return c, nil
+}
+
+// oneGroup sends req, a request about the watched group, to its
+// coordinator (toCoordinator) at a version up to maxVersion (-1: the
+// broker's highest), and returns the one group the answer holds. An answer
+// holding not exactly one group is GROUP_ID_NOT_FOUND; code reads the
+// group's error code, 0 to take the answer as it is.
+func oneGroup[R kmsg.Response, G any](ctx context.Context, w *Watcher, brokers map[int32]broker, what string,
+	req kmsg.Request, maxVersion int16, groups func(R) []G, code func(G) int16) (G, broker, error) {
+	res, c, err := w.toCoordinator(ctx, brokers, what,
+		func(to route) protocol.Message { return w.kmsg(req, 0, maxVersion, to) },
+		func(m protocol.Message) int16 {
+			gs := groups(m.(*kmsgResponse).res.(R))
+			if len(gs) != 1 {
+				return int16(kafka.GroupIdNotFound)
+			}
+			return code(gs[0])
+		})
+	if err != nil {
+		var none G
+		return none, c, err
+	}
+	return groups(res.(*kmsgResponse).res.(R))[0], c, nil
 }
 
 // offsetFetch asks for every committed offset of groups: in the Groups
@@ -298,12 +267,7 @@ func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]b
 	start = make(map[model.TopicPartition]int64)
 	lag = make(map[model.TopicPartition]int64)
 	for _, t := range g.Topics {
-		topic := t.Topic
-		if topic == "" {
-			if topic = name(t.TopicID); topic == "" {
-				topic = topicIDText(t.TopicID)
-			}
-		}
+		topic := topicNamed(t.Topic, t.TopicID, name)
 		for _, p := range t.Partitions {
 			tp := model.TopicPartition{Topic: topic, Partition: p.Partition}
 			if p.ErrorCode != 0 {
@@ -323,8 +287,10 @@ func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]b
 }
 
 // listedAs looks the group up in its coordinator's ListGroups (v5 names
-// types) and, when listed, takes its type and state from there: a streams
-// group is listed, and described by an API kgwatch does not speak yet.
+// types) and, when listed, takes its type and protocol type from there: a
+// streams group is listed, and described by an API kgwatch does not speak
+// yet. A type listed is remembered (w.listed), so later polls send no
+// describe and no ListGroups for it.
 func (w *Watcher) listedAs(ctx context.Context, coord broker, g *model.Group) {
 	req := kmsg.NewPtrListGroupsRequest()
 	res, err := w.sendKmsg(ctx, coord.id, req, 0, -1)
@@ -334,8 +300,19 @@ func (w *Watcher) listedAs(ctx context.Context, coord broker, g *model.Group) {
 	for _, lg := range res.(*kmsg.ListGroupsResponse).Groups {
 		if lg.Group == g.ID {
 			g.Type, g.ProtocolType = lg.GroupType, listedProtocolType(lg)
+			if g.Type != "" { // below v5 groups are listed untyped
+				w.kind, w.listed, w.listedProtocol = g.Type, true, g.ProtocolType
+			}
 			return
 		}
+	}
+}
+
+// forgetListed forgets a type learned from ListGroups: the next poll
+// detects the group's type afresh.
+func (w *Watcher) forgetListed() {
+	if w.listed {
+		w.kind, w.listed, w.listedProtocol = "", false, ""
 	}
 }
 

@@ -56,7 +56,7 @@ func (r *fetchRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
 	if _, err := io.ReadFull(rw, body); err != nil {
 		return nil, err
 	}
-	return parseFetchAlso(body, r.version, r.Topics, r.also)
+	return parseFetch(body, r.version, r.Topics, r.also)
 }
 
 // fetchStamps is what a Fetch response says of each requested record:
@@ -116,14 +116,9 @@ func (r *reader) i64() int64 {
 }
 
 // parseFetch reads a Fetch response (versions 4 to 11, not flexible) and,
-// for each requested partition, finds the wanted record.
-func parseFetch(body []byte, version int16, topics []fetchRequestTopic) (*fetchStamps, error) {
-	return parseFetchAlso(body, version, topics, nil)
-}
-
-// parseFetchAlso is parseFetch that also reads, in each partition's
-// records, the records at the further offsets also names.
-func parseFetchAlso(body []byte, version int16, topics []fetchRequestTopic, also map[model.TopicPartition][]int64) (*fetchStamps, error) {
+// for each requested partition, finds the wanted record and the records at
+// the further offsets also names (nil: none).
+func parseFetch(body []byte, version int16, topics []fetchRequestTopic, also map[model.TopicPartition][]int64) (*fetchStamps, error) {
 	want := make(map[model.TopicPartition]int64)
 	for _, t := range topics {
 		for _, p := range t.Partitions {

@@ -115,20 +115,20 @@ func TestParseFetch(t *testing.T) {
 	req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: 4}}}}
 	t0 := time.UnixMilli(1_700_000_000_000)
 
-	res, err := parseFetch(fetchBody("t", 3, 0, 0, batch(t, 0, 4, t0)), 11, req)
+	res, err := parseFetch(fetchBody("t", 3, 0, 0, batch(t, 0, 4, t0)), 11, req, nil)
 	if err != nil || !res.stamps[tp].ts.Equal(t0) {
 		t.Errorf("record at 4: %+v %v, want %v", res, err, t0)
 	}
-	res, err = parseFetch(fetchBody("t", 3, 1, 10, nil), 11, req)
+	res, err = parseFetch(fetchBody("t", 3, 1, 10, nil), 11, req, nil)
 	if err != nil || !res.stamps[tp].gone {
 		t.Errorf("offset 4 out of range below log-start 10: %+v %v, want gone", res, err)
 	}
-	res, err = parseFetch(fetchBody("t", 3, 6, 0, nil), 11, req)
+	res, err = parseFetch(fetchBody("t", 3, 6, 0, nil), 11, req, nil)
 	if err != nil || !res.stamps[tp].leaderMoved {
 		t.Errorf("not leader: %+v %v, want leader moved", res, err)
 	}
 	body := fetchBody("t", 3, 0, 0, batch(t, 0, 4, t0))
-	if _, err := parseFetch(body[:len(body)-30], 11, req); err == nil {
+	if _, err := parseFetch(body[:len(body)-30], 11, req, nil); err == nil {
 		t.Error("truncated response parsed without error")
 	}
 }
@@ -146,7 +146,7 @@ func FuzzParseFetch(f *testing.F) {
 	f.Add(fetchBody("t", 3, 1, 10, nil), int64(4))
 	f.Fuzz(func(t *testing.T, body []byte, offset int64) {
 		req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: offset}}}}
-		res, err := parseFetch(body, 11, req)
+		res, err := parseFetch(body, 11, req, nil)
 		if (res == nil) == (err == nil) {
 			t.Fatalf("answer %v and error %v: want exactly one", res, err)
 		}

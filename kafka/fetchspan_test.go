@@ -21,7 +21,7 @@ func TestParseFetchAlso(t *testing.T) {
 	records := append(batch(t, 0, 4, times[:2]...), batch(t, 0, 6, times[2:]...)...)
 	also := map[model.TopicPartition][]int64{tp: {5, 7, 9}}
 
-	res, err := parseFetchAlso(fetchBody("t", 3, 0, 0, records), 11, req, also)
+	res, err := parseFetch(fetchBody("t", 3, 0, 0, records), 11, req, also)
 	if err != nil || !res.stamps[tp].ts.Equal(t0) {
 		t.Fatalf("record at 4: %+v %v, want %v", res, err, t0)
 	}
@@ -33,7 +33,7 @@ func TestParseFetchAlso(t *testing.T) {
 	if s, ok := res.also[stampKey{tp, 9}]; ok {
 		t.Errorf("offset 9, past the records that came: %+v", s)
 	}
-	res, err = parseFetchAlso(fetchBody("t", 3, 1, 10, nil), 11, req, also)
+	res, err = parseFetch(fetchBody("t", 3, 1, 10, nil), 11, req, also)
 	if err != nil || !res.stamps[tp].gone || len(res.also) != 0 {
 		t.Errorf("out of range below log-start 10: %+v %v, want 4 gone and nothing else read", res, err)
 	}

@@ -4,24 +4,25 @@ import (
 	"fmt"
 
 	"github.com/segmentio/kafka-go/protocol"
-	"github.com/segmentio/kafka-go/protocol/describegroups"
 	"github.com/segmentio/kafka-go/protocol/fetch"
 	"github.com/segmentio/kafka-go/protocol/findcoordinator"
 	"github.com/segmentio/kafka-go/protocol/listoffsets"
-	"github.com/segmentio/kafka-go/protocol/offsetfetch"
 
 	"github.com/kgwatch/kgwatch/model"
 )
 
 // kafka-go routes each request type its own way: ListOffsets is split into
-// one request per partition, group requests look up the coordinator on every
-// call, Metadata is answered from the transport's cache. The watcher needs
-// one request per broker and a cached coordinator, so it sends its own
-// request types, registered as overrides of the standard ones: same wire
-// encoding (the field tags are copied from kafka-go's protocol packages, so
-// every version kafka-go negotiates can be encoded), but routed to the broker
-// the watcher names and never split. Responses decode into kafka-go's
-// standard response types.
+// one request per partition, FindCoordinator goes to a broker of its
+// choosing, Fetch to its partitions' leader in the transport's own
+// metadata (which holds no topics here, see newTransport). The watcher needs
+// one request per broker, sent to the broker it names, so for these three
+// it sends its own request types, registered as overrides of the standard
+// ones: same wire encoding (the field tags are copied from kafka-go's
+// protocol packages, so every version kafka-go negotiates can be encoded),
+// but routed to the broker the watcher names and never split. Responses
+// decode into kafka-go's standard response types (Fetch's excepted: it
+// reads its own, see fetchraw.go). The group requests and Metadata are kmsg
+// requests instead (kmsgreq.go).
 
 // overrideKey tags kgwatch's request types in kafka-go's override registry.
 // kafka-go itself uses 0 (raw produce); the key space is per API.
@@ -29,8 +30,6 @@ const overrideKey protocol.OverrideTypeKey = 0x4b47 // "KG"
 
 func init() {
 	protocol.RegisterOverride(&findCoordinatorRequest{}, &findcoordinator.Response{}, overrideKey)
-	protocol.RegisterOverride(&describeGroupsRequest{}, &describegroups.Response{}, overrideKey)
-	protocol.RegisterOverride(&offsetFetchRequest{}, &offsetfetch.Response{}, overrideKey)
 	protocol.RegisterOverride(&listOffsetsRequest{}, &listoffsets.Response{}, overrideKey)
 	protocol.RegisterOverride(&fetchRequest{}, &fetch.Response{}, overrideKey)
 }
@@ -57,26 +56,6 @@ type findCoordinatorRequest struct {
 }
 
 func (*findCoordinatorRequest) ApiKey() protocol.ApiKey { return protocol.FindCoordinator }
-
-// describeGroupsRequest mirrors describegroups.Request.
-type describeGroupsRequest struct {
-	_                           struct{} `kafka:"min=v5,max=v5,tag"`
-	Groups                      []string `kafka:"min=v0,max=v4|min=v5,max=v5,compact"`
-	IncludeAuthorizedOperations bool     `kafka:"min=v3,max=v5"`
-	route
-}
-
-func (*describeGroupsRequest) ApiKey() protocol.ApiKey { return protocol.DescribeGroups }
-
-// offsetFetchRequest mirrors offsetfetch.Request. Nil Topics (a null array)
-// asks for every partition the group committed.
-type offsetFetchRequest struct {
-	GroupID string                     `kafka:"min=v0,max=v5"`
-	Topics  []offsetfetch.RequestTopic `kafka:"min=v0,max=v5,nullable"`
-	route
-}
-
-func (*offsetFetchRequest) ApiKey() protocol.ApiKey { return protocol.OffsetFetch }
 
 // listOffsetsRequest mirrors listoffsets.Request without its Split: all the
 // partitions go to their leader in one request.
@@ -117,6 +96,5 @@ func (*fetchRequest) ApiKey() protocol.ApiKey { return protocol.Fetch }
 var (
 	_ protocol.BrokerMessage       = (*listOffsetsRequest)(nil)
 	_ protocol.OverrideTypeMessage = (*listOffsetsRequest)(nil)
-	_ protocol.BrokerMessage       = (*describeGroupsRequest)(nil)
 	_ protocol.OverrideTypeMessage = (*fetchRequest)(nil)
 )

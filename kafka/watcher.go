@@ -80,9 +80,15 @@ type Watcher struct {
 	// topicIDs names the topic ids metadata answers gave.
 	topicIDs map[[16]byte]string
 	// kind is the group's type as last learned; "" until known, and
-	// again when the group disappears or its describe fails.
-	kind   string
-	closed bool
+	// again when the group disappears or its describe fails. listed says
+	// kind was learned from ListGroups, no describe kgwatch speaks knowing
+	// the group (a streams group): then no describe or ListGroups is sent
+	// until OffsetFetch finds the group gone or fails, and listedProtocol
+	// is its listed protocol type.
+	kind           string
+	listed         bool
+	listedProtocol string
+	closed         bool
 }
 
 // broker is a broker's id and address.
@@ -158,16 +164,23 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 		return obs, err
 	}
 
-	coord, err := w.describeGroup(ctx, brokers, &obs)
+	if err := w.describeGroup(ctx, brokers, &obs); err != nil {
+		return obs, err
+	}
+	coord, err := w.fetchCommitted(ctx, brokers, &obs)
 	if err != nil {
+		w.forgetListed()
 		return obs, err
 	}
 	obs.Group.Coordinator = coord.addr
-	if coord, err = w.fetchCommitted(ctx, brokers, &obs); err != nil {
-		return obs, err
-	}
 	if obs.Group.State == model.StateDead {
 		if len(obs.Committed) == 0 && len(obs.CommitErrs) == 0 {
+			if w.listed {
+				// The listed group is gone: detect afresh, it may be
+				// back as another type.
+				w.forgetListed()
+				return w.poll(ctx)
+			}
 			return obs, nil
 		}
 		// No describe knows it, yet it holds commits: a group of a type
@@ -175,7 +188,11 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 		// describe the broker does not speak. Its offsets and lag are
 		// real; its members are unknown. ListGroups v5 may name its type.
 		obs.Group.State = model.StateUnknown
-		w.listedAs(ctx, coord, &obs.Group)
+		if w.listed {
+			obs.Group.Type, obs.Group.ProtocolType = w.kind, w.listedProtocol
+		} else {
+			w.listedAs(ctx, coord, &obs.Group)
+		}
 	}
 
 	topics := groupTopics(obs)

@@ -752,8 +752,12 @@ func (t *topicRanks) ranks() []uint32 {
 	return rank
 }
 
-// compareTP orders partitions by topic, then partition number.
-func compareTP(a, b TopicPartition) int {
+// compareTP is CompareTP, under the name model's own code calls it by.
+func compareTP(a, b TopicPartition) int { return CompareTP(a, b) }
+
+// CompareTP orders partitions by topic, then partition number, as
+// TopicPartition.Less does (for slices.SortFunc).
+func CompareTP(a, b TopicPartition) int {
 	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
 		return c
 	}

@@ -8,21 +8,33 @@ import (
 
 // Status reads the demo's consumers (of every group in compare mode), its
 // producer and, when withLedger, the ledger (the first group's: reading it
-// is O(orders) under the demo's lock).
+// is O(orders) under the demo's lock) and in compare mode every group's.
 func (d *Demo) Status(withLedger bool) model.DemoStatus {
 	s := model.DemoStatus{Consumers: d.Consumers(), Rate: d.Rate(), Paused: d.Paused(), HotKey: d.HotKey()}
 	if withLedger {
-		s.Ledger, s.HasLedger = d.Ledger(), true
-		if d.Comparing() {
-			s.Ledgers = make(map[string]model.Ledger)
-			for _, g := range d.Groups() {
-				if l, ok := d.GroupLedger(g.Name); ok {
-					s.Ledgers[g.Name] = l
-				}
-			}
-		}
+		s.Ledger, s.Ledgers = d.ledgers()
+		s.HasLedger = true
 	}
 	return s
+}
+
+// ledgers reads the first group's ledger and, in compare mode, every
+// group's (nil otherwise), under one hold of the demo's lock: at one
+// instant, so the groups' counts compare (each saw the same orders
+// produced).
+func (d *Demo) ledgers() (first model.Ledger, all map[string]model.Ledger) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	first = d.groups[0].book.Ledger()
+	if len(d.groups) == 1 {
+		return first, nil
+	}
+	all = make(map[string]model.Ledger, len(d.groups))
+	all[d.groups[0].spec.Name] = first
+	for _, g := range d.groups[1:] {
+		all[g.spec.Name] = g.book.Ledger()
+	}
+	return first, all
 }
 
 // Act does what one demo key asks (the UI's Demo interface): a member
