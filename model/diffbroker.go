@@ -79,7 +79,7 @@ func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Ev
 			e := b.memberEvent(EventMemberReconciling, m)
 			receive, give := diffParts(m.TargetPartitions, m.Partitions), diffParts(m.Partitions, m.TargetPartitions)
 			e.Partitions = append(slices.Clone(receive), give...)
-			slices.SortFunc(e.Partitions, compareTP)
+			slices.SortFunc(e.Partitions, CompareTP)
 			var todo []string
 			if len(receive) > 0 {
 				todo = append(todo, "to receive "+PartitionList(receive, multi))
@@ -115,18 +115,18 @@ func reconcileEvents(b stamp, prev, cur *snapView) (reconciling, reconciled []Ev
 // built otherwise is searched and sorted.
 func diffParts(a, b []TopicPartition) []TopicPartition {
 	var out []TopicPartition
-	if !slices.IsSortedFunc(a, compareTP) || !slices.IsSortedFunc(b, compareTP) {
+	if !slices.IsSortedFunc(a, CompareTP) || !slices.IsSortedFunc(b, CompareTP) {
 		for _, tp := range a {
 			if !slices.Contains(b, tp) {
 				out = append(out, tp)
 			}
 		}
-		slices.SortFunc(out, compareTP)
+		slices.SortFunc(out, CompareTP)
 		return out
 	}
 	j := 0
 	for _, tp := range a {
-		for j < len(b) && compareTP(b[j], tp) < 0 {
+		for j < len(b) && CompareTP(b[j], tp) < 0 {
 			j++
 		}
 		if j == len(b) || b[j] != tp {

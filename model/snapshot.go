@@ -414,7 +414,7 @@ func NewSnapshot(o Observation) Snapshot {
 		members[i].Lag = 0
 		if members[i].TargetPartitions != nil {
 			target := slices.Clone(members[i].TargetPartitions)
-			slices.SortFunc(target, compareTP)
+			slices.SortFunc(target, CompareTP)
 			members[i].TargetPartitions = slices.Compact(target)
 		}
 	}
@@ -735,7 +735,7 @@ func (t *topicRanks) key(tp TopicPartition) uint64 {
 
 // partitionKey is a partition number as the low half of a key: sign bit
 // flipped, so keys order negative numbers (a broken broker's) first, as
-// compareTP does.
+// CompareTP does.
 func partitionKey(p int32) uint64 { return uint64(uint32(p) ^ 1<<31) }
 
 // ranks maps each discovery number to the topic's rank by name.
@@ -751,9 +751,6 @@ func (t *topicRanks) ranks() []uint32 {
 	}
 	return rank
 }
-
-// compareTP is CompareTP, under the name model's own code calls it by.
-func compareTP(a, b TopicPartition) int { return CompareTP(a, b) }
 
 // CompareTP orders partitions by topic, then partition number, as
 // TopicPartition.Less does (for slices.SortFunc).

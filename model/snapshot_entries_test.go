@@ -82,7 +82,7 @@ func TestNewSnapshotRowsAnyNumbering(t *testing.T) {
 			t.Fatalf("iter %d (sparse %v): %d rows, want %d", iter, sparse, len(s.Partitions), len(wants))
 		}
 		for i, p := range s.Partitions {
-			if i > 0 && compareTP(s.Partitions[i-1].TopicPartition, p.TopicPartition) >= 0 {
+			if i > 0 && CompareTP(s.Partitions[i-1].TopicPartition, p.TopicPartition) >= 0 {
 				t.Fatalf("iter %d (sparse %v): row %d %v after %v: not in order", iter, sparse, i, p.TopicPartition, s.Partitions[i-1].TopicPartition)
 			}
 			w := wants[p.TopicPartition]

@@ -269,4 +269,4 @@ func (e Event) Touched() []TopicPartition {
 	return slices.Compact(out)
 }
 
-func cmpTopicPartition(a, b TopicPartition) int { return compareTP(a, b) }
+func cmpTopicPartition(a, b TopicPartition) int { return CompareTP(a, b) }
