@@ -649,7 +649,7 @@ func (v *snapView) owned() []owning {
 		for tp, m := range idx {
 			out = append(out, owning{tp, m})
 		}
-		slices.SortFunc(out, func(a, b owning) int { return cmpTopicPartition(a.tp, b.tp) })
+		slices.SortFunc(out, func(a, b owning) int { return CompareTP(a.tp, b.tp) })
 	}
 	v.owners = out
 	return out

@@ -265,8 +265,6 @@ func (e Event) Touched() []TopicPartition {
 	for _, m := range e.Moves {
 		out = append(out, m.TopicPartition)
 	}
-	slices.SortFunc(out, cmpTopicPartition)
+	slices.SortFunc(out, CompareTP)
 	return slices.Compact(out)
 }
-
-func cmpTopicPartition(a, b TopicPartition) int { return CompareTP(a, b) }
