@@ -829,3 +829,12 @@ func TestNewSnapshotMarkerOnlyLag(t *testing.T) {
 		t.Fatalf("lag %d markers %v age %v known %v; want lag 1, markers only, age 0 known", p.Lag, p.LagMarkersOnly, p.LagAge, p.LagAgeKnown)
 	}
 }
+
+// The STALLED reason writes --stall-after as the flag is written: "2m",
+// not Go's "2m0s".
+func TestStalledReasonSaysTheSetting(t *testing.T) {
+	h := NewHistory(HistoryOptions{StallAfter: 2 * time.Minute})
+	if got := h.reason(StatusStalled); got != "committed offsets unchanged for 2m or more" {
+		t.Errorf("reason %q", got)
+	}
+}

@@ -233,7 +233,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		if r.LogEnd < 0 {
 			missing++
 		}
-		if r.LagFromStart && r.LogEnd >= 0 {
+		if r.CountsFromStart() {
 			s.FromStartPartitions++
 		}
 		s.TotalLag = AddLag(s.TotalLag, r.Lag)

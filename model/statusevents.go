@@ -135,7 +135,7 @@ func (h *History) reason(s Status) string {
 	case StatusRewound:
 		return "committed offsets went back"
 	case StatusStalled:
-		return "committed offsets unchanged for " + h.opts.StallAfter.String() + " or more"
+		return "committed offsets unchanged for " + Setting(h.opts.StallAfter) + " or more"
 	case StatusUnowned:
 		return "no member owns them"
 	case StatusLagging:
