@@ -65,14 +65,20 @@ type RecordingStatus struct {
 	Until time.Time
 }
 
+// recordingNow is how the recording goes now; the zero status (no Path)
+// without one. A header reads it once a render, so its mark and its
+// banner agree.
+func recordingNow(rec func() RecordingStatus) RecordingStatus {
+	if rec == nil {
+		return RecordingStatus{}
+	}
+	return rec()
+}
+
 // recordingSegment is the headers' "● rec x.kgw 1.2 MB" while a recording
 // goes, "" without one or once it stopped (the banner says that).
-func recordingSegment(st Styles, rec func() RecordingStatus) string {
-	if rec == nil {
-		return ""
-	}
-	r := rec()
-	if r.Err != nil {
+func recordingSegment(st Styles, r RecordingStatus) string {
+	if r.Path == "" || r.Err != nil {
 		return ""
 	}
 	return st.StateBad.Render(glyphRecording+" rec ") + st.Value.Render(recordingName(r.Path)+" "+byteSize(r.Bytes))
@@ -80,11 +86,7 @@ func recordingSegment(st Styles, rec func() RecordingStatus) string {
 
 // recordingBanner is the headers' line once a recording stopped: what
 // stopped it and how far the file goes.
-func recordingBanner(st Styles, rec func() RecordingStatus, w int) string {
-	if rec == nil {
-		return ""
-	}
-	r := rec()
+func recordingBanner(st Styles, r RecordingStatus, w int) string {
 	if r.Err == nil {
 		return ""
 	}

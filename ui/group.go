@@ -115,7 +115,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 	g.poll = newPoller(ctx, opts.Timeout, func(ctx context.Context) (model.Snapshot, error) { return src.Poll(ctx) })
 	g.timeline = NewTimeline(st, km)
 	g.lanes = NewLanes(st, km, g.pipe.Lanes())
-	g.st = WatchState{Brokers: opts.Brokers, Group: w.Group, Interval: opts.Interval, Now: opts.Now(), Recording: opts.Recording}
+	g.st = WatchState{Brokers: opts.Brokers, Group: w.Group, Interval: opts.Interval, Now: opts.Now()}
 	g.setFocus(paneTable)
 	return g
 }

@@ -26,8 +26,9 @@ type WatchState struct {
 	Failures int       // consecutive failed polls
 	RetryAt  time.Time // when the next poll starts after a failure
 
-	// Recording is Options.Recording (nil: not recording).
-	Recording func() RecordingStatus
+	// Recording is how --record goes (no Path: not recording), read
+	// from Options.Recording at each layout.
+	Recording RecordingStatus
 }
 
 // Waiting reports whether the group does not exist (yet).

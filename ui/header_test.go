@@ -62,7 +62,7 @@ func TestHeaderRebalanceWords(t *testing.T) {
 		for _, rec := range []func() RecordingStatus{nil, recording} {
 			h := NewHeader(NewStyles(true))
 			h.SetSize(tt.width, 2)
-			h.SetState(WatchState{Group: "order-workers", Snap: tt.snap, HasSnap: true, LastGood: t0, Now: t0, Recording: rec})
+			h.SetState(WatchState{Group: "order-workers", Snap: tt.snap, HasSnap: true, LastGood: t0, Now: t0, Recording: recordingNow(rec)})
 			first, _, _ := strings.Cut(ansi.Strip(h.View()), "\n")
 			if !strings.Contains(first, tt.want+" · lag ") || strings.Contains(first, "is rebalancing") {
 				t.Errorf("%s at %d columns (recording %v): first line %q, want %q then the lag", tt.name, tt.width, rec != nil, first, tt.want)

@@ -23,6 +23,7 @@ func (g *GroupPage) relayout() {
 		headerLines = 3 // the worst partition gets its own line
 	}
 	g.header.SetSize(w, headerLines)
+	g.st.Recording = recordingNow(g.opts.Recording)
 	g.header.SetState(g.st)
 	g.headerText = g.header.View()
 	headH := 0

@@ -247,6 +247,7 @@ func (o *OverviewPage) header(w int) string {
 	}
 	now := o.opts.Now()
 	st, p := o.styles, o.poll
+	rec := recordingNow(o.opts.Recording)
 	segs := []string{st.Title.Render("kgwatch"), st.Group.Render("all groups")}
 	if o.has {
 		var total int64
@@ -262,7 +263,7 @@ func (o *OverviewPage) header(w int) string {
 			segs = append(segs, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
 		}
 	}
-	if rec := recordingSegment(st, o.opts.Recording); rec != "" {
+	if rec := recordingSegment(st, rec); rec != "" {
 		segs = append(segs, rec)
 	}
 	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(brokerList(o.opts.Brokers, w-len("brokers "))))
@@ -279,7 +280,7 @@ func (o *OverviewPage) header(w int) string {
 		msg += ": " + oneLine(p.Err.Error())
 		lines = append(lines, st.Banner.Render(cell(msg, w, false)))
 	}
-	if b := recordingBanner(st, o.opts.Recording, w); b != "" {
+	if b := recordingBanner(st, rec, w); b != "" {
 		lines = append(lines, b)
 	}
 	return strings.Join(lines, "\n")
