@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"iter"
 	"sort"
 	"sync"
 
@@ -18,39 +19,10 @@ const (
 	latest   int64 = -1
 )
 
-// leaderPartitions groups the partitions of topics by leader, in the
-// request shape. Partitions that cannot be asked (no leader, topic error)
-// get their error in offsets.
-func (w *Watcher) leaderPartitions(topics []string, offsets map[model.TopicPartition]model.PartitionOffsets) map[int32][]listoffsets.RequestTopic {
-	byLeader := make(map[int32][]listoffsets.RequestTopic)
-	for _, t := range topics {
-		tm, ok := w.meta.topics[t]
-		if !ok {
-			continue // not in metadata: the model says so per partition
-		}
-		for _, p := range tm.partitions {
-			tp := model.TopicPartition{Topic: t, Partition: p.id}
-			if e := tm.err + p.err; e != "" {
-				offsets[tp] = model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
-				continue
-			}
-			rts := byLeader[p.leader]
-			if n := len(rts); n == 0 || rts[n-1].Topic != t {
-				rts = append(rts, listoffsets.RequestTopic{Topic: t})
-			}
-			last := &rts[len(rts)-1]
-			last.Partitions = append(last.Partitions, listoffsets.RequestPartition{Partition: p.id, CurrentLeaderEpoch: -1})
-			byLeader[p.leader] = rts
-		}
-	}
-	return byLeader
-}
-
 // listOffsets reads the log-start and log-end offsets of every partition of
-// topics: two ListOffsets requests (earliest, latest) per leader, leaders in
-// parallel. Kafka refuses a partition listed twice in one request, hence
-// two. Failures are recorded per partition; moved reports that a leader
-// answered it no longer leads a partition (the metadata is out of date).
+// topics (logOffsetsFor). Failures are recorded per partition; moved
+// reports that a leader answered it no longer leads a partition (the
+// metadata is out of date).
 //
 // When no leader answered at all (every request failed: the brokers are
 // unreachable or frozen), err says so and the poll fails as a whole: a
@@ -63,64 +35,164 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 			n += len(tm.partitions)
 		}
 	}
-	offsets = make(map[model.TopicPartition]model.PartitionOffsets, n)
-	byLeader := w.leaderPartitions(topics, offsets)
+	all := func(yield func(model.TopicPartition) bool) {
+		for _, t := range topics {
+			tm, ok := w.meta.topics[t]
+			if !ok {
+				continue // not in metadata: the model says so per partition
+			}
+			for _, p := range tm.partitions {
+				if !yield(model.TopicPartition{Topic: t, Partition: p.id}) {
+					return
+				}
+			}
+		}
+	}
+	r := w.logOffsetsFor(ctx, brokers, all, n, nil)
+	if failed := len(r.failed); failed > 0 && failed == r.leaders {
+		more := ""
+		if failed > 1 {
+			more = fmt.Sprintf(" (and %d more leaders)", failed-1)
+		}
+		return r.offsets, r.moved, fmt.Errorf("no partition leader answered: %s%s", r.failed[0], more)
+	}
+	return r.offsets, r.moved, nil
+}
+
+// logRead is what logOffsetsFor read.
+type logRead struct {
+	// offsets holds every partition asked: its offsets, or its Err.
+	offsets map[model.TopicPartition]model.PartitionOffsets
+	// moved: a leader answered that it no longer leads a partition.
+	moved bool
+	// leaders counts the leaders asked; failed says, for each that did
+	// not answer, why (leaders in id order).
+	leaders int
+	failed  []string
+}
+
+// logOffsetsFor reads the log end of each partition of tps (n of them, a
+// size hint) and the log start of those needStart says need it (nil:
+// every one; the others keep model.NoOffset), from their leaders in the
+// cached metadata: per leader, one ListOffsets (earliest) for the
+// partitions that need their start, then one (latest) for all of them,
+// leaders in parallel. Kafka refuses a partition listed twice in one
+// request, hence two. Every partition of tps gets its offsets or an Err
+// saying why not: the metadata does not know it or names no leader, its
+// leader did not answer, or answered an error. A leader that did not
+// answer, or answered that it no longer leads a partition, makes the
+// metadata stale. tps in topic order keep the requests short (one entry
+// per run of a topic).
+func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, tps iter.Seq[model.TopicPartition], n int, needStart func(model.TopicPartition) bool) logRead {
+	offsets := make(map[model.TopicPartition]model.PartitionOffsets, n)
+	failed := func(tp model.TopicPartition, e string) {
+		offsets[tp] = model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
+	}
+	// ends and starts: the requests' partitions by leader. With needStart
+	// nil both ask the same partitions: one slice serves both.
+	ends := make(map[int32][]listoffsets.RequestTopic)
+	starts := ends
+	if needStart != nil {
+		starts = make(map[int32][]listoffsets.RequestTopic)
+	}
+	var tm *topicMeta // the topic of the last partition, looked up once a run
+	var tmName string
+	tmOK := false
+	for tp := range tps {
+		if tm == nil || tmName != tp.Topic {
+			tm, tmOK = w.meta.topics[tp.Topic]
+			tmName = tp.Topic
+		}
+		if !tmOK {
+			failed(tp, "topic not in metadata")
+			continue
+		}
+		if tm.err != "" {
+			failed(tp, tm.err)
+			continue
+		}
+		p, ok := tm.partition(tp.Partition)
+		switch {
+		case !ok:
+			failed(tp, "partition not in metadata")
+			continue
+		case p.err != "":
+			failed(tp, p.err)
+			continue
+		}
+		appendPartition(ends, p.leader, tp)
+		if needStart != nil && needStart(tp) {
+			appendPartition(starts, p.leader, tp)
+		}
+	}
 
 	type result struct {
-		leader          int32
-		start, end      *listoffsets.Response
-		err             error
-		refreshMetadata bool
+		leader     int32
+		start, end *listoffsets.Response
+		err        error
 	}
-	results := make([]result, 0, len(byLeader))
-	for leader := range byLeader {
+	results := make([]result, 0, len(ends))
+	for leader := range ends {
 		results = append(results, result{leader: leader})
 	}
 	sort.Slice(results, func(i, j int) bool { return results[i].leader < results[j].leader })
-
 	var wg sync.WaitGroup
 	for i := range results {
 		r := &results[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rts := byLeader[r.leader]
-			r.start, r.err = w.listOffsetsAt(ctx, r.leader, rts, earliest)
-			if r.err == nil {
-				r.end, r.err = w.listOffsetsAt(ctx, r.leader, rts, latest)
+			if rts := starts[r.leader]; len(rts) > 0 {
+				if r.start, r.err = w.listOffsetsAt(ctx, r.leader, rts, earliest); r.err != nil {
+					return
+				}
 			}
+			r.end, r.err = w.listOffsetsAt(ctx, r.leader, ends[r.leader], latest)
 		}()
 	}
 	wg.Wait()
 
-	failed := 0
-	var firstErr string
+	out := logRead{offsets: offsets, leaders: len(results)}
 	for _, r := range results {
 		if r.err != nil {
-			failed++
 			addr := fmt.Sprint(r.leader)
 			if b, ok := brokers[r.leader]; ok {
 				addr = b.addr
 			}
 			e := fmt.Sprintf("log offsets from leader %s: %v", addr, r.err)
-			if firstErr == "" {
-				firstErr = e
-			}
-			for _, t := range byLeader[r.leader] {
+			out.failed = append(out.failed, e)
+			for _, t := range ends[r.leader] {
 				for _, p := range t.Partitions {
-					offsets[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
+					failed(model.TopicPartition{Topic: t.Topic, Partition: p.Partition}, e)
 				}
 			}
 			w.meta.stale = true
 			continue
 		}
-		start, end := newAnswerIndex(r.start), newAnswerIndex(r.end)
-		for ti, t := range byLeader[r.leader] {
+		end := newAnswerIndex(r.end)
+		var start *answerIndex
+		if r.start != nil {
+			start = newAnswerIndex(r.start)
+		}
+		// si, sj: where the partition asked its start sits in starts,
+		// the partitions asked in the same order.
+		si, sj := 0, -1
+		srts := starts[r.leader]
+		for ti, t := range ends[r.leader] {
 			for pi, p := range t.Partitions {
 				tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-				s, okS := start.find(ti, pi, tp)
-				e, okE := end.find(ti, pi, tp)
 				po := model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset}
+				s, okS := listoffsets.ResponsePartition{Offset: model.NoOffset}, true
+				switch {
+				case needStart == nil:
+					s, okS = start.find(ti, pi, tp)
+				case needStart(tp):
+					if sj++; si < len(srts) && sj == len(srts[si].Partitions) {
+						si, sj = si+1, 0
+					}
+					s, okS = start.find(si, sj, tp)
+				}
+				e, okE := end.find(ti, pi, tp)
 				switch {
 				case !okS || !okE:
 					po.Err = "log offsets: partition missing from the leader's answer"
@@ -132,7 +204,7 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 					po.Err = "log offsets: " + errText(code)
 					if leaderMoved(code) {
 						w.meta.stale = true
-						moved = true
+						out.moved = true
 					}
 				default:
 					po.LogStart, po.LogEnd = s.Offset, e.Offset
@@ -141,14 +213,33 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 			}
 		}
 	}
-	if failed > 0 && failed == len(results) {
-		more := ""
-		if failed > 1 {
-			more = fmt.Sprintf(" (and %d more leaders)", failed-1)
-		}
-		return offsets, moved, fmt.Errorf("no partition leader answered: %s%s", firstErr, more)
+	return out
+}
+
+// appendPartition adds tp to leader's request: to its last topic when it
+// is tp's, else to a new one.
+func appendPartition(byLeader map[int32][]listoffsets.RequestTopic, leader int32, tp model.TopicPartition) {
+	rts := byLeader[leader]
+	if n := len(rts); n == 0 || rts[n-1].Topic != tp.Topic {
+		rts = append(rts, listoffsets.RequestTopic{Topic: tp.Topic})
 	}
-	return offsets, moved, nil
+	last := &rts[len(rts)-1]
+	last.Partitions = append(last.Partitions, listoffsets.RequestPartition{Partition: tp.Partition, CurrentLeaderEpoch: -1})
+	byLeader[leader] = rts
+}
+
+// partition returns the metadata of partition p.
+func (tm *topicMeta) partition(p int32) (partitionMeta, bool) {
+	// Partitions are usually listed in order; fall back to a scan.
+	if i := int(p); i >= 0 && i < len(tm.partitions) && tm.partitions[i].id == p {
+		return tm.partitions[i], true
+	}
+	for _, pm := range tm.partitions {
+		if pm.id == p {
+			return pm, true
+		}
+	}
+	return partitionMeta{}, false
 }
 
 // listOffsetsAt sends one ListOffsets request for all of rts to leader.

@@ -92,7 +92,11 @@ func (tm *topicMeta) has(p int32) bool {
 func (w *Watcher) refreshMetadata(ctx context.Context, via broker, topics []string) error {
 	tms, err := w.describeTopics(ctx, via, topics)
 	if err != nil {
-		return fmt.Errorf("describe topics of group %q on broker %s: %w", w.cfg.Group, via.addr, err)
+		of := "" // the overview's watcher has no group
+		if w.cfg.Group != "" {
+			of = fmt.Sprintf(" of group %q", w.cfg.Group)
+		}
+		return fmt.Errorf("describe topics%s on broker %s: %w", of, via.addr, err)
 	}
 	w.meta = metadataCache{topics: tms, fetched: time.Now()}
 	return nil

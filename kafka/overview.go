@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
-	"github.com/segmentio/kafka-go/protocol/listoffsets"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -572,12 +572,12 @@ func (o *OverviewWatcher) fetchShareStarts(ctx context.Context, b broker, reads 
 	}
 }
 
-// logOffsets reads the log offsets the groups' lag needs: the log end of
-// every partition a group committed or is assigned (one ListOffsets latest
-// per leader), and the log start of those some group is assigned without
-// a commit (one ListOffsets earliest per leader, only for them; the others
-// keep model.NoOffset). Partitions it could not read have an Err or are
-// absent; the reason is returned as text.
+// logOffsets reads the log offsets the groups' lag needs
+// (logOffsetsFor): the log end of every partition a group committed or is
+// assigned, and the log start of those some group is assigned without a
+// commit (the others keep model.NoOffset). Partitions it could not read
+// have an Err; the reasons are returned as text, each naming a partition
+// it concerns.
 func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]broker, groups []model.OverviewGroup) (map[model.TopicPartition]model.PartitionOffsets, string) {
 	w := o.w
 	union := make(map[model.TopicPartition]int64)
@@ -599,13 +599,9 @@ func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]brok
 	obs := model.Observation{Committed: union}
 	topics := groupTopics(obs)
 	if w.meta.needsRefresh(topics, &obs, time.Now()) {
-		via := brokers[sortedKeys(brokers)[0]]
-		tms, err := w.describeTopics(ctx, via, topics)
-		if err != nil {
-			w.meta.stale = true
-			return nil, fmt.Sprintf("describe topics on broker %s: %v", via.addr, err)
+		if err := w.refreshMetadata(ctx, brokers[sortedKeys(brokers)[0]], topics); err != nil {
+			return nil, err.Error()
 		}
-		w.meta = metadataCache{topics: tms, fetched: time.Now()}
 	}
 
 	tps := make([]model.TopicPartition, 0, len(union))
@@ -613,111 +609,46 @@ func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]brok
 		tps = append(tps, tp)
 	}
 	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
-	// ends and begins: the requests' partitions by leader.
-	ends := make(map[int32][]listoffsets.RequestTopic)
-	begins := make(map[int32][]listoffsets.RequestTopic)
-	add := func(byLeader map[int32][]listoffsets.RequestTopic, leader int32, tp model.TopicPartition) {
-		rts := byLeader[leader]
-		if n := len(rts); n == 0 || rts[n-1].Topic != tp.Topic {
-			rts = append(rts, listoffsets.RequestTopic{Topic: tp.Topic})
-		}
-		last := &rts[len(rts)-1]
-		last.Partitions = append(last.Partitions, listoffsets.RequestPartition{Partition: tp.Partition, CurrentLeaderEpoch: -1})
-		byLeader[leader] = rts
+	r := w.logOffsetsFor(ctx, brokers, slices.Values(tps), len(tps), func(tp model.TopicPartition) bool { return starts[tp] })
+	return r.offsets, logProblems(tps, r.offsets)
+}
+
+// logProblems names the reasons some of tps's offsets could not be read,
+// once each, with the first partition it concerns: "orders/1: partition
+// has no leader", "orders/0 and 2 more partitions: log offsets from
+// leader …".
+func logProblems(tps []model.TopicPartition, offsets map[model.TopicPartition]model.PartitionOffsets) string {
+	type problem struct {
+		first model.TopicPartition
+		n     int
 	}
+	var order []string
+	var problems map[string]*problem
 	for _, tp := range tps {
-		leader, ok := w.meta.leader(tp)
-		if !ok {
+		e := offsets[tp].Err
+		if e == "" {
 			continue
 		}
-		add(ends, leader, tp)
-		if starts[tp] {
-			add(begins, leader, tp)
+		if p, ok := problems[e]; ok {
+			p.n++
+			continue
 		}
-	}
-
-	type request struct {
-		leader int32
-		ts     int64
-		rts    []listoffsets.RequestTopic
-		res    *listoffsets.Response
-		err    error
-	}
-	var reqs []request
-	for _, leader := range sortedKeys(ends) {
-		reqs = append(reqs, request{leader: leader, ts: latest, rts: ends[leader]})
-		if rts, ok := begins[leader]; ok {
-			reqs = append(reqs, request{leader: leader, ts: earliest, rts: rts})
+		if problems == nil {
+			problems = make(map[string]*problem)
 		}
+		problems[e] = &problem{first: tp, n: 1}
+		order = append(order, e)
 	}
-	var wg sync.WaitGroup
-	for i := range reqs {
-		r := &reqs[i]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.res, r.err = w.listOffsetsAt(ctx, r.leader, r.rts, r.ts)
-		}()
-	}
-	wg.Wait()
-
-	out := make(map[model.TopicPartition]model.PartitionOffsets, len(union))
-	start := make(map[model.TopicPartition]int64, len(starts))
-	var problems []string
-	failed := func(tp model.TopicPartition, e string) {
-		out[tp] = model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
-	}
-	// Earliest first: a partition's log end is kept only with its log
-	// start where it needs one.
-	for _, pass := range []int64{earliest, latest} {
-		for _, r := range reqs {
-			if r.ts != pass {
-				continue
-			}
-			if r.err != nil {
-				w.meta.stale = true
-				e := fmt.Sprintf("leader %s: %v", brokers[r.leader].addr, r.err)
-				problems = append(problems, e)
-				for _, t := range r.rts {
-					for _, p := range t.Partitions {
-						failed(model.TopicPartition{Topic: t.Topic, Partition: p.Partition}, "log offsets: "+e)
-					}
-				}
-				continue
-			}
-			idx := newAnswerIndex(r.res)
-			for ti, t := range r.rts {
-				for pi, p := range t.Partitions {
-					tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-					rp, ok := idx.find(ti, pi, tp)
-					switch {
-					case !ok:
-						failed(tp, "log offsets: partition missing from the leader's answer")
-						continue
-					case rp.ErrorCode != 0:
-						if leaderMoved(rp.ErrorCode) {
-							w.meta.stale = true
-						}
-						failed(tp, "log offsets: "+errText(rp.ErrorCode))
-						continue
-					}
-					if pass == earliest {
-						start[tp] = rp.Offset
-						continue
-					}
-					if _, bad := out[tp]; bad {
-						continue // its log start could not be read
-					}
-					po := model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: rp.Offset}
-					if starts[tp] {
-						po.LogStart = start[tp]
-					}
-					out[tp] = po
-				}
-			}
+	texts := make([]string, len(order))
+	for i, e := range order {
+		p := problems[e]
+		at := fmt.Sprintf("%s/%d", p.first.Topic, p.first.Partition)
+		if p.n > 1 {
+			at += " and " + plural(p.n-1, "more partition")
 		}
+		texts[i] = at + ": " + e
 	}
-	return out, strings.Join(problems, "; ")
+	return strings.Join(texts, "; ")
 }
 
 func sortedKeys[V any](m map[int32]V) []int32 {

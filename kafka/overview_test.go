@@ -3,11 +3,15 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -260,5 +264,69 @@ func TestOverviewWithoutOffsetFetchV8(t *testing.T) {
 	}
 	if o.Batched() {
 		t.Error("Batched() = true on a broker without OffsetFetch v8")
+	}
+}
+
+// leaderlessMetadata makes the cluster answer Metadata for topic alone as
+// Kafka does while some of its partitions have no leader (error
+// LEADER_NOT_AVAILABLE, leader -1), and name leader elsewhere: lead maps
+// a partition to the leader to give it, -1 for none; the others keep
+// kfake's leader.
+func leaderlessMetadata(tc *testCluster, topic string, lead map[int32]int32) {
+	tc.ControlKey(int16(kmsg.Metadata), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		req := kreq.(*kmsg.MetadataRequest)
+		if len(req.Topics) != 1 || req.Topics[0].Topic == nil || *req.Topics[0].Topic != topic {
+			return nil, nil, false
+		}
+		res := req.ResponseKind().(*kmsg.MetadataResponse)
+		for i, addr := range tc.addrs {
+			host, port, _ := net.SplitHostPort(addr)
+			p, _ := strconv.Atoi(port)
+			b := kmsg.NewMetadataResponseBroker()
+			b.NodeID, b.Host, b.Port = int32(i), host, int32(p)
+			res.Brokers = append(res.Brokers, b)
+		}
+		rt := kmsg.NewMetadataResponseTopic()
+		rt.Topic = kmsg.StringPtr(topic)
+		rt.TopicID = tc.TopicInfo(topic).TopicID
+		for _, pi := range tc.PartitionInfos(topic) {
+			rp := kmsg.NewMetadataResponseTopicPartition()
+			rp.Partition, rp.Leader, rp.LeaderEpoch = pi.Partition, pi.Leader, pi.Epoch
+			if l, ok := lead[pi.Partition]; ok {
+				rp.Leader = l
+				if l < 0 {
+					rp.ErrorCode = kerr.LeaderNotAvailable.Code
+				}
+			}
+			rp.Replicas, rp.ISR = []int32{rp.Leader}, []int32{rp.Leader}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		res.Topics = append(res.Topics, rt)
+		return res, nil, true
+	})
+}
+
+// A partition without a leader, and one whose leader no broker answers
+// for: the overview names each reason (with the partition), not only
+// that their log ends are unknown; the others are read.
+func TestOverviewNamesLeaderlessPartition(t *testing.T) {
+	tc := newTestCluster(t, true)
+	tc.createTopic(t, "orders", 4)
+	tc.produceEach(t, "orders", 4, 10, time.Now())
+	tc.commit(t, "g", "orders", map[int]int64{0: 4, 1: 4, 2: 4, 3: 4})
+	leaderlessMetadata(tc, "orders", map[int32]int32{1: -1, 2: 7})
+
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 2 * time.Second})
+	defer o.Close()
+	g := findGroup(t, overviewOnce(t, o), "g")
+	want := "log end of 2 partitions unknown: orders/1: partition metadata: " + errText(kerr.LeaderNotAvailable.Code) +
+		"; orders/2: log offsets from leader 7: "
+	if !strings.HasPrefix(g.Err, want) || strings.Contains(g.Err, "\n") {
+		t.Errorf("group g: err %q, want one line starting %q", g.Err, want)
+	}
+	t.Logf("group g: %s", g.Err)
+	if g.TotalLag != 12 || g.Partitions != 4 {
+		t.Errorf("group g: lag %d over %d partitions, want 12 (6 on each of the 2 readable) over 4", g.TotalLag, g.Partitions)
 	}
 }
