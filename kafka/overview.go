@@ -312,6 +312,45 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 	return reads, perGroup, nil
 }
 
+// askGroups sends req, which names the groups at idx, to b (at a version
+// from minV to maxV, as sendKmsg) and hands each group its part of the
+// answer: groups lists the answer's groups, id names one. A group gets
+// why on its Err (after what: "describe", "commits") when the request
+// failed or the answer leaves it out.
+func askGroups[R kmsg.Response, G any](ctx context.Context, w *Watcher, b broker, req kmsg.Request, minV, maxV int16, reads []groupRead, idx []int, what string,
+	groups func(R) []G, id func(*G) string, take func(*groupRead, *G)) {
+	res, err := w.sendKmsg(ctx, b.id, req, minV, maxV)
+	if err != nil {
+		for _, i := range idx {
+			reads[i].sum.Err = joinText(reads[i].sum.Err, what+": "+err.Error())
+		}
+		return
+	}
+	gs := groups(res.(R))
+	byID := make(map[string]*G, len(gs))
+	for k := range gs {
+		byID[id(&gs[k])] = &gs[k]
+	}
+	for _, i := range idx {
+		r := &reads[i]
+		g, ok := byID[r.sum.ID]
+		if !ok {
+			r.sum.Err = joinText(r.sum.Err, what+": group missing from the coordinator's answer")
+			continue
+		}
+		take(r, g)
+	}
+}
+
+// groupIDs returns the ids of the groups at idx.
+func groupIDs(reads []groupRead, idx []int) []string {
+	ids := make([]string, len(idx))
+	for k, i := range idx {
+		ids[k] = reads[i].sum.ID
+	}
+	return ids
+}
+
 // describeClassic describes the classic groups at idx in one
 // DescribeGroups.
 func (o *OverviewWatcher) describeClassic(ctx context.Context, b broker, reads []groupRead, idx []int) {
@@ -319,50 +358,37 @@ func (o *OverviewWatcher) describeClassic(ctx context.Context, b broker, reads [
 		return
 	}
 	req := kmsg.NewPtrDescribeGroupsRequest()
-	for _, i := range idx {
-		req.Groups = append(req.Groups, reads[i].sum.ID)
-	}
-	res, err := o.w.sendKmsg(ctx, b.id, req, 0, -1)
-	if err != nil {
-		describeFailed(reads, idx, err)
-		return
-	}
-	described := make(map[string]kmsg.DescribeGroupsResponseGroup, len(idx))
-	for _, g := range res.(*kmsg.DescribeGroupsResponse).Groups {
-		described[g.Group] = g
-	}
-	for _, i := range idx {
-		r := &reads[i]
-		g, ok := described[r.sum.ID]
-		switch {
-		case !ok:
-			r.sum.Err = "describe: group missing from the coordinator's answer"
-			continue
-		case kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || (g.ErrorCode == 0 && (g.State == "" || g.State == model.StateDead)):
-			r.sum.State = model.StateDead
-			continue
-		case g.ErrorCode != 0:
-			r.sum.Err = "describe: " + errText(g.ErrorCode)
-			continue
-		}
-		r.sum.State = g.State
-		if r.sum.Type == "" {
-			r.sum.Type = model.TypeClassic
-		}
-		if g.ProtocolType != "" {
-			r.sum.ProtocolType = g.ProtocolType
-		}
-		ms, _ := classicMembers(g)
-		r.sum.Members = len(ms)
-		for _, m := range ms {
-			for _, tp := range m.Partitions {
-				if r.owned == nil {
-					r.owned = make(map[model.TopicPartition]bool)
-				}
-				r.owned[tp] = true
+	req.Groups = groupIDs(reads, idx)
+	askGroups(ctx, o.w, b, req, 0, -1, reads, idx, "describe",
+		func(res *kmsg.DescribeGroupsResponse) []kmsg.DescribeGroupsResponseGroup { return res.Groups },
+		func(g *kmsg.DescribeGroupsResponseGroup) string { return g.Group },
+		func(r *groupRead, g *kmsg.DescribeGroupsResponseGroup) {
+			switch {
+			case kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || (g.ErrorCode == 0 && (g.State == "" || g.State == model.StateDead)):
+				r.sum.State = model.StateDead
+				return
+			case g.ErrorCode != 0:
+				r.sum.Err = joinText(r.sum.Err, "describe: "+errText(g.ErrorCode))
+				return
 			}
-		}
-	}
+			r.sum.State = g.State
+			if r.sum.Type == "" {
+				r.sum.Type = model.TypeClassic
+			}
+			if g.ProtocolType != "" {
+				r.sum.ProtocolType = g.ProtocolType
+			}
+			ms, _ := classicMembers(*g)
+			r.sum.Members = len(ms)
+			for _, m := range ms {
+				for _, tp := range m.Partitions {
+					if r.owned == nil {
+						r.owned = make(map[model.TopicPartition]bool)
+					}
+					r.owned[tp] = true
+				}
+			}
+		})
 }
 
 // describeConsumer describes the consumer groups at idx in one
@@ -372,30 +398,22 @@ func (o *OverviewWatcher) describeConsumer(ctx context.Context, b broker, reads 
 		return
 	}
 	req := kmsg.NewPtrConsumerGroupDescribeRequest()
-	for _, i := range idx {
-		req.Groups = append(req.Groups, reads[i].sum.ID)
-	}
-	res, err := o.w.sendKmsg(ctx, b.id, req, 0, -1)
-	if err != nil {
-		describeFailed(reads, idx, err)
-		return
-	}
-	described := make(map[string]kmsg.ConsumerGroupDescribeResponseGroup, len(idx))
-	for _, g := range res.(*kmsg.ConsumerGroupDescribeResponse).Groups {
-		described[g.Group] = g
-	}
-	for _, i := range idx {
-		r := &reads[i]
-		g, ok := described[r.sum.ID]
-		if !describedOK(r, ok, g.ErrorCode) {
-			continue
-		}
-		r.sum.State, r.sum.Members = g.State, len(g.Members)
-		for _, m := range g.Members {
-			r.assigned = append(r.assigned, m.Assignment.TopicPartitions)
-			r.targeted = append(r.targeted, m.TargetAssignment.TopicPartitions)
-		}
-	}
+	req.Groups = groupIDs(reads, idx)
+	askGroups(ctx, o.w, b, req, 0, -1, reads, idx, "describe",
+		func(res *kmsg.ConsumerGroupDescribeResponse) []kmsg.ConsumerGroupDescribeResponseGroup {
+			return res.Groups
+		},
+		func(g *kmsg.ConsumerGroupDescribeResponseGroup) string { return g.Group },
+		func(r *groupRead, g *kmsg.ConsumerGroupDescribeResponseGroup) {
+			if !describedOK(r, g.ErrorCode) {
+				return
+			}
+			r.sum.State, r.sum.Members = g.State, len(g.Members)
+			for _, m := range g.Members {
+				r.assigned = append(r.assigned, m.Assignment.TopicPartitions)
+				r.targeted = append(r.targeted, m.TargetAssignment.TopicPartitions)
+			}
+		})
 }
 
 // describeShare describes the share groups at idx in one
@@ -405,55 +423,37 @@ func (o *OverviewWatcher) describeShare(ctx context.Context, b broker, reads []g
 		return
 	}
 	req := kmsg.NewPtrShareGroupDescribeRequest()
-	for _, i := range idx {
-		req.GroupIDs = append(req.GroupIDs, reads[i].sum.ID)
-	}
-	res, err := o.w.sendKmsg(ctx, b.id, req, 0, -1)
-	if err != nil {
-		describeFailed(reads, idx, err)
-		return
-	}
-	described := make(map[string]kmsg.ShareGroupDescribeResponseGroup, len(idx))
-	for _, g := range res.(*kmsg.ShareGroupDescribeResponse).Groups {
-		described[g.GroupID] = g
-	}
-	for _, i := range idx {
-		r := &reads[i]
-		g, ok := described[r.sum.ID]
-		if !describedOK(r, ok, g.ErrorCode) {
-			continue
-		}
-		r.sum.State, r.sum.Members = g.GroupState, len(g.Members)
-		for _, m := range g.Members {
-			tps := make([]kmsg.AssignmentTopicPartition, len(m.Assignment.TopicPartitions))
-			for j, t := range m.Assignment.TopicPartitions {
-				tps[j] = kmsg.AssignmentTopicPartition{TopicID: t.TopicID, Topic: t.Topic, Partitions: t.Partitions}
+	req.GroupIDs = groupIDs(reads, idx)
+	askGroups(ctx, o.w, b, req, 0, -1, reads, idx, "describe",
+		func(res *kmsg.ShareGroupDescribeResponse) []kmsg.ShareGroupDescribeResponseGroup { return res.Groups },
+		func(g *kmsg.ShareGroupDescribeResponseGroup) string { return g.GroupID },
+		func(r *groupRead, g *kmsg.ShareGroupDescribeResponseGroup) {
+			if !describedOK(r, g.ErrorCode) {
+				return
 			}
-			r.assigned = append(r.assigned, tps)
-		}
-	}
+			r.sum.State, r.sum.Members = g.GroupState, len(g.Members)
+			for _, m := range g.Members {
+				tps := make([]kmsg.AssignmentTopicPartition, len(m.Assignment.TopicPartitions))
+				for j, t := range m.Assignment.TopicPartitions {
+					tps[j] = kmsg.AssignmentTopicPartition(t)
+				}
+				r.assigned = append(r.assigned, tps)
+			}
+		})
 }
 
-// describedOK records on r what a type-specific describe said when it is
-// not a description, and reports whether it is one.
-func describedOK(r *groupRead, ok bool, code int16) bool {
+// describedOK records on r what a type-specific describe's error code
+// said, and reports whether the answer is a description.
+func describedOK(r *groupRead, code int16) bool {
 	switch {
-	case !ok:
-		r.sum.Err = "describe: group missing from the coordinator's answer"
 	case kafka.Error(code) == kafka.GroupIdNotFound:
 		r.sum.State = model.StateDead // gone since it was listed
 	case code != 0:
-		r.sum.Err = "describe: " + errText(code)
+		r.sum.Err = joinText(r.sum.Err, "describe: "+errText(code))
 	default:
 		return true
 	}
 	return false
-}
-
-func describeFailed(reads []groupRead, idx []int, err error) {
-	for _, i := range idx {
-		reads[i].sum.Err = joinText(reads[i].sum.Err, "describe: "+err.Error())
-	}
 }
 
 // fetchCommits reads the committed offsets of the groups at idx: one
@@ -467,30 +467,10 @@ func (o *OverviewWatcher) fetchCommits(ctx context.Context, b broker, reads []gr
 	if v8, _ := w.vers.supports(b.id, 9, 8); v8 {
 		for from := 0; from < len(idx); from += offsetFetchBatch {
 			batch := idx[from:min(from+offsetFetchBatch, len(idx))]
-			names := make([]string, len(batch))
-			for k, i := range batch {
-				names[k] = reads[i].sum.ID
-			}
-			res, err := w.sendKmsg(ctx, b.id, offsetFetch(names...), 8, maxOffsetFetch)
-			if err != nil {
-				for _, i := range batch {
-					reads[i].sum.Err = joinText(reads[i].sum.Err, "commits: "+err.Error())
-				}
-				continue
-			}
-			got := make(map[string]kmsg.OffsetFetchResponseGroup, len(batch))
-			for _, g := range res.(*kmsg.OffsetFetchResponse).Groups {
-				got[g.Group] = g
-			}
-			for _, i := range batch {
-				r := &reads[i]
-				g, ok := got[r.sum.ID]
-				if !ok {
-					r.sum.Err = joinText(r.sum.Err, "commits: group missing from the coordinator's answer")
-					continue
-				}
-				takeCommits(r, g)
-			}
+			askGroups(ctx, w, b, offsetFetch(groupIDs(reads, batch)...), 8, maxOffsetFetch, reads, batch, "commits",
+				func(res *kmsg.OffsetFetchResponse) []kmsg.OffsetFetchResponseGroup { return res.Groups },
+				func(g *kmsg.OffsetFetchResponseGroup) string { return g.Group },
+				func(r *groupRead, g *kmsg.OffsetFetchResponseGroup) { takeCommits(r, *g) })
 		}
 		return false
 	}
@@ -537,39 +517,27 @@ func (o *OverviewWatcher) fetchShareStarts(ctx context.Context, b broker, reads 
 	}
 	w := o.w
 	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
-	for _, i := range idx {
+	for _, id := range groupIDs(reads, idx) {
 		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
-		rg.GroupID = reads[i].sum.ID
+		rg.GroupID = id
 		req.Groups = append(req.Groups, rg)
 	}
-	res, err := w.sendKmsg(ctx, b.id, req, 0, -1)
-	if err != nil {
-		for _, i := range idx {
-			reads[i].sum.Err = joinText(reads[i].sum.Err, "start offsets: "+err.Error())
-		}
-		return
-	}
-	got := make(map[string]kmsg.DescribeShareGroupOffsetsResponseGroup, len(idx))
-	for _, g := range res.(*kmsg.DescribeShareGroupOffsetsResponse).Groups {
-		got[g.GroupID] = g
-	}
-	for _, i := range idx {
-		r := &reads[i]
-		g, ok := got[r.sum.ID]
-		switch {
-		case !ok:
-			r.sum.Err = joinText(r.sum.Err, "start offsets: group missing from the coordinator's answer")
-			continue
-		case g.ErrorCode != 0 && kafka.Error(g.ErrorCode) != kafka.GroupIdNotFound:
-			r.sum.Err = joinText(r.sum.Err, "start offsets: "+errText(g.ErrorCode))
-			continue
-		}
-		var errs map[model.TopicPartition]string
-		r.committed, r.shareLag, errs = shareOffsets(g, w.topicName) // no id is learned meanwhile
-		if len(errs) > 0 {
-			r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("start offsets of %s unreadable", plural(len(errs), "partition")))
-		}
-	}
+	askGroups(ctx, w, b, req, 0, -1, reads, idx, "start offsets",
+		func(res *kmsg.DescribeShareGroupOffsetsResponse) []kmsg.DescribeShareGroupOffsetsResponseGroup {
+			return res.Groups
+		},
+		func(g *kmsg.DescribeShareGroupOffsetsResponseGroup) string { return g.GroupID },
+		func(r *groupRead, g *kmsg.DescribeShareGroupOffsetsResponseGroup) {
+			if g.ErrorCode != 0 && kafka.Error(g.ErrorCode) != kafka.GroupIdNotFound {
+				r.sum.Err = joinText(r.sum.Err, "start offsets: "+errText(g.ErrorCode))
+				return
+			}
+			var errs map[model.TopicPartition]string
+			r.committed, r.shareLag, errs = shareOffsets(*g, w.topicName) // no id is learned meanwhile
+			if len(errs) > 0 {
+				r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("start offsets of %s unreadable", plural(len(errs), "partition")))
+			}
+		})
 }
 
 // logOffsets reads the log offsets the groups' lag needs

@@ -330,3 +330,36 @@ func TestOverviewNamesLeaderlessPartition(t *testing.T) {
 		t.Errorf("group g: lag %d over %d partitions, want 12 (6 on each of the 2 readable) over 4", g.TotalLag, g.Partitions)
 	}
 }
+
+// A coordinator whose DescribeGroups answer leaves a group out: that group
+// says so in its Err, and its commits and lag are still read; the other
+// is described.
+func TestOverviewGroupMissingFromDescribe(t *testing.T) {
+	tc := newTestCluster(t, true)
+	tc.createTopic(t, "orders", 1)
+	tc.produceEach(t, "orders", 1, 10, time.Now())
+	tc.commit(t, "kept", "orders", map[int]int64{0: 4})
+	tc.commit(t, "dropped", "orders", map[int]int64{0: 7})
+	tc.ControlKey(int16(kmsg.DescribeGroups), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		req := kreq.(*kmsg.DescribeGroupsRequest)
+		res := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
+		for _, g := range req.Groups {
+			if g != "dropped" {
+				rg := kmsg.NewDescribeGroupsResponseGroup()
+				rg.Group, rg.State = g, model.StateEmpty
+				res.Groups = append(res.Groups, rg)
+			}
+		}
+		return res, nil, true
+	})
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	defer o.Close()
+	gs := overviewOnce(t, o)
+	if g := findGroup(t, gs, "dropped"); g.Err != "describe: group missing from the coordinator's answer" || g.TotalLag != 3 {
+		t.Errorf("dropped: %+v, want lag 3 and err %q", g, "describe: group missing from the coordinator's answer")
+	}
+	if g := findGroup(t, gs, "kept"); g.Err != "" || g.State != model.StateEmpty || g.TotalLag != 6 {
+		t.Errorf("kept: %+v, want Empty, lag 6, no error", g)
+	}
+}
