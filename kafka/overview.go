@@ -378,10 +378,18 @@ func (o *OverviewWatcher) describeClassic(ctx context.Context, b broker, reads [
 			if g.ProtocolType != "" {
 				r.sum.ProtocolType = g.ProtocolType
 			}
-			ms, _ := classicMembers(*g)
-			r.sum.Members = len(ms)
-			for _, m := range ms {
-				for _, tp := range m.Partitions {
+			// Members and what they own, read as classicMembers does;
+			// their subscriptions the overview does not show.
+			r.sum.Members = len(g.Members)
+			if g.ProtocolType != "consumer" && g.ProtocolType != "" {
+				return
+			}
+			for _, m := range g.Members {
+				parts, err := decodeAssignment(m.MemberAssignment)
+				if err != nil {
+					continue // undecodable: no partitions, as in the group view
+				}
+				for _, tp := range parts {
 					if r.owned == nil {
 						r.owned = make(map[model.TopicPartition]bool)
 					}
