@@ -70,13 +70,6 @@ func (c *versionCache) supports(id int32, key, v int16) (ok, known bool) {
 	return has && r[1] >= v, true
 }
 
-// anyBroker reports whether some broker's versions are known.
-func (c *versionCache) anyBroker() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.brokers) > 0
-}
-
 func (c *versionCache) seen(id int32, v brokerVersions) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

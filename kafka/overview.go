@@ -49,9 +49,9 @@ const offsetFetchBatch = 500
 // DescribeShareGroupOffsets, up to 6 ListOffsets and up to 9 Fetch.
 type OverviewWatcher struct {
 	w *Watcher
-	// perGroup counts the coordinators the last Overview had to ask one
-	// OffsetFetch per group (too old for v8).
-	perGroup int
+	// batched: the last successful Overview read every coordinator's
+	// commits in batched requests (see Batched).
+	batched bool
 	// hist judges each group's status poll after poll.
 	hist *model.OverviewHistory
 }
@@ -79,15 +79,15 @@ func (o *OverviewWatcher) SetHistoryOptions(opts model.HistoryOptions) {
 // Close releases the watcher's connections.
 func (o *OverviewWatcher) Close() error { return o.w.Close() }
 
-// Batched reports whether the last Overview read every coordinator's
-// commits in batched requests (OffsetFetch v8+): its request count then
-// grows with the brokers, not the groups, and it can poll every interval.
-// It is false before the first Overview and when some coordinator needed
-// one OffsetFetch per group.
+// Batched reports whether the last successful Overview read every
+// coordinator's commits in batched requests (OffsetFetch v8+): its request
+// count then grows with the brokers, not the groups, and it can poll every
+// interval. It is false before the first successful Overview and when
+// some coordinator needed one OffsetFetch per group.
 func (o *OverviewWatcher) Batched() bool {
 	o.w.mu.Lock()
 	defer o.w.mu.Unlock()
-	return o.perGroup == 0 && o.w.vers.anyBroker()
+	return o.batched
 }
 
 // groupRead is what one coordinator said of one group.
@@ -156,12 +156,6 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 	if err := oneLineJoin(errs); err != nil {
 		return nil, err
 	}
-	o.perGroup = 0
-	for _, p := range perGroup {
-		if p {
-			o.perGroup++
-		}
-	}
 
 	n := 0
 	for _, rs := range reads {
@@ -187,6 +181,7 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 	obs.Records = o.lagRecords(ctx, &obs)
 	out := o.hist.Observe(&obs)
 	model.SortGroupsBy(out, model.GroupsByStatus)
+	o.batched = !slices.Contains(perGroup, true)
 	return out, nil
 }
 

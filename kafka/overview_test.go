@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -361,5 +362,38 @@ func TestOverviewGroupMissingFromDescribe(t *testing.T) {
 	}
 	if g := findGroup(t, gs, "kept"); g.Err != "" || g.State != model.StateEmpty || g.TotalLag != 6 {
 		t.Errorf("kept: %+v, want Empty, lag 6, no error", g)
+	}
+}
+
+// Batched speaks of the last successful Overview: one that failed (a
+// broker would not list its groups) after the brokers answered
+// ApiVersions does not make it true.
+func TestOverviewBatchedAfterFailure(t *testing.T) {
+	tc := newTestCluster(t, true)
+	tc.createTopic(t, "orders", 1)
+	tc.commit(t, "g", "orders", map[int]int64{0: 1})
+	var refuse atomic.Bool
+	refuse.Store(true)
+	tc.ControlKey(int16(kmsg.ListGroups), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		if !refuse.Load() || tc.CurrentNode() != 1 {
+			return nil, nil, false
+		}
+		res := kreq.ResponseKind().(*kmsg.ListGroupsResponse)
+		res.ErrorCode = kerr.CoordinatorNotAvailable.Code
+		return res, nil, true
+	})
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	defer o.Close()
+	if _, err := o.Overview(context.Background()); err == nil {
+		t.Fatal("overview with a broker refusing ListGroups: no error")
+	}
+	if o.Batched() {
+		t.Error("Batched() = true after a failed first Overview")
+	}
+	refuse.Store(false)
+	overviewOnce(t, o)
+	if !o.Batched() {
+		t.Error("Batched() = false after a successful Overview on a Kafka 4.0 cluster")
 	}
 }
