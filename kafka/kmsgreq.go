@@ -58,16 +58,12 @@ type versionCache struct {
 }
 
 // supports reports whether broker id was last seen speaking key at version
-// v or above; known is false before any kmsg exchange with it.
-func (c *versionCache) supports(id int32, key, v int16) (ok, known bool) {
+// v or above (false before any kmsg exchange with it).
+func (c *versionCache) supports(id int32, key, v int16) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	bv, known := c.brokers[id]
-	if !known {
-		return false, false
-	}
-	r, has := bv[key]
-	return has && r[1] >= v, true
+	r, has := c.brokers[id][key]
+	return has && r[1] >= v
 }
 
 func (c *versionCache) seen(id int32, v brokerVersions) {

@@ -467,7 +467,7 @@ func (o *OverviewWatcher) fetchCommits(ctx context.Context, b broker, reads []gr
 	if len(idx) == 0 {
 		return false
 	}
-	if v8, _ := w.vers.supports(b.id, 9, 8); v8 {
+	if w.vers.supports(b.id, 9, 8) {
 		for from := 0; from < len(idx); from += offsetFetchBatch {
 			batch := idx[from:min(from+offsetFetchBatch, len(idx))]
 			askGroups(ctx, w, b, offsetFetch(groupIDs(reads, batch)...), 8, maxOffsetFetch, reads, batch, "commits",
