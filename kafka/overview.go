@@ -189,10 +189,6 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 // the Watcher's lag-age reads: cached records, the others fetched.
 func (o *OverviewWatcher) lagRecords(ctx context.Context, obs *model.OverviewObservation) map[model.RecordAt]model.RecordStamp {
 	ats := obs.OldestRecords()
-	if len(ats) == 0 {
-		o.w.stamps = stampCache{}
-		return nil
-	}
 	wants := make(map[stampKey]int64, len(ats))
 	for _, at := range ats {
 		wants[stampKey{at.TopicPartition, at.Offset}] = obs.Offsets[at.TopicPartition].LogEnd
