@@ -432,11 +432,7 @@ func (o *OverviewWatcher) describeShare(ctx context.Context, b broker, reads []g
 			}
 			r.sum.State, r.sum.Members = g.GroupState, len(g.Members)
 			for _, m := range g.Members {
-				tps := make([]kmsg.AssignmentTopicPartition, len(m.Assignment.TopicPartitions))
-				for j, t := range m.Assignment.TopicPartitions {
-					tps[j] = kmsg.AssignmentTopicPartition(t)
-				}
-				r.assigned = append(r.assigned, tps)
+				r.assigned = append(r.assigned, shareAssignment(m.Assignment.TopicPartitions))
 			}
 		})
 }
