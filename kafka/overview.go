@@ -99,10 +99,26 @@ type groupRead struct {
 	// member owns it now, false when only in a consumer group member's
 	// target (model.OverviewGroup.Assigned).
 	owned map[model.TopicPartition]bool
+	// owner names the member owning each owned partition (the first in
+	// the answer, for a share group's shared ones).
+	owner map[model.TopicPartition]string
 	// assigned and targeted hold a consumer or share group's current
 	// and (consumer groups) target assignments, read into owned once
-	// their topic ids are named.
+	// their topic ids are named; assignedBy the member of each assigned.
 	assigned, targeted [][]kmsg.AssignmentTopicPartition
+	assignedBy         []string
+}
+
+// own records that member owns tp.
+func (r *groupRead) own(tp model.TopicPartition, member string) {
+	if r.owned == nil {
+		r.owned = make(map[model.TopicPartition]bool)
+		r.owner = make(map[model.TopicPartition]string)
+	}
+	r.owned[tp] = true
+	if _, ok := r.owner[tp]; !ok {
+		r.owner[tp] = member
+	}
 }
 
 // Overview reads every group, the group in trouble first
@@ -175,7 +191,7 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 	o.ownedPartitions(ctx, brokers, all)
 	obs := model.OverviewObservation{TakenAt: takenAt, Groups: make([]model.OverviewGroup, len(all))}
 	for i, r := range all {
-		obs.Groups[i] = model.OverviewGroup{Summary: r.sum, Committed: r.committed, ShareLag: r.shareLag, Assigned: r.owned}
+		obs.Groups[i] = model.OverviewGroup{Summary: r.sum, Committed: r.committed, ShareLag: r.shareLag, Assigned: r.owned, Owner: r.owner}
 	}
 	obs.Offsets, obs.LogErr = o.logOffsets(ctx, brokers, obs.Groups)
 	obs.Records = o.lagRecords(ctx, &obs)
@@ -220,12 +236,9 @@ func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32
 	}
 	for i := range all {
 		r := &all[i]
-		for _, a := range r.assigned {
+		for j, a := range r.assigned {
 			for _, tp := range assigned(a, w.topicName) {
-				if r.owned == nil {
-					r.owned = make(map[model.TopicPartition]bool)
-				}
-				r.owned[tp] = true
+				r.own(tp, r.assignedBy[j])
 			}
 		}
 		for _, a := range r.targeted {
@@ -238,7 +251,7 @@ func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32
 				}
 			}
 		}
-		r.assigned, r.targeted = nil, nil
+		r.assigned, r.targeted, r.assignedBy = nil, nil, nil
 	}
 }
 
@@ -381,10 +394,7 @@ func (o *OverviewWatcher) describeClassic(ctx context.Context, b broker, reads [
 					continue // undecodable: no partitions, as in the group view
 				}
 				for _, tp := range parts {
-					if r.owned == nil {
-						r.owned = make(map[model.TopicPartition]bool)
-					}
-					r.owned[tp] = true
+					r.own(tp, m.MemberID)
 				}
 			}
 		})
@@ -410,6 +420,7 @@ func (o *OverviewWatcher) describeConsumer(ctx context.Context, b broker, reads 
 			r.sum.State, r.sum.Members = g.State, len(g.Members)
 			for _, m := range g.Members {
 				r.assigned = append(r.assigned, m.Assignment.TopicPartitions)
+				r.assignedBy = append(r.assignedBy, m.MemberID)
 				r.targeted = append(r.targeted, m.TargetAssignment.TopicPartitions)
 			}
 		})
@@ -433,6 +444,7 @@ func (o *OverviewWatcher) describeShare(ctx context.Context, b broker, reads []g
 			r.sum.State, r.sum.Members = g.GroupState, len(g.Members)
 			for _, m := range g.Members {
 				r.assigned = append(r.assigned, shareAssignment(m.Assignment.TopicPartitions))
+				r.assignedBy = append(r.assignedBy, m.MemberID)
 			}
 		})
 }

@@ -21,6 +21,10 @@ type OverviewGroup struct {
 	// member's target (being handed over). The group view has a row for
 	// each, committed or not.
 	Assigned map[TopicPartition]bool
+	// Owner names the member owning an assigned partition (its member
+	// id): as in the group view, a partition another member takes has its
+	// commit cadence learnt anew. Nil: owners unknown.
+	Owner map[TopicPartition]string
 }
 
 // RecordAt names the record at one offset of a partition.
@@ -80,6 +84,7 @@ func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPar
 func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(r *PartitionLag, owned bool)) {
 	for tp, c := range g.Committed {
 		o.row(r, g, tp, c)
+		r.MemberID = g.Owner[tp]
 		f(r, g.Assigned[tp])
 	}
 	for tp, owned := range g.Assigned {
@@ -87,6 +92,7 @@ func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(
 			continue
 		}
 		o.row(r, g, tp, NoOffset)
+		r.MemberID = g.Owner[tp]
 		f(r, owned)
 	}
 }

@@ -590,3 +590,43 @@ func TestOverviewStatusMatchesGroupView(t *testing.T) {
 		}
 	}
 }
+
+// The overview judges a handover as the group view does: a partition
+// another member takes, committing at its own slower pace, stays OK in
+// both (the overview flagged it LAGGING for a moment: its rows carried no
+// owner, so the cadence was the old owner's). A new owner that never
+// commits is flagged in both.
+func TestOverviewLearnsANewOwnersCadence(t *testing.T) {
+	p := produced{rate: 10}
+	tp := TopicPartition{Topic: "orders", Partition: 0}
+	for _, dies := range []bool{false, true} {
+		ov, gv := NewOverviewHistory(HistoryOptions{}), NewHistory(HistoryOptions{})
+		var ovFlag, gvFlag time.Duration = -1, -1
+		for at := time.Second; at < 90*time.Second; at += time.Second {
+			member, c := "fast", p.end(at)-2
+			if at >= 40*time.Second {
+				member, c = "slow", p.end(at.Truncate(5*time.Second))
+				if dies {
+					c = p.end(40*time.Second) - 2
+				}
+			}
+			o := ovObs(at, StateStable, 1, []op{aged(at, p, c)})
+			o.Groups[0].Owner = map[TopicPartition]string{tp: member}
+			if st := ov.Observe(o)[0].Status; st != StatusOK && ovFlag < 0 {
+				ovFlag = at
+			}
+			s := agedSnap(at, p, c)
+			s.Members[0].MemberID, s.Partitions[0].MemberID = member, member
+			gv.Annotate(&s)
+			if st := s.Status; st != StatusOK && gvFlag < 0 {
+				gvFlag = at
+			}
+		}
+		if !dies && (ovFlag >= 0 || gvFlag >= 0) {
+			t.Errorf("handover to a 5s committer: overview flagged at %s, group view at %s (-1s: never), want never", ovFlag, gvFlag)
+		}
+		if dies && (ovFlag < 40*time.Second || gvFlag < 40*time.Second || ovFlag-gvFlag > 2*time.Second || gvFlag-ovFlag > 2*time.Second) {
+			t.Errorf("a new owner that never commits: overview flagged at %s, group view at %s, want both after 40s, together", ovFlag, gvFlag)
+		}
+	}
+}
