@@ -94,3 +94,35 @@ func TestInferredRebalanceTimedFromAStartBeforeAPoll(t *testing.T) {
 	}
 	t.Fatal("no rebalance_completed")
 }
+
+// Consumers that started and were given their partitions before the watch
+// began set off nothing later: a spawn 6s on is timed from its own start
+// (it was timed from theirs: 6.11s).
+func TestConsumerStartsBeforeTheWatchTimeNothingLater(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "orders", Partition: p} }
+	snap := func(at time.Time, members ...Member) Snapshot {
+		return NewSnapshot(Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable, ProtocolType: "consumer", Assignor: "range"}, Members: members,
+			Offsets: map[TopicPartition]PartitionOffsets{tp(0): {LogEnd: 5}, tp(1): {LogEnd: 5}}})
+	}
+	m := func(id string, ps ...int32) Member {
+		mm := Member{MemberID: id + "-1", ClientID: id, Host: "/h"}
+		for _, p := range ps {
+			mm.Partitions = append(mm.Partitions, tp(p))
+		}
+		return mm
+	}
+	tr := NewTracker("g", 100)
+	tr.Add(Event{Time: t0, Type: EventDemoSpawned, ClientID: "consumer-a"})
+	tr.Add(Event{Time: t0.Add(10 * time.Millisecond), Type: EventDemoSpawned, ClientID: "consumer-b"})
+	tr.Add(Event{Time: t0.Add(400 * time.Millisecond), Type: EventDemoAssigned, ClientID: "consumer-a", Partitions: []TopicPartition{tp(0), tp(1)}})
+	tr.Observe(snap(t0.Add(time.Second), m("consumer-a", 0, 1)))
+	tr.Add(Event{Time: t0.Add(6 * time.Second), Type: EventDemoSpawned, ClientID: "consumer-c"})
+	tr.Add(Event{Time: t0.Add(6100 * time.Millisecond), Type: EventDemoAssigned, ClientID: "consumer-c", Partitions: []TopicPartition{tp(1)}})
+	tr.Add(Event{Time: t0.Add(6110 * time.Millisecond), Type: EventDemoAssigned, ClientID: "consumer-a", Partitions: []TopicPartition{tp(0)}})
+	for _, e := range tr.Observe(snap(t0.Add(6200*time.Millisecond), m("consumer-a", 0), m("consumer-c", 1))) {
+		if e.Type == EventRebalanceCompleted && (!e.HasDuration || e.Duration != 110*time.Millisecond) {
+			t.Errorf("the spawn's rebalance: %q (%v), want 110ms from consumer-c's start", e.Detail, e.Duration)
+		}
+	}
+}

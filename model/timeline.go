@@ -136,9 +136,21 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	for _, e := range events {
 		completed = completed || e.Type == EventRebalanceCompleted
 	}
+	// A start, stop or restart waits for its rebalance, across polls
+	// that still see the group as it was; not once an assignment came
+	// after it by this poll (its rebalance ended unseen: before the watch
+	// began, or with no owner changed), else a later one would be timed
+	// from it (the demo's own consumers' starts timed a spawn 6s on as
+	// taking 6.11s).
+	var assigned time.Time
+	for _, r := range t.d.consumers {
+		if r.Type == EventDemoAssigned && !r.Time.After(s.TakenAt) && r.Time.After(assigned) {
+			assigned = r.Time
+		}
+	}
 	kept := t.d.consumers[:0]
 	for _, r := range t.d.consumers {
-		if isTrigger(r.Type) && !completed && s.TakenAt.Sub(r.Time) < triggerWindow {
+		if isTrigger(r.Type) && !completed && s.TakenAt.Sub(r.Time) < triggerWindow && r.Time.After(assigned) {
 			kept = append(kept, r)
 		}
 	}
