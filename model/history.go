@@ -35,6 +35,10 @@ type HistoryOptions struct {
 	// when polls are slower), while commits advance or after they stopped.
 	// Default 5s: a partition falling behind is seen in seconds.
 	LaggingWindow time.Duration
+	// MaxLagAge, when set, caps how long a partition's oldest record may
+	// wait before it is LAGGING, whatever its commit cadence allows: the
+	// lag-age limit of an SLO (`--max-lag-age`). 0: no cap.
+	MaxLagAge time.Duration
 	// SparkPoints and SparkEvery shape Snapshot.TotalLagHistory: up to
 	// SparkPoints points, one per SparkEvery. Defaults 60 and 5s (5 minutes).
 	SparkPoints int
@@ -64,23 +68,7 @@ const (
 	// ringSize samples are kept per partition, spaced so that they cover
 	// the longer of Window and LaggingWindow whatever the poll interval:
 	// memory is a few hundred bytes per partition, not per poll.
-	ringSize = 8
-	// minLaggingSamples is how many polls (the current one included) the
-	// lagging window must hold before LAGGING can be said.
-	minLaggingSamples = 3
-	// recentSize polls are kept per partition, unspaced, for the short
-	// window of LAGGING.
-	recentSize = 8
-	// troughSize spans of LaggingWindow are kept of each partition's
-	// lowest lag.
-	troughSize = 6
-	// laggingAge: with its age known, lag whose oldest record has waited
-	// less than this is being worked off, whatever its trend.
-	laggingAge = 3 * time.Second
-	// laggingMinGrow: with no age known, lag must grow by at least this
-	// many messages (and 1%) across the window, so lag of one or two in
-	// flight is never LAGGING.
-	laggingMinGrow = 5
+	ringSize = 12
 	// maxETA: beyond this the group is not meaningfully catching up.
 	maxETA = 365 * 24 * time.Hour
 	// verdictShare and verdictMin: "falling behind" and an ETA need
@@ -95,17 +83,9 @@ const (
 	worstPolls  = 3
 )
 
-type sample struct {
-	t         int64 // unix nanoseconds
-	committed int64
-	logEnd    int64
-	lag       int64
-}
-
+// partState is what History knows of one partition.
 type partState struct {
-	ring [ringSize]sample
-	head uint8 // index of the newest sample
-	n    uint8
+	hist ring // its polls, for rates and the short window
 	seen bool
 
 	movedAt  int64 // when committed last changed (or first seen)
@@ -128,57 +108,21 @@ type partState struct {
 
 	status Status
 
-	// recent holds the last polls, oldest first from rhead-rn+1, for the
-	// short window of LAGGING; commitEvery is the typical time between
-	// two commit movements seen (an EWMA), so a consumer that commits
-	// every 5s (auto-commit) is not thought stopped between commits.
-	recent      [recentSize]sample
-	rhead, rn   uint8
-	commitEvery int64
-	// cadenceOf is the member whose commits commitEvery describes, and
-	// cadenceFrom when it took the partition: a new owner commits at its
-	// own pace (kcat every 5s after a demo consumer's every poll), so
-	// its cadence is learnt anew, from moves after it took over.
-	cadenceOf   string
-	cadenceFrom int64
-
-	// troughs holds the lowest lag of each of the last troughSize spans
-	// of LaggingWindow (troughAt: when the newest began), for a view of
-	// the lag's low points longer than the rates window.
-	troughs  [troughSize]int64
-	troughAt int64
-	thead    uint8
-	tn       uint8
+	// The commit cadence of its owner (cadenceOf, a member id): the last
+	// gaps from a poll that found nothing waiting (mark: a commit or no
+	// lag, 0 before one is seen under this owner) to the next commit. A
+	// new owner commits at its own pace (kcat every 5s after a demo
+	// consumer's every poll), so its cadence is learnt anew.
+	gaps      [cadenceGaps]int64
+	ngaps     int
+	mark      int64
+	cadenceOf string
 
 	// The last measured rates, and when; the last owner seen (its label
 	// and member id), shown while a rebalance leaves it unowned.
 	lastConsume, lastProduce float64
 	lastRateAt               int64
 	owner, ownerID           string
-}
-
-func (st *partState) at(i int) *sample { // i = 0 is the oldest
-	return &st.ring[(int(st.head)+ringSize-int(st.n)+1+i)%ringSize]
-}
-
-// push adds c as the newest sample. While the newest sample is less than
-// spacing after the one before it, c replaces it instead, so the ring keeps
-// its span whatever the poll interval and the newest slot is always the
-// latest poll.
-func (st *partState) push(c sample, spacing int64) {
-	if st.n == 0 {
-		st.head, st.n, st.ring[0] = 0, 1, c
-		return
-	}
-	if st.n >= 2 && c.t-st.ring[(st.head+ringSize-1)%ringSize].t < spacing {
-		st.ring[st.head] = c
-		return
-	}
-	st.head = (st.head + 1) % ringSize
-	st.ring[st.head] = c
-	if st.n < ringSize {
-		st.n++
-	}
 }
 
 // History remembers recent snapshots of one group, compactly, and derives
@@ -195,6 +139,10 @@ type History struct {
 	states []partState
 	lastT  int64
 	polls  int
+	// interval is the time since the poll before this one (0 at the
+	// first): the short window stretches to two of them when polls are
+	// slower than it.
+	interval int64
 
 	spark      []int64 // ring of SparkPoints
 	sparkHead  int
@@ -229,9 +177,9 @@ func NewHistory(opts HistoryOptions) *History {
 	span := max(opts.Window, opts.LaggingWindow)
 	return &History{
 		opts: opts,
-		// Samples land up to one poll short of each spacing; with span/5
-		// the ring's 7 gaps still reach back past span.
-		spacing: int64(span) / (ringSize - 3),
+		// Samples land up to one poll short of each spacing; with
+		// span/10 the ring's 11 gaps still reach back past span.
+		spacing: int64(span) / (ringSize - 2),
 		spark:   make([]int64, opts.SparkPoints),
 	}
 }
@@ -252,6 +200,10 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	inFlight := int64(minWorstAge)
 	if h.polls > 0 {
 		inFlight = max(inFlight, worstPolls*(now-h.lastT))
+	}
+	h.interval = 0
+	if h.polls > 0 {
+		h.interval = now - h.lastT
 	}
 	h.polls++
 	h.lastT = now
@@ -292,7 +244,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			if p.LogEnd >= 0 {
 				h.sinces = append(h.sinces, st.since)
 			}
-			p.Status = h.verdict(p, st, now, lag, empty, staffed && !p.Owned(), prevStatus == StatusLagging)
+			p.Status = judge(h.facts(p, st, now, lag, empty, staffed && !p.Owned(), prevStatus), h.opts.StallAfter)
 		}
 		h.keepRates(p, st, now)
 		p.PrevOwner, p.PrevMemberID = "", ""
@@ -394,19 +346,25 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
 	if p.MemberID != "" && p.MemberID != st.cadenceOf {
 		if st.cadenceOf != "" {
-			st.commitEvery, st.cadenceFrom = 0, now
+			st.ngaps, st.mark = 0, 0 // a new owner: its cadence is its own
 		}
 		st.cadenceOf = p.MemberID
 	}
 	if p.LagMarkersOnly {
 		cur.lag = 0 // nothing to consume: neither stalled nor lagging
 	}
+	if st.hist.buf == nil {
+		st.hist = newRing(make([]sample, ringSize))
+	}
 	if !st.seen {
 		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, cur.lag == 0
 		st.since = now
-		st.push(cur, h.spacing)
+		if cur.lag == 0 {
+			st.mark = now
+		}
+		st.hist.push(cur, h.spacing)
 	} else {
-		prev := st.ring[st.head]
+		prev := *st.hist.newest()
 		reset := false
 		if cur.logEnd >= 0 && prev.logEnd >= 0 && cur.logEnd < prev.logEnd {
 			reset = true // log truncated or topic recreated
@@ -418,25 +376,22 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			reset = true
 		}
 		if cur.committed != prev.committed {
-			// The cadence of commits as polls see it, from two moves
-			// seen: the gap from the first sighting to the first move
-			// says nothing of it (watched from just before a commit, a
-			// consumer that commits every 5s would seem to commit every
-			// second, and be thought stopped between its commits).
-			if st.moveSeen && st.movedAt >= st.cadenceFrom {
-				gap := now - st.movedAt
-				if st.commitEvery == 0 {
-					st.commitEvery = gap
-				} else {
-					st.commitEvery = (st.commitEvery*7 + gap*3) / 10
-				}
+			// The cadence of commits as polls see it: from the last poll
+			// that found nothing waiting to this commit. The time from
+			// the first sighting to the first commit says nothing of it
+			// (watched from just before a commit, a consumer that commits
+			// every 5s would seem to commit every second).
+			if st.mark > 0 {
+				st.addGap(now - st.mark)
 			}
 			st.movedAt, st.moveSeen = now, true
 		}
-		// A stall needs work waiting: an idle partition whose first new
-		// message arrives after minutes without commits is not stalled.
 		if cur.committed != prev.committed || cur.lag == 0 {
+			// A stall needs work waiting: an idle partition whose first
+			// new message arrives after minutes without commits is not
+			// stalled.
 			st.stuckAt, st.stuckExact = now, true
+			st.mark = now
 		}
 		// The group's sums take each offset's movement where it is one:
 		// a truncated log or a rewound commit adds nothing this poll, and
@@ -451,37 +406,21 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 		}
 		st.gap = false
 		if reset {
-			st.n, st.rn, st.tn = 0, 0, 0
+			st.hist.clear()
 			st.lastRateAt = 0 // the old rates say nothing of the new log
 		}
-		st.push(cur, h.spacing)
-	}
-	if st.tn == 0 || now-st.troughAt >= int64(h.opts.LaggingWindow) {
-		st.thead = (st.thead + 1) % troughSize
-		st.troughs[st.thead], st.troughAt = cur.lag, now
-		st.tn = min(st.tn+1, troughSize)
-	} else {
-		st.troughs[st.thead] = min(st.troughs[st.thead], cur.lag)
+		st.hist.push(cur, h.spacing)
 	}
 	if st.rewound && now-st.rewoundAt >= int64(h.opts.Window) {
 		st.rewound = false
-	}
-	// The recent polls, spaced a sixth of the short window apart (the
-	// newest always the latest), so they cover it at any poll interval.
-	if st.rn >= 2 && cur.t-st.recent[(st.rhead+recentSize-1)%recentSize].t < int64(h.opts.LaggingWindow)/6 {
-		st.recent[st.rhead] = cur
-	} else {
-		st.rhead = (st.rhead + 1) % recentSize
-		st.recent[st.rhead] = cur
-		st.rn = min(st.rn+1, recentSize)
 	}
 
 	// One pass over the ring, oldest first: the rates' endpoints.
 	window := int64(h.opts.Window)
 	cOld, eOld := -1, -1
-	n := int(st.n)
+	n := st.hist.len()
 	for j := 0; j < n-1; j++ {
-		sm := st.at(j)
+		sm := st.hist.at(j)
 		if now-sm.t <= window || j == n-2 {
 			if cOld < 0 && (sm.committed >= 0) == (cur.committed >= 0) {
 				cOld = j
@@ -613,7 +552,7 @@ func (h *History) rate(st *partState, from int, now, cur int64, field func(*samp
 	if from < 0 {
 		return Rate{}
 	}
-	old := st.at(from)
+	old := st.hist.at(from)
 	dt := now - old.t
 	if dt <= 0 || dt < int64(h.opts.Window)/2 {
 		return Rate{}
@@ -628,177 +567,52 @@ func (h *History) rate(st *partState, from int, now, cur int64, field func(*samp
 	return Rate{PerSec: float64(d) / (float64(dt) / float64(time.Second)), Known: true}
 }
 
-// recentAt returns the i-th of the partition's recent polls, 0 the oldest.
-func (st *partState) recentAt(i int) *sample {
-	return &st.recent[(int(st.rhead)+recentSize-int(st.rn)+1+i)%recentSize]
+// facts gathers what judge reads of p: this poll's row, and st's history
+// up to it (update has recorded it). was is p's status at the last poll.
+func (h *History) facts(p *PartitionLag, st *partState, now int64, lag, empty, unowned bool, was Status) facts {
+	f := facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was,
+		stuck: time.Duration(now - st.stuckAt), allow: st.allowance(h.opts.MaxLagAge)}
+	f.waited, f.ageKnown = st.waited(p, now)
+	f.behind = ratesBehind(p, 0.5)
+	if !f.ageKnown {
+		f.grew, f.shrunk = h.trend(st, now)
+	}
+	return f
 }
 
-// lagWindow returns the first of the recent polls inside the short window
-// (-1 when there are not two polls yet) and the window: LaggingWindow, or
-// two poll intervals when polls are slower.
-func (h *History) lagWindow(st *partState, now int64) (start int, window int64) {
-	n := int(st.rn)
-	if n < 2 {
-		return -1, 0
+// trend reads the lag across the short window (LaggingWindow, or two poll
+// intervals when polls are slower), from the first of st's samples in it
+// to now: grew, it rose throughout while commits advanced (every poll
+// above the first, at most one step in four down, as batched commits make
+// lag a sawtooth), by at least laggingMinGrow and 1% (commits that stop
+// are the allowance's to judge); shrunk, it is below
+// the first. Neither while the samples span less than three quarters of
+// the window. It is read only when no lag age is known.
+func (h *History) trend(st *partState, now int64) (grew, shrunk bool) {
+	window := max(int64(h.opts.LaggingWindow), 2*h.interval)
+	n := st.hist.len()
+	start := st.hist.since(now - window - h.interval/2)
+	if n-start < 3 || float64(now-st.hist.at(start).t) < 0.75*float64(window) {
+		return false, false
 	}
-	interval := now - st.recentAt(n-2).t
-	window = max(int64(h.opts.LaggingWindow), 2*interval)
-	for i := 0; i < n-1; i++ {
-		if now-st.recentAt(i).t <= window+interval/2 {
-			return i, window
-		}
+	first, last := st.hist.at(start), st.hist.at(n-1)
+	shrunk = last.lag < first.lag
+	rise := last.lag - first.lag
+	if rise < laggingMinGrow || rise*100 < first.lag || last.committed == first.committed {
+		return false, shrunk
 	}
-	return -1, window
-}
-
-// lagging is the LAGGING verdict on p, from its recent polls: lag grown
-// across the short window, either while commits advance (the consumer is
-// slower than the producer) or after they stopped for longer than the
-// partition commits at (a consumer gone silent: killed, hung). Lag whose
-// oldest record is younger than laggingAge is in flight, not behind.
-// Once LAGGING (was), it holds while lag has not shrunk across the window.
-func (h *History) lagging(p *PartitionLag, st *partState, now int64, was bool) bool {
-	// Records wait up to a commit's cadence for it: younger than that (and
-	// laggingAge) they are in flight.
-	inFlight := laggingAge
-	if st.commitEvery > 0 {
-		inFlight = max(laggingAge, time.Duration(st.commitEvery*3/2))
-	}
-	if was {
-		// Flagged, the age must fall well below it to end the verdict:
-		// after each of a slow consumer's commits its oldest record is
-		// younger for a moment, then older again.
-		inFlight /= 2
-	}
-	if p.LagAgeKnown && p.LagAge < inFlight && !p.LagAgeGone {
-		return false
-	}
-	// Commits stopped: none across the window, and for longer than the
-	// partition's commits come.
-	stopFor := max(int64(h.opts.LaggingWindow), st.commitEvery*3/2)
-	if st.commitEvery == 0 {
-		stopFor = 3 * int64(h.opts.LaggingWindow) // no commit seen yet: its cadence is unknown
-	}
-	if p.LagFromStart && p.LagAgeKnown && int64(p.LagAge) >= stopFor {
-		// Never committed, its first record waiting longer than a
-		// commit's unknown cadence is given: the group has committed
-		// nothing of records that old, seen from the first poll; it
-		// need not watch commits not come for stopFor to know.
-		return true
-	}
-	start, window := h.lagWindow(st, now)
-	if start < 0 {
-		return false
-	}
-	n := int(st.rn)
-	first, last := st.recentAt(start), st.recentAt(n-1)
-	stopped := last.committed == first.committed && now-max(st.movedAt, st.cadenceFrom) >= stopFor
-	if was {
-		// Commits in batches make lag a sawtooth, so a poll just after a
-		// commit may read less than the window's first: the verdict holds
-		// while the partition's own rates still say it falls behind.
-		return last.lag > 0 && (stopped || last.lag >= first.lag || ratesBehind(p, 0.5) ||
-			st.troughsRising(start) || st.longTroughsRising())
-	}
-	if n-start < minLaggingSamples || float64(now-first.t) < 0.75*float64(window) {
-		return false
-	}
-	grew := last.lag - first.lag
-	if stopped {
-		// A consumer gone silent: lag piling up, or its oldest record
-		// waiting past the time commits take.
-		return grew > 0 && (p.LagAgeKnown || grew >= laggingMinGrow) ||
-			p.LagAgeKnown && int64(p.LagAge) >= stopFor
-	}
-	if grew <= 0 || last.committed == first.committed {
-		return false
-	}
-	// Its commits' cadence known, its records waiting past the in-flight
-	// age, lag up across the window and produced faster than consumed
-	// over the rates window: it falls behind, however its batches of
-	// commits zigzag the lag.
-	if st.commitEvery > 0 && p.LagAgeKnown && ratesBehind(p, 1) {
-		return true
-	}
-	if !p.LagAgeKnown && (grew < laggingMinGrow || grew*100 < first.lag) {
-		return false
-	}
-	// Commits advance: the lag must grow throughout, every poll above
-	// the first and at most one step in four down (commits in batches
-	// make lag a sawtooth).
 	down, prev := 0, first.lag
 	for i := start + 1; i < n; i++ {
-		l := st.recentAt(i).lag
+		l := st.hist.at(i).lag
 		if l <= first.lag {
-			return false
+			return false, shrunk
 		}
 		if l < prev {
 			down++
 		}
 		prev = l
 	}
-	return down*4 <= n-start-1
-}
-
-// troughsRising reports whether the lag's low points rise across the
-// recent polls from start: the lowest of the later half is no lower than
-// the lowest of the earlier. A consumer that falls behind committing in
-// batches draws a sawtooth whose troughs climb; one catching up, troughs
-// that fall.
-func (st *partState) troughsRising(start int) bool {
-	n := int(st.rn)
-	mid := start + (n-start)/2
-	if mid <= start || mid >= n {
-		return false
-	}
-	low := func(from, to int) int64 {
-		m := st.recentAt(from).lag
-		for i := from + 1; i < to; i++ {
-			m = min(m, st.recentAt(i).lag)
-		}
-		return m
-	}
-	return low(mid, n) >= low(start, mid)
-}
-
-// longTroughsRising is troughsRising over the last troughSize spans of
-// the short window (30s): a consumer that serves its partitions in turn,
-// a few seconds each, makes each one stall and then catch up in turns
-// longer than the short window; falling behind, the low points still
-// climb across the long one.
-func (st *partState) longTroughsRising() bool {
-	n := int(st.tn)
-	if n < 4 {
-		return false
-	}
-	low := func(from, to int) int64 { // from the oldest, 0
-		m := int64(math.MaxInt64)
-		for i := from; i < to; i++ {
-			m = min(m, st.troughs[(int(st.thead)+troughSize-n+1+i)%troughSize])
-		}
-		return m
-	}
-	return low(n/2, n) > low(0, n/2)
-}
-
-// verdict is a readable partition's status this poll, by precedence:
-// STOPPED (lag, and the group has no members), REWOUND, STALLED, UNOWNED
-// (lag, members, and none owns it: unowned), LAGGING (was: it was
-// LAGGING), else OK. The group view and the overview judge by it.
-func (h *History) verdict(p *PartitionLag, st *partState, now int64, lag, empty, unowned, was bool) Status {
-	switch {
-	case lag && empty:
-		return StatusStopped
-	case st.rewound:
-		return StatusRewound
-	case lag && now-st.stuckAt >= int64(h.opts.StallAfter):
-		return StatusStalled
-	case lag && unowned:
-		return StatusUnowned
-	case lag && h.lagging(p, st, now, was):
-		return StatusLagging
-	}
-	return StatusOK
+	return down*4 <= n-start-1, shrunk
 }
 
 // ratesBehind reports whether p's produce rate exceeds its consume rate by

@@ -129,10 +129,14 @@ func TestStatuses(t *testing.T) {
 			[]Status{StatusOK, StatusOK, StatusOK, StatusOK, StatusOK, StatusOK, StatusOK})},
 		{"lag back below where the window began ends LAGGING", lagSeq([]int64{100, 200, 300, 100, 120, 110, 115},
 			[]Status{StatusOK, StatusOK, StatusLagging, StatusOK, StatusOK, StatusOK, StatusOK})},
-		{"committed offset stuck with lag is STALLED after StallAfter, OK once it moves", []hstep{
+		{"committed offset stuck with lag is LAGGING past the first allowance, STALLED after StallAfter, OK once it moves", []hstep{
 			{at: 0, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
 			{at: 10 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
-			{at: 29 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
+			{at: 14 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
+			// No age known: the commit standing still 15s stands in for
+			// the records' wait (no cadence seen yet: FirstAllowance).
+			{at: 15 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusLagging, StatusOK}},
+			{at: 29 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusLagging, StatusOK}},
 			// p1 has no lag: an idle partition is not stalled
 			{at: 30 * time.Second, state: S, parts: []hp{{100, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusStalled, StatusOK}},
 			{at: 35 * time.Second, state: S, parts: []hp{{150, 200, "a"}, {200, 200, "a"}}, want: []Status{StatusOK, StatusOK}},
@@ -141,7 +145,9 @@ func TestStatuses(t *testing.T) {
 			{at: 0, state: S, parts: []hp{{100, 100, "a"}}, want: []Status{StatusOK}},
 			{at: 5 * time.Minute, state: S, parts: []hp{{100, 100, "a"}}, want: []Status{StatusOK}},
 			{at: 5*time.Minute + time.Second, state: S, parts: []hp{{100, 101, "a"}}, want: []Status{StatusOK}},
-			{at: 5*time.Minute + 29*time.Second, state: S, parts: []hp{{100, 101, "a"}}, want: []Status{StatusOK}},
+			{at: 5*time.Minute + 14*time.Second, state: S, parts: []hp{{100, 101, "a"}}, want: []Status{StatusOK}},
+			// Written after the poll at 5m00s, it has waited 15s or less.
+			{at: 5*time.Minute + 15*time.Second, state: S, parts: []hp{{100, 101, "a"}}, want: []Status{StatusLagging}},
 			{at: 5*time.Minute + 30*time.Second, state: S, parts: []hp{{100, 101, "a"}}, want: []Status{StatusStalled}},
 		}},
 		{"unreadable offsets keep the verdict instead of flapping", []hstep{
@@ -488,8 +494,9 @@ func TestStalledSince(t *testing.T) {
 func TestStatusChangedEvents(t *testing.T) {
 	h := NewHistory(HistoryOptions{})
 	var steps []hstep
-	// Two partitions stuck at the same commit: STALLED together at 30s,
-	// nothing more until both move at 60s.
+	// Two partitions stuck at the same commit: LAGGING together at 15s
+	// (no commit seen: the first allowance), STALLED at 30s, nothing more
+	// until both move at 60s.
 	for at := time.Duration(0); at <= 70*time.Second; at += time.Second {
 		c := int64(10)
 		if at >= 60*time.Second {
@@ -507,15 +514,19 @@ func TestStatusChangedEvents(t *testing.T) {
 			got = append(got, ev)
 		}
 	}
-	if len(got) != 2 {
-		t.Fatalf("got %d events, want 2 (stalled, recovered): %+v", len(got), got)
+	if len(got) != 3 {
+		t.Fatalf("got %d events, want 3 (lagging, stalled, recovered): %+v", len(got), got)
 	}
-	if got[0].State != "STALLED" || len(got[0].Partitions) != 2 || !got[0].Time.Equal(ht0.Add(30*time.Second)) ||
-		got[0].Detail != "p0, p1 STALLED: committed offsets unchanged for 30s or more" {
+	if got[0].State != "LAGGING" || len(got[0].Partitions) != 2 || !got[0].Time.Equal(ht0.Add(15*time.Second)) ||
+		got[0].Detail != "p0, p1 LAGGING: no commit for 15s with records waiting" {
 		t.Errorf("first event %+v", got[0])
 	}
-	if got[1].State != "OK" || len(got[1].Partitions) != 2 || !got[1].Time.Equal(ht0.Add(60*time.Second)) {
+	if got[1].State != "STALLED" || len(got[1].Partitions) != 2 || !got[1].Time.Equal(ht0.Add(30*time.Second)) ||
+		got[1].Detail != "p0, p1 STALLED: committed offsets unchanged for 30s or more" {
 		t.Errorf("second event %+v", got[1])
+	}
+	if got[2].State != "OK" || len(got[2].Partitions) != 2 || !got[2].Time.Equal(ht0.Add(60*time.Second)) {
+		t.Errorf("third event %+v", got[2])
 	}
 }
 
@@ -528,10 +539,11 @@ func TestStatusChangedDetail(t *testing.T) {
 		{"lagging", every(2*time.Second, 4*time.Second, StateStable, func(at time.Duration) []hp {
 			return []hp{{0, 0, "a"}, {0, 0, "a"}, {secs(at), 120 + 27*secs(at), "a"}}
 		}), "p2 LAGGING: lag grew 120 → 224 in 4.0s"},
-		{"lagging, commits stopped", every(time.Second, 8*time.Second, StateStable, func(at time.Duration) []hp {
-			// Commits every second until 3s, then none; 10 a second written.
+		{"lagging, commits stopped", every(time.Second, 6*time.Second, StateStable, func(at time.Duration) []hp {
+			// Commits every second until 3s, then none; 10 a second
+			// written: 3s without a commit is past its allowance.
 			return []hp{{10 * min(secs(at), 3), 40 + 10*secs(at), "a"}}
-		}), "p0 LAGGING: lag grew 40 → 90 in 5.0s, no commit for 5.0s"},
+		}), "p0 LAGGING: no commit for 3.0s (commits every 1.0s), lag 70"},
 		{"stalled", []hstep{
 			{at: 0, state: StateStable, parts: []hp{{40, 100, "a"}}},
 			{at: 45 * time.Second, state: StateStable, parts: []hp{{40, 100, "a"}}},

@@ -199,6 +199,10 @@ func (h *OverviewHistory) Observe(o *OverviewObservation) []GroupSummary {
 	if h.polls > 0 && now < h.lastT {
 		*h = *NewOverviewHistory(h.rules.opts)
 	}
+	h.rules.interval = 0
+	if h.polls > 0 {
+		h.rules.interval = now - h.lastT
+	}
 	h.polls++
 	h.lastT = now
 	out := make([]GroupSummary, len(o.Groups))
@@ -266,7 +270,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		} else {
 			h.rules.update(r, st, now)
 			lag := r.Lag > 0 && !r.LagMarkersOnly
-			r.Status = h.rules.verdict(r, st, now, lag, empty, staffed && !owned, was == StatusLagging)
+			r.Status = judge(h.rules.facts(r, st, now, lag, empty, staffed && !owned, was), h.rules.opts.StallAfter)
 		}
 		st.status = r.Status
 		if r.Status.Worse(status) {

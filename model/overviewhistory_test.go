@@ -210,7 +210,8 @@ func TestOldestRecords(t *testing.T) {
 	}
 }
 
-// One poll (--once) tells STOPPED, UNOWNED and OK only.
+// One poll (--once) tells every status but STALLED and REWOUND: records
+// an hour old are LAGGING from the first poll, whatever the group's state.
 func TestObserveOnePoll(t *testing.T) {
 	old := ht0.Add(-time.Hour)
 	for _, tt := range []struct {
@@ -223,9 +224,10 @@ func TestObserveOnePoll(t *testing.T) {
 		{"empty with lag", StateEmpty, 0, []op{{committed: 1, logEnd: 9, ts: old}}, StatusStopped},
 		{"empty caught up", StateEmpty, 0, []op{{committed: 9, logEnd: 9}}, StatusOK},
 		{"stable, lag on a partition nobody owns", StateStable, 2, []op{{committed: 1, logEnd: 9, owned: true, ts: old}, {committed: 1, logEnd: 9, ts: old}}, StatusUnowned},
-		{"rebalancing: owners unknown", StatePreparingRebalance, 2, []op{{committed: 1, logEnd: 9, ts: old}}, StatusOK},
-		{"stable, owned, an hour behind", StateStable, 1, []op{{committed: 1, logEnd: 9, owned: true, ts: old}}, StatusOK},
-		{"unknown type, commits", StateUnknown, 0, []op{{committed: 1, logEnd: 9, ts: old}}, StatusOK},
+		{"rebalancing: owners unknown", StatePreparingRebalance, 2, []op{{committed: 1, logEnd: 9, ts: old}}, StatusLagging},
+		{"stable, owned, an hour behind", StateStable, 1, []op{{committed: 1, logEnd: 9, owned: true, ts: old}}, StatusLagging},
+		{"stable, owned, records 2s old", StateStable, 1, []op{{committed: 1, logEnd: 9, owned: true, ts: ht0.Add(-2 * time.Second)}}, StatusOK},
+		{"unknown type, commits", StateUnknown, 0, []op{{committed: 1, logEnd: 9, ts: old}}, StatusLagging},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ovObs(0, tt.state, tt.members, tt.parts).Summarize(HistoryOptions{})[0]
@@ -401,11 +403,12 @@ func TestOverviewForgets(t *testing.T) {
 	if len(h.groups) != 0 {
 		t.Fatalf("%d groups remembered after all left", len(h.groups))
 	}
-	if s := observe1(h, ovObs(8*time.Second, StateStable, 1, stuck)); s.Status != StatusOK {
-		t.Errorf("back after leaving: %s, want OK (a new stall clock)", s.Status)
+	// Its records an hour old, it is LAGGING at once, not STALLED.
+	if s := observe1(h, ovObs(8*time.Second, StateStable, 1, stuck)); s.Status != StatusLagging {
+		t.Errorf("back after leaving: %s, want LAGGING (a new stall clock)", s.Status)
 	}
 	// An older poll restarts the history.
-	if s := observe1(h, ovObs(0, StateStable, 1, stuck)); s.Status != StatusOK {
+	if s := observe1(h, ovObs(0, StateStable, 1, stuck)); s.Status != StatusLagging {
 		t.Errorf("after a poll from the past: %s", s.Status)
 	}
 }

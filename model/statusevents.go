@@ -28,19 +28,57 @@ func (h *History) note(p *PartitionLag, st *partState, now int64) string {
 	case StatusUnowned:
 		return "no member owns it, lag " + Thousands(p.Lag)
 	case StatusLagging:
-		if p.LagFromStart && p.LagAgeKnown {
-			return "no commit, oldest record " + Age(p.LagAge) + " old, lag " + Thousands(p.Lag)
+		return h.laggingNote(p, st, now)
+	}
+	return "lag " + Thousands(p.Lag)
+}
+
+// Why a partition is LAGGING, by the rule that said it.
+type lagWhy uint8
+
+const (
+	whyGrew      lagWhy = iota // lag grew throughout the short window
+	whyFromStart               // never committed, its first record old
+	whyWaited                  // its oldest record waited past the allowance
+	whyNoCommit                // no age: its commit stood still past it
+)
+
+// lagReason says why p is LAGGING, and how long for (the wait, or the
+// commit's standing still).
+func (h *History) lagReason(p *PartitionLag, st *partState, now int64) (lagWhy, time.Duration) {
+	if w, ok := st.waited(p, now); ok {
+		if p.LagFromStart {
+			return whyFromStart, w
 		}
-		start, _ := h.lagWindow(st, now)
-		if start < 0 {
-			return fmt.Sprintf("lag %s", Thousands(p.Lag))
-		}
-		first := st.recentAt(start)
-		s := fmt.Sprintf("lag grew %s → %s in %s", Thousands(first.lag), Thousands(p.Lag), Age(time.Duration(now-first.t)))
-		if since := time.Duration(now - st.movedAt); first.committed == p.Committed && since >= h.opts.LaggingWindow {
-			s += ", no commit for " + Age(since)
-		}
-		return s
+		return whyWaited, w
+	}
+	if stuck := time.Duration(now - st.stuckAt); stuck >= st.allowance(h.opts.MaxLagAge) {
+		return whyNoCommit, stuck
+	}
+	return whyGrew, 0
+}
+
+// laggingNote says why p is LAGGING: how long its oldest record waited
+// (with no commit: "no commit, "), or with no age, how long its commit
+// stood still or how its lag grew; with its commit cadence when known.
+func (h *History) laggingNote(p *PartitionLag, st *partState, now int64) string {
+	why, d := h.lagReason(p, st, now)
+	every := ""
+	if c := st.cadence(); c > 0 {
+		every = " (commits every " + Age(c) + ")"
+	}
+	switch why {
+	case whyFromStart:
+		return "no commit, oldest record " + Age(d) + " old, lag " + Thousands(p.Lag)
+	case whyWaited:
+		return "oldest record " + Age(d) + " old" + every + ", lag " + Thousands(p.Lag)
+	case whyNoCommit:
+		return "no commit for " + Age(d) + every + ", lag " + Thousands(p.Lag)
+	}
+	window := max(int64(h.opts.LaggingWindow), 2*h.interval)
+	if i := st.hist.since(now - window - h.interval/2); i < st.hist.len()-1 {
+		first := st.hist.at(i)
+		return fmt.Sprintf("lag grew %s → %s in %s", Thousands(first.lag), Thousands(p.Lag), Age(time.Duration(now-first.t)))
 	}
 	return "lag " + Thousands(p.Lag)
 }
@@ -97,7 +135,7 @@ func (h *History) events(s *Snapshot, changes []statusChange) []Event {
 			}
 			reason := h.reason(status)
 			if status == StatusLagging {
-				reason = laggingReason(s, group, reason)
+				reason = h.laggingReason(s, group)
 			}
 			fmt.Fprintf(&b, " %s: %s", status, reason)
 			ev.Detail = b.String()
@@ -107,24 +145,31 @@ func (h *History) events(s *Snapshot, changes []statusChange) []Event {
 	return out
 }
 
-// laggingReason says why several partitions turned LAGGING at once:
-// grown (the reason given), or, never committed, their records old
-// (History.lagging), or both.
-func laggingReason(s *Snapshot, group []statusChange, grew string) string {
-	never, oldest := 0, time.Duration(0)
+// laggingReason says why several partitions turned LAGGING at once: each
+// rule that said it for some, with the longest wait it saw (a record
+// never committed counts among the oldest records).
+func (h *History) laggingReason(s *Snapshot, group []statusChange) string {
+	var most [whyNoCommit + 1]time.Duration
+	var seen [whyNoCommit + 1]bool
+	now := s.TakenAt.UnixNano()
 	for _, c := range group {
-		if p := &s.Partitions[c.i]; p.LagFromStart && p.LagAgeKnown {
-			never++
-			oldest = max(oldest, p.LagAge)
-		}
+		why, d := h.lagReason(&s.Partitions[c.i], &h.states[c.i], now)
+		most[why], seen[why] = max(most[why], d), true
 	}
-	switch never {
-	case 0:
-		return grew
-	case len(group):
-		return "no commit, oldest record " + Age(oldest) + " old"
+	var parts []string
+	switch {
+	case seen[whyWaited]:
+		parts = append(parts, "oldest records up to "+Age(max(most[whyWaited], most[whyFromStart]))+" old")
+	case seen[whyFromStart]:
+		parts = append(parts, "no commit, oldest record "+Age(most[whyFromStart])+" old")
 	}
-	return grew + ", or no commit of records up to " + Age(oldest) + " old"
+	if seen[whyNoCommit] {
+		parts = append(parts, "no commit for "+Age(most[whyNoCommit])+" with records waiting")
+	}
+	if seen[whyGrew] {
+		parts = append(parts, h.reason(StatusLagging))
+	}
+	return strings.Join(parts, ", or ")
 }
 
 // reason says why several partitions got a status at once.
