@@ -109,8 +109,8 @@ type partState struct {
 	status Status
 
 	// The commit cadence of its owner (cadenceOf, a member id): the last
-	// gaps from a poll that found nothing waiting (mark: a commit or no
-	// lag, 0 before one is seen under this owner) to the next commit. A
+	// gaps between two of its commits (mark: the last one, 0 before one
+	// is seen under this owner). A
 	// new owner commits at its own pace (kcat every 5s after a demo
 	// consumer's every poll), so its cadence is learnt anew.
 	gaps      [cadenceGaps]int64
@@ -359,9 +359,6 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 	if !st.seen {
 		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, cur.lag == 0
 		st.since = now
-		if cur.lag == 0 {
-			st.mark = now
-		}
 		st.hist.push(cur, h.spacing)
 	} else {
 		prev := *st.hist.newest()
@@ -376,14 +373,17 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			reset = true
 		}
 		if cur.committed != prev.committed {
-			// The cadence of commits as polls see it: from the last poll
-			// that found nothing waiting to this commit. The time from
-			// the first sighting to the first commit says nothing of it
-			// (watched from just before a commit, a consumer that commits
-			// every 5s would seem to commit every second).
+			// The cadence of commits as polls see it: the time between
+			// two commits. The time from the first sighting to the first
+			// commit says nothing of it (watched from just before a
+			// commit, a consumer that commits every 5s would seem to
+			// commit every second); a gap with no records to commit in
+			// it makes it longer, never shorter, so an idle spell never
+			// makes a consumer look late.
 			if st.mark > 0 {
 				st.addGap(now - st.mark)
 			}
+			st.mark = now
 			st.movedAt, st.moveSeen = now, true
 		}
 		if cur.committed != prev.committed || cur.lag == 0 {
@@ -391,7 +391,6 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			// new message arrives after minutes without commits is not
 			// stalled.
 			st.stuckAt, st.stuckExact = now, true
-			st.mark = now
 		}
 		// The group's sums take each offset's movement where it is one:
 		// a truncated log or a rewound commit adds nothing this poll, and

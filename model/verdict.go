@@ -114,8 +114,8 @@ func (st *partState) allowance(limit time.Duration) time.Duration {
 }
 
 // cadence is how often st's commits come under its current owner: the
-// upper median of the last gaps seen between a poll that found nothing
-// waiting (a commit, or no lag) and the next commit; 0 before one is seen.
+// upper median of the last gaps seen between two of its commits; 0 before
+// one is seen.
 func (st *partState) cadence() time.Duration {
 	if st.ngaps == 0 {
 		return 0
