@@ -42,6 +42,8 @@ const (
 	exitOK      = 0
 	exitRuntime = 1
 	exitUsage   = 2
+	// exitFailOn: --once --fail-on STATUS found something at or past it.
+	exitFailOn = 3
 )
 
 func main() {
@@ -60,6 +62,12 @@ type failedWriter struct{ err error }
 
 func (w failedWriter) Write([]byte) (int, error) { return 0, w.err }
 
+// failOnError is --fail-on's threshold reached: exit code 3, the output
+// printed in full.
+type failOnError struct{ msg string }
+
+func (e failOnError) Error() string { return e.msg }
+
 // usageError is a command-line mistake: exit code 2.
 type usageError struct{ msg string }
 
@@ -74,11 +82,17 @@ type watchFlags struct {
 	// stallAfter: a partition with lag whose commit has not moved for this
 	// long is STALLED.
 	stallAfter time.Duration
-	once       bool
-	output     string
-	events     bool
-	version    bool
-	security   securityFlags
+	// maxLagAge: records waiting this long make a partition LAGGING
+	// whatever its commit cadence (0: no limit).
+	maxLagAge time.Duration
+	// failOn is --fail-on's word; failOnStatus the status it names.
+	failOn       string
+	failOnStatus model.Status
+	once         bool
+	output       string
+	events       bool
+	version      bool
+	security     securityFlags
 	// record is --record FILE (record.go).
 	record string
 }
@@ -159,9 +173,13 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = runWatch(ctx, args, stdout, stderr)
 	}
 	var ue usageError
+	var fe failOnError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &fe):
+		fmt.Fprintf(stderr, "kgwatch: %s\n", oneLine(fe.msg))
+		return exitFailOn
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
@@ -302,6 +320,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	fs.BoolVar(&f.events, "events", false, "print timeline events as JSON lines until interrupted")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
 	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
+	fs.DurationVar(&f.maxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
+	fs.StringVar(&f.failOn, "fail-on", "", "with --once: exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned, stalled, rewound or stopped")
 	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
 	f.security.register(fs)
@@ -330,6 +350,20 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 			return err
 		}
 	}
+	if f.maxLagAge != 0 && (f.maxLagAge < model.MinMaxLagAge || f.maxLagAge > model.MaxMaxLagAge) {
+		return usageError{fmt.Sprintf("--max-lag-age must be 0 (no limit) or from %s to %s, got %s",
+			model.Setting(model.MinMaxLagAge), model.Setting(model.MaxMaxLagAge), f.maxLagAge)}
+	}
+	if fs.Changed("fail-on") {
+		s, ok := model.ParseStatus(f.failOn)
+		switch {
+		case !f.once:
+			return usageError{"--fail-on goes with --once: it sets the exit status of one snapshot"}
+		case !ok || s == model.StatusOK:
+			return usageError{fmt.Sprintf("--fail-on %q: use lagging, unowned, stalled, rewound or stopped", f.failOn)}
+		}
+		f.failOnStatus = s
+	}
 	switch {
 	case f.group == "" && fs.Changed("group"):
 		return usageError{"--group is empty"}
@@ -357,7 +391,8 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err := f.security.apply(&cfg); err != nil {
 		return err
 	}
-	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter}
+	hist := model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}
+	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}
 	rec, err := f.openRecorder(brokers)
 	if err != nil {
 		return err
@@ -366,7 +401,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	opts.Recording = rec.statusOf()
 	if f.group == "" {
 		o := kafka.NewOverviewWatcher(cfg)
-		o.SetHistoryOptions(model.HistoryOptions{StallAfter: f.stallAfter})
+		o.SetHistoryOptions(hist)
 		defer o.Close()
 		if f.once {
 			return printOverview(ctx, o, f, stdout)
@@ -383,7 +418,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 			// Said when it happens: the events go on, the file does not.
 			rec.onStop(func(err error) { fmt.Fprintf(stderr, "kgwatch: %v; the events go on\n", err) })
 		}
-		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, Tap: rec.tapOf(f.group)}, stdout, stderr)
+		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, Tap: rec.tapOf(f.group)}, stdout, stderr)
 	}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App {
 		return ui.New(ui.Watch{Group: f.group, Source: w, Tap: rec.tapOf(f.group)}, opts)
@@ -404,13 +439,38 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 		return fmt.Errorf("Consumer group '%s' does not exist.", f.group)
 	}
 	// The poll goes through the pipeline the TUI and --events feed, so
-	// all three judge a snapshot alike. One poll has no history: rates and
-	// ETA stay null, and only the statuses one snapshot can show (OK,
-	// UNOWNED, STOPPED) are given; its events (watch_started) are not
-	// printed.
-	pipe := model.NewPipeline(model.PipelineOptions{Group: f.group, History: model.HistoryOptions{StallAfter: f.stallAfter}})
+	// all three judge a snapshot alike. One poll has no history: rates,
+	// ETA and falling_behind stay null, and every status but STALLED and
+	// REWOUND (which need polls before) can be given: records that have
+	// waited past the first allowance are LAGGING. Its events
+	// (watch_started) are not printed.
+	pipe := model.NewPipeline(model.PipelineOptions{Group: f.group, History: model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}})
 	pipe.Observe(&snap)
-	return printSnapshot(snap, f.output, stdout)
+	if err := printSnapshot(snap, f.output, stdout); err != nil {
+		return err
+	}
+	n := 0
+	for _, p := range snap.Partitions {
+		if atOrPast(p.Status, f.failOnStatus) {
+			n++
+		}
+	}
+	return failOn(n, "partition", f.failOnStatus)
+}
+
+// atOrPast reports whether s is threshold or worse; never with no
+// threshold ("": no --fail-on).
+func atOrPast(s, threshold model.Status) bool {
+	return threshold != "" && s.Severity() >= threshold.Severity()
+}
+
+// failOn is --fail-on's verdict on n things (partitions, groups) at or
+// past threshold: a failOnError naming them, nil for none.
+func failOn(n int, what string, threshold model.Status) error {
+	if n == 0 {
+		return nil
+	}
+	return failOnError{fmt.Sprintf("%s at or past %s (--fail-on %s)", model.Count(n, what), threshold, strings.ToLower(string(threshold)))}
 }
 
 // printSnapshot writes an annotated snapshot as --once does: JSON or the
@@ -449,15 +509,24 @@ func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, 
 		return err
 	}
 	if f.output == "json" {
-		b, err := model.MarshalJSONOverview(gs)
-		if err != nil {
-			return err
+		b, jerr := model.MarshalJSONOverview(gs)
+		if jerr != nil {
+			return jerr
 		}
 		_, err = stdout.Write(b)
+	} else {
+		_, err = io.WriteString(stdout, model.FormatOverview(gs))
+	}
+	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(stdout, model.FormatOverview(gs))
-	return err
+	n := 0
+	for _, g := range gs {
+		if atOrPast(g.Status, f.failOnStatus) {
+			n++
+		}
+	}
+	return failOn(n, "group", f.failOnStatus)
 }
 
 // newOverviewApp is the overview of o's cluster; enter watches a group

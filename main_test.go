@@ -52,6 +52,11 @@ func TestUsageErrors(t *testing.T) {
 		{"interval of a day", []string{"-group", "g", "-i", "24h"}, "--interval must be from 100ms to 1h, got 24h0m0s"},
 		{"stall-after too short", []string{"-group", "g", "--stall-after", "10ms"}, "--stall-after must be from 1s to 168h, got 10ms"},
 		{"unknown output", []string{"-group", "g", "--once", "-o", "yaml"}, `unknown output format "yaml"`},
+		{"max-lag-age too short", []string{"-group", "g", "--max-lag-age", "10ms"}, "--max-lag-age must be 0 (no limit) or from 1s to 168h, got 10ms"},
+		{"max-lag-age negative", []string{"-group", "g", "--max-lag-age", "-1m"}, "--max-lag-age must be 0 (no limit) or from 1s to 168h, got -1m0s"},
+		{"fail-on without once", []string{"-group", "g", "--fail-on", "lagging"}, "--fail-on goes with --once"},
+		{"fail-on unknown status", []string{"-group", "g", "--once", "--fail-on", "slow"}, `--fail-on "slow": use lagging, unowned, stalled, rewound or stopped`},
+		{"fail-on ok", []string{"--once", "--fail-on", "ok"}, `--fail-on "ok": use lagging`},
 		{"no group, events", []string{"--events"}, "--events needs --group"},
 		{"once and events", []string{"-g", "g", "--once", "--events"}, "do not go together"},
 		{"stray argument", []string{"-g", "g", "extra"}, `unexpected argument "extra"`},
@@ -595,6 +600,7 @@ type eventLine struct {
 	ClientID string `json:"client_id"`
 	MemberID string `json:"member_id"`
 	Detail   string `json:"detail"`
+	State    string `json:"state"`
 	Inferred *bool  `json:"inferred"`
 }
 

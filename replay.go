@@ -560,7 +560,7 @@ func replayOf(path string, sum record.Summary, f replayFlags) (ui.Replay, ui.Opt
 		}
 		rp.DemoSettings = set
 	}
-	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, StallAfter: h.StallAfter, TimelineSize: h.TimelineSize}
+	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge, TimelineSize: h.TimelineSize}
 	return rp, opts, nil
 }
 

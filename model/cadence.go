@@ -15,6 +15,9 @@ const (
 	MaxTimeout    = 10 * time.Minute
 	MinStallAfter = time.Second
 	MaxStallAfter = 7 * 24 * time.Hour
+	// MinMaxLagAge and MaxMaxLagAge bound --max-lag-age (0: no limit).
+	MinMaxLagAge = time.Second
+	MaxMaxLagAge = 7 * 24 * time.Hour
 	// FastInterval is the poll interval while a group rebalances, so the
 	// rebalance's start and end are timed well.
 	FastInterval = 200 * time.Millisecond

@@ -41,11 +41,12 @@ type JSONSnapshot struct {
 	// (status, rates, eta) when the snapshot was not annotated or there is
 	// not enough history. eta_seconds is null unless consumption outpaces
 	// production with lag > 0.
-	Status         *string         `json:"status"`
-	ConsumeRate    *float64        `json:"consume_rate"`
-	ProduceRate    *float64        `json:"produce_rate"`
-	ETASeconds     *float64        `json:"eta_seconds"`
-	FallingBehind  bool            `json:"falling_behind"`
+	Status      *string  `json:"status"`
+	ConsumeRate *float64 `json:"consume_rate"`
+	ProduceRate *float64 `json:"produce_rate"`
+	ETASeconds  *float64 `json:"eta_seconds"`
+	// FallingBehind is null until the group's rates are measured.
+	FallingBehind  *bool           `json:"falling_behind"`
 	WorstPartition *TopicPartition `json:"worst_partition"`
 
 	Members    []JSONMember    `json:"members"`
@@ -156,7 +157,9 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 	if s.ETAKnown {
 		j.ETASeconds = ptr(round3(s.ETA.Seconds()))
 	}
-	j.FallingBehind = s.FallingBehind
+	if s.FallingBehindKnown {
+		j.FallingBehind = ptr(s.FallingBehind)
+	}
 	if s.HasWorst {
 		j.WorstPartition = ptr(s.WorstPartition)
 	}
@@ -257,7 +260,10 @@ func FormatTable(s Snapshot) string {
 	default:
 		b.WriteString("\n")
 	}
-	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"}
+	// kafka-consumer-groups' columns, then kgwatch's own: the lag's age
+	// and the verdict, so a script can cut the first nine as it does the
+	// tool's and a person sees which partition to look at.
+	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID", "LAG-AGE", "STATUS"}
 	rows := [][]string{header}
 	fromStart := false
 	for _, p := range s.Partitions {
@@ -269,10 +275,14 @@ func FormatTable(s Snapshot) string {
 				fromStart = true
 			}
 		}
+		age := "-"
+		if p.LagAgeKnown {
+			age = Age(p.LagAge)
+		}
 		rows = append(rows, []string{
 			s.Group.ID, p.Topic, strconv.Itoa(int(p.Partition)),
 			Offset(p.Committed), Offset(p.LogEnd), lag,
-			dash(p.MemberID), dash(p.Host), dash(p.ClientID),
+			dash(p.MemberID), dash(p.Host), dash(p.ClientID), age, dash(string(p.Status)),
 		})
 	}
 	writeColumns(&b, rows, nil)

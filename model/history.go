@@ -313,6 +313,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	consume, produce, lagThen := h.groupRates(now, s.TotalLag)
 	s.ConsumeRate, s.ProduceRate = consume, produce
 	s.ETA, s.ETAKnown, s.FallingBehind = 0, false, false
+	s.FallingBehindKnown = consume.Known && produce.Known && !rewound
 	falling, catching := false, false
 	if consume.Known && produce.Known && s.TotalLag > 0 && !rewound {
 		// A verdict needs a real difference, held: the rates a margin

@@ -687,7 +687,7 @@ func TestJSONStatusesAndRates(t *testing.T) {
 		s = hsnap(time.Duration(i)*time.Second, StateStable, []hp{{1000 + 20*i, 2000 + 10*i, "a"}})
 		h.Annotate(&s)
 	}
-	if j := s.ToJSON(); j.ETASeconds == nil || *j.ETASeconds != 90 || j.FallingBehind {
+	if j := s.ToJSON(); j.ETASeconds == nil || *j.ETASeconds != 90 || j.FallingBehind == nil || *j.FallingBehind {
 		t.Errorf("eta_seconds %v falling %v, want 90 and false", j.ETASeconds, j.FallingBehind)
 	}
 
@@ -705,7 +705,7 @@ func TestJSONStatusesAndRates(t *testing.T) {
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"consume_rate", "produce_rate", "eta_seconds"} {
+		for _, k := range []string{"consume_rate", "produce_rate", "eta_seconds", "falling_behind"} {
 			if v, ok := m[k]; !ok || v != nil {
 				t.Errorf("%s = %v (present %v), want null", k, v, ok)
 			}

@@ -364,8 +364,11 @@ type Snapshot struct {
 	ETAKnown bool
 	// FallingBehind: lag > 0, production outpaces consumption by a margin
 	// and total lag grew across the window; it holds while the gap stays
-	// above half the margin, so it does not flap.
-	FallingBehind bool
+	// above half the margin, so it does not flap. FallingBehindKnown: the
+	// group's rates were measured (and no commit went back), so
+	// FallingBehind is a verdict, not a default; JSON writes null without.
+	FallingBehind      bool
+	FallingBehindKnown bool
 	// WorstPartition is the partition to look at first (worst status, then
 	// oldest lag, then largest lag); HasWorst is false when every partition
 	// is OK with no lag or only lag in flight (PartitionLag.InFlight).

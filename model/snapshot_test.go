@@ -121,15 +121,15 @@ func TestFormatTable(t *testing.T) {
 	s := NewSnapshot(sampleObservation())
 	out := FormatTable(s)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID" {
+	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID LAG-AGE STATUS" {
 		t.Fatalf("header = %q", lines[0])
 	}
-	if got := strings.Join(strings.Fields(lines[1]), " "); got != "order-workers old 0 5 5 0 - - -" {
+	if got := strings.Join(strings.Fields(lines[1]), " "); got != "order-workers old 0 5 5 0 - - - 0s -" {
 		t.Errorf("unowned row = %q", got)
 	}
 	// Nothing committed: the lag counts from the log start, marked, with
 	// the footnote under the table.
-	if got := strings.Join(strings.Fields(lines[3]), " "); got != "order-workers orders 1 - 50 30* consumer-a-1111 /10.0.0.1 consumer-a" {
+	if got := strings.Join(strings.Fields(lines[3]), " "); got != "order-workers orders 1 - 50 30* consumer-a-1111 /10.0.0.1 consumer-a - -" {
 		t.Errorf("uncommitted row = %q", got)
 	}
 	if n := len(lines); n < 3 || lines[n-2] != "" || lines[n-1] != LagFromStartNote {

@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // Status is the verdict on one partition, or on a group (its worst
 // partition). The string values are part of the JSON contract.
 type Status string
@@ -66,6 +68,17 @@ func (s Status) Severity() int {
 		return 6
 	}
 	return 0
+}
+
+// ParseStatus reads a status by its word, in any case ("lagging",
+// "STALLED"); false for a word that names none.
+func ParseStatus(word string) (Status, bool) {
+	for _, s := range Statuses() {
+		if strings.EqualFold(word, string(s)) {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // Worse reports whether s is more severe than o.

@@ -434,3 +434,33 @@ func TestUnreadableCommitIsNotNeverCommitted(t *testing.T) {
 		}
 	}
 }
+
+// --max-lag-age caps the allowance: a consumer committing every 8s keeps
+// up by its own cadence, but its records wait up to 8s; with a 5s limit
+// (an SLO) it is LAGGING whenever they have waited 5s, and OK below.
+func TestMaxLagAgeCapsTheAllowance(t *testing.T) {
+	for _, limit := range []time.Duration{0, 5 * time.Second} {
+		h := NewHistory(HistoryOptions{MaxLagAge: limit})
+		p := produced{rate: 100}
+		lagging := 0
+		for at := time.Second; at < 2*time.Minute; at += 500 * time.Millisecond {
+			s := agedSnap(at, p, p.end(at.Truncate(8*time.Second)))
+			h.Annotate(&s)
+			q := s.Partitions[0]
+			switch {
+			case q.Status == StatusLagging:
+				lagging++
+				if limit == 0 || q.LagAge < limit {
+					t.Fatalf("limit %s, at %s: LAGGING with records %s old", limit, at, q.LagAge)
+				}
+			case q.Status != StatusOK:
+				t.Fatalf("limit %s, at %s: %s", limit, at, q.Status)
+			case limit > 0 && q.LagAge >= limit:
+				t.Fatalf("limit %s, at %s: OK with records %s old", limit, at, q.LagAge)
+			}
+		}
+		if limit > 0 && lagging == 0 {
+			t.Errorf("limit %s: never LAGGING", limit)
+		}
+	}
+}

@@ -42,6 +42,8 @@ type Options struct {
 	Timeout  time.Duration // per poll
 	// StallAfter is `--stall-after`; zero means the model's default.
 	StallAfter time.Duration
+	// MaxLagAge is `--max-lag-age`; zero: no limit.
+	MaxLagAge time.Duration
 	// TimelineSize is the number of events the timeline keeps; zero means
 	// model.DefaultTimelineCapacity.
 	TimelineSize int

@@ -103,7 +103,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 		watch: w, opts: opts, keys: km, styles: st, help: h, ctx: ctx, cancel: cancel,
 		pipe: model.NewPipeline(model.PipelineOptions{
 			Group: w.Group, TimelineSize: opts.TimelineSize,
-			History: model.HistoryOptions{StallAfter: opts.StallAfter},
+			History: model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
 			Tap:     w.Tap,
 		}),
 		header:  NewHeader(st),

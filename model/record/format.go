@@ -60,12 +60,13 @@ type Header struct {
 	// opened from it (each record names its group).
 	Overview bool     `json:"overview,omitempty"`
 	Brokers  []string `json:"brokers"`
-	// Interval, Timeout and StallAfter are the flags the watch ran with
-	// (zero: the default); TimelineSize the timeline's capacity (zero:
-	// the default).
+	// Interval, Timeout, StallAfter and MaxLagAge are the flags the watch
+	// ran with (zero: the default); TimelineSize the timeline's capacity
+	// (zero: the default).
 	Interval     time.Duration `json:"interval_ns"`
 	Timeout      time.Duration `json:"timeout_ns"`
 	StallAfter   time.Duration `json:"stall_after_ns,omitempty"`
+	MaxLagAge    time.Duration `json:"max_lag_age_ns,omitempty"`
 	TimelineSize int           `json:"timeline_size,omitempty"`
 	// Demo, in demo mode, holds the demo's settings the screen explains,
 	// as JSON (the UI's DemoSettings).
@@ -214,6 +215,8 @@ const (
 	MaxTimeout    = model.MaxTimeout
 	MinStallAfter = model.MinStallAfter
 	MaxStallAfter = model.MaxStallAfter
+	MinMaxLagAge  = model.MinMaxLagAge
+	MaxMaxLagAge  = model.MaxMaxLagAge
 	// MaxTimelineSize bounds the timeline's capacity (no flag sets it;
 	// a timeline allocates it at once, ~270 bytes an event).
 	MaxTimelineSize = 100 * model.DefaultTimelineCapacity
@@ -246,6 +249,7 @@ func (h Header) Check() error {
 		{"interval_ns", h.Interval, MinInterval, MaxInterval},
 		{"timeout_ns", h.Timeout, MinTimeout, MaxTimeout},
 		{"stall_after_ns", h.StallAfter, MinStallAfter, MaxStallAfter},
+		{"max_lag_age_ns", h.MaxLagAge, MinMaxLagAge, MaxMaxLagAge},
 	} {
 		if d.v != 0 && (d.v < d.min || d.v > d.max) {
 			return &HeaderError{Field: d.field, Value: fmt.Sprintf("%d (%s)", int64(d.v), d.v),

@@ -25,6 +25,8 @@ type Options struct {
 	Timeout  time.Duration // per poll
 	// StallAfter is `--stall-after` (zero: the model's default).
 	StallAfter time.Duration
+	// MaxLagAge is `--max-lag-age` (zero: no limit).
+	MaxLagAge time.Duration
 	// TimelineSize bounds the events kept for diffing (zero: default).
 	TimelineSize int
 	// Now is the clock; nil means time.Now.
@@ -74,7 +76,7 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 	}
 	pipe := model.NewPipeline(model.PipelineOptions{
 		Group: opts.Group, TimelineSize: opts.TimelineSize,
-		History: model.HistoryOptions{StallAfter: opts.StallAfter},
+		History: model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
 		Tap:     opts.Tap,
 	})
 	w := newLineWriter(out, opts.Queue)
