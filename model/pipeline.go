@@ -15,6 +15,8 @@ type Pipeline struct {
 	tracker *Tracker
 	lanes   *Lanes
 	tap     Tap
+	// interval is the poll interval, for UnansweredAfter.
+	interval time.Duration
 }
 
 // Tap is told what a Pipeline is fed, in order, as it is fed (a recording,
@@ -45,6 +47,9 @@ type PipelineOptions struct {
 	LaneHorizon time.Duration
 	// Tap, when set, is told every input (Tap).
 	Tap Tap
+	// Interval is the poll interval (`--interval`; zero: 1s): a poll
+	// unanswered for UnansweredAfter it is an event (Waiting).
+	Interval time.Duration
 }
 
 // NewPipeline returns a pipeline that has seen nothing yet.
@@ -54,6 +59,8 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 		tracker: NewTracker(o.Group, o.TimelineSize),
 		lanes:   NewLanes(o.LaneHorizon),
 		tap:     o.Tap,
+
+		interval: o.Interval,
 	}
 }
 
