@@ -22,6 +22,9 @@ type WatchState struct {
 	LastGood time.Time // when Snap arrived
 	Now      time.Time
 
+	// PollStarted is when the poll in flight began; zero when none is.
+	PollStarted time.Time
+
 	Err      error     // last poll failed with Err
 	Failures int       // consecutive failed polls
 	RetryAt  time.Time // when the next poll starts after a failure
@@ -29,6 +32,45 @@ type WatchState struct {
 	// Recording is how --record goes (no Path: not recording), read
 	// from Options.Recording at each layout.
 	Recording RecordingStatus
+}
+
+// Unanswered reports whether the poll in flight has left the data older
+// than model.UnansweredAfter the interval: the header then says so rather
+// than "updated … ago".
+func (s WatchState) Unanswered() bool {
+	return unanswered(s.Now, s.LastGood, s.PollStarted, s.Interval)
+}
+
+// unanswered reports whether a poll begun at started (zero: none in
+// flight) has left data got at lastGood older, by now, than
+// model.UnansweredAfter the interval.
+func unanswered(now, lastGood, started time.Time, interval time.Duration) bool {
+	return !started.IsZero() && !lastGood.IsZero() && now.Sub(lastGood) >= model.UnansweredAfter(interval)
+}
+
+// dataAge is the headers' age of the data: "updated 1.0s ago"; "⚠ stale
+// 12s" once a poll failed; "⋯ data 4.2s old" while a poll in flight
+// leaves it older than a few intervals (unanswered), so old data never
+// reads as fresh. Pages re-render every second while a poll is in flight
+// (pollClockMsg), so the age counts up as it grows.
+func dataAge(st Styles, now, lastGood time.Time, failed, waiting bool) string {
+	age := model.Since(now.Sub(lastGood))
+	switch {
+	case failed:
+		return st.Banner.Render(glyphStale + " stale " + age)
+	case waiting:
+		return st.Banner.Render(glyphUnanswered + " data " + age + " old")
+	}
+	return st.Label.Render("updated ") + st.Value.Render(age+" ago")
+}
+
+// waitingBanner is the headers' line while a poll in flight, begun at
+// started, leaves the data old (unanswered): a line of its own, as a
+// failed poll's banner, so it shows at any width, where the age item may
+// not fit.
+func waitingBanner(st Styles, now, started time.Time, w int) string {
+	msg := glyphUnanswered + " no answer for " + model.Age(now.Sub(started)) + ": waiting for the cluster (a poll in flight)"
+	return st.Banner.Render(cell(msg, w, false))
 }
 
 // Waiting reports whether the group does not exist (yet).
@@ -158,12 +200,7 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 		first = append(first, rec)
 	}
 	if s.HasSnap {
-		age := model.Since(s.Now.Sub(s.LastGood))
-		if s.Err != nil {
-			second = append(second, st.Banner.Render(glyphStale+" stale "+age))
-		} else {
-			second = append(second, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
-		}
+		second = append(second, dataAge(st, s.Now, s.LastGood, s.Err != nil, s.Unanswered()))
 	}
 	if exists {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
@@ -278,6 +315,8 @@ func (h Header) View() string {
 	}
 	if b := h.banner(); b != "" {
 		lines = append(lines, b)
+	} else if h.st.Unanswered() {
+		lines = append(lines, waitingBanner(h.styles, h.st.Now, h.st.PollStarted, h.width))
 	}
 	if b := recordingBanner(h.styles, h.st.Recording, h.width); b != "" {
 		lines = append(lines, b)
