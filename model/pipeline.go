@@ -17,6 +17,10 @@ type Pipeline struct {
 	tap     Tap
 	// interval is the poll interval, for UnansweredAfter.
 	interval time.Duration
+	// cluster is the last cluster id known; historyOpts make a new
+	// history when it changes (cluster.go).
+	cluster     string
+	historyOpts HistoryOptions
 }
 
 // Tap is told what a Pipeline is fed, in order, as it is fed (a recording,
@@ -60,7 +64,8 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 		lanes:   NewLanes(o.LaneHorizon),
 		tap:     o.Tap,
 
-		interval: o.Interval,
+		interval:    o.Interval,
+		historyOpts: o.History,
 	}
 }
 
@@ -73,6 +78,13 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 func (p *Pipeline) Observe(s *Snapshot) []Event {
 	if p.tap != nil {
 		p.tap.Observed(*s)
+	}
+	if clusterChanged(p.cluster, s.ClusterID) {
+		// Another cluster: no rate or status is measured across it.
+		p.history = NewHistory(p.historyOpts)
+	}
+	if s.ClusterID != "" {
+		p.cluster = s.ClusterID
 	}
 	status := p.history.Annotate(s)
 	p.lanes.Observe(*s)

@@ -109,7 +109,9 @@ type Tracker struct {
 	mu sync.Mutex
 	d  differ
 	w  waitState // an outage opened by an unanswered poll (unanswered.go)
-	tl *Timeline
+	// cluster is the last cluster id known (cluster.go).
+	cluster string
+	tl      *Timeline
 }
 
 // triggerWindow is how long a consumer's start, stop or restart waits for
@@ -133,7 +135,8 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	events := t.answered(s)
-	events = append(events, t.d.observe(s)...)
+	cluster := t.clusterEvents(s) // may start the differ afresh
+	events = afterOutage(append(events, t.d.observe(s)...), cluster)
 	completed := false
 	for _, e := range events {
 		completed = completed || e.Type == EventRebalanceCompleted
