@@ -154,3 +154,27 @@ func TestUnansweredBannerAtEverySize(t *testing.T) {
 		}
 	}
 }
+
+// Another cluster on the same addresses is a banner for a minute, and
+// the timeline's first line.
+func TestClusterChangedBanner(t *testing.T) {
+	clk := &clock{t: t0}
+	first := stableSnapshot()
+	first.ClusterID = "cluster-a"
+	other := stableSnapshot()
+	other.ClusterID, other.TakenAt = "cluster-b", t0.Add(time.Second)
+	a := testApp(t, &fakeSource{results: []pollResult{{snap: first}}}, clk, 120, 40)
+	clk.Set(t0.Add(time.Second))
+	a.Update(answerOf(a, a.group.poll.seq, other))
+	clk.Set(t0.Add(13 * time.Second))
+	a.Update(staleTick(a))
+	want := "⚑ 12s ago: another cluster answers on the same addresses: cluster id cluster-a → cluster-b"
+	if l := headerLine(a, "⚑"); !strings.HasPrefix(l, want) {
+		t.Errorf("no banner %q:\n%s", want, l)
+	}
+	clk.Set(t0.Add(61 * time.Second))
+	a.Update(staleTick(a))
+	if strings.Contains(plain(a), "⚑ 1m") {
+		t.Errorf("the banner outlived its minute:\n%s", plain(a))
+	}
+}

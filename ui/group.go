@@ -289,6 +289,11 @@ func (g *GroupPage) pollNow() tea.Cmd { return g.poll.now(g.opts.Now()) }
 // and returns the events it gave.
 func (g *GroupPage) applySnapshot(snap model.Snapshot) []model.Event {
 	events := g.pipe.Observe(&snap)
+	for _, e := range events {
+		if e.Type == model.EventClusterChanged || e.Type == model.EventLogEndBackwards {
+			g.st.Notice = e
+		}
+	}
 	g.showSnapshot(snap, len(events) > 0)
 	return events
 }

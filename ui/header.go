@@ -24,6 +24,9 @@ type WatchState struct {
 
 	// PollStarted is when the poll in flight began; zero when none is.
 	PollStarted time.Time
+	// Notice is the last cluster_changed or log_end_backwards event
+	// (zero Type: none); the header shows it for noticeFor.
+	Notice model.Event
 
 	Err      error     // last poll failed with Err
 	Failures int       // consecutive failed polls
@@ -318,6 +321,9 @@ func (h Header) View() string {
 	} else if h.st.Unanswered() {
 		lines = append(lines, waitingBanner(h.styles, h.st.Now, h.st.PollStarted, h.width))
 	}
+	if b := h.noticeBanner(); b != "" {
+		lines = append(lines, b)
+	}
 	if b := recordingBanner(h.styles, h.st.Recording, h.width); b != "" {
 		lines = append(lines, b)
 	}
@@ -325,6 +331,23 @@ func (h Header) View() string {
 		lines[i] = ansi.Truncate(l, h.width, ellipsis)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// noticeFor is how long the header shows that the cluster is not what it
+// was (the timeline keeps the event).
+const noticeFor = time.Minute
+
+// noticeBanner is the line saying, for noticeFor, that another cluster
+// answers or log ends went backwards: "⚑ 12s ago: another cluster answers
+// on the same addresses: cluster id a → b …".
+func (h Header) noticeBanner() string {
+	e := h.st.Notice
+	if e.Type == "" || h.st.Now.Sub(e.Time) >= noticeFor {
+		return ""
+	}
+	spec, _ := e.Type.Spec()
+	msg := spec.Glyph + " " + model.Since(h.st.Now.Sub(e.Time)) + " ago: " + oneLine(e.Detail)
+	return h.styles.Banner.Render(cell(msg, h.width, false))
 }
 
 // verdictRoom is as wide as the widest verdict the second line may gain.
