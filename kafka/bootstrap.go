@@ -248,6 +248,9 @@ func (w *Watcher) bootstrap(ctx context.Context) (*meta.Response, error) {
 		c.won, c.last = true, nil
 		c.mu.Unlock()
 		w.tr, w.addr = c.tr, boot
+		if res.ClusterID != "" {
+			w.clusterID = res.ClusterID // a fresh answer, not the transport's cache
+		}
 		return res, nil
 	}
 

@@ -120,8 +120,12 @@ func (w *Watcher) describeTopics(ctx context.Context, via broker, topics []strin
 	return topicMetas(r), nil
 }
 
-// learnTopicIDs records the topic ids of a Metadata response.
+// learnTopicIDs records the topic ids of a Metadata response, and its
+// cluster id (the freshest there is: cluster.go).
 func (w *Watcher) learnTopicIDs(r *kmsg.MetadataResponse) {
+	if r.ClusterID != nil && *r.ClusterID != "" {
+		w.clusterID = *r.ClusterID
+	}
 	for _, t := range r.Topics {
 		if t.Topic == nil || t.TopicID == ([16]byte{}) || t.ErrorCode != 0 {
 			continue

@@ -89,6 +89,15 @@ type Watcher struct {
 	listed         bool
 	listedProtocol string
 	closed         bool
+
+	// clusterID is the cluster's id as the freshest metadata gave it:
+	// the bootstrap's answer, then the watcher's own topic Metadata
+	// (learnTopicIDs), never the transport's background cache, which may
+	// hold the old cluster's id for up to metadataMaxAge. A cluster
+	// restarted fails the polls in between, so the next one bootstraps
+	// afresh; one swapped between two polls is seen when the topic
+	// metadata is next read (within metadataMaxAge).
+	clusterID string
 }
 
 // broker is a broker's id and address.
@@ -148,7 +157,7 @@ func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
 		w.resetTransport()
 		return model.Snapshot{}, namedCodes(err)
 	}
-	obs.TakenAt = takenAt
+	obs.TakenAt, obs.ClusterID = takenAt, w.clusterID
 	snap := model.NewSnapshot(obs)
 	snap.CompletedAt = time.Now()
 	return snap, nil

@@ -27,6 +27,18 @@ const (
 	// up; Partitions lists what it owns.
 	EventMemberReconciling EventType = "member_reconciling"
 	EventMemberReconciled  EventType = "member_reconciled"
+	// EventPollUnanswered: a poll has gone unanswered for UnansweredAfter
+	// the interval; it opens an outage as connection_lost does.
+	// EventPollAnswered: that poll's answer came, and no poll failed
+	// meanwhile (else the outage ends with connection_restored).
+	EventPollUnanswered EventType = "poll_unanswered"
+	EventPollAnswered   EventType = "poll_answered"
+	// EventClusterChanged: the cluster id changed between two polls
+	// (another cluster answers on the same addresses); the watch starts
+	// afresh. EventLogEndBackwards: partitions' log ends went backwards
+	// (a topic deleted and recreated, or another cluster).
+	EventClusterChanged  EventType = "cluster_changed"
+	EventLogEndBackwards EventType = "log_end_backwards"
 
 	EventDemoSpawned      EventType = "demo_spawned"
 	EventDemoAssigned     EventType = "demo_assigned"

@@ -59,6 +59,10 @@ var eventSpecs = []EventSpec{
 	{EventStatusChanged, "△", ClassChange, FieldPartitions, "partitions got a new status (state: the status)"},
 	{EventConnectionLost, "⚠", ClassBad, 0, "polls began to fail (time: when the failure was seen)"},
 	{EventConnectionRestored, "↺", ClassGood, 0, "a poll succeeded again; duration: from the last good poll to this one, the most the outage lasted; min duration: from the first failed poll's start to the last failure, the least"},
+	{EventPollUnanswered, "⋯", ClassBad, 0, "a poll has gone unanswered for three poll intervals (at least 3s): the data on screen is that old and growing; duration: how long the poll had waited. It opens an outage as connection_lost does: a failure of that poll adds no connection_lost"},
+	{EventPollAnswered, "↵", ClassGood, 0, "the unanswered poll was answered, no poll having failed meanwhile; duration: how long it went unanswered (after a failure, connection_restored ends the outage instead)"},
+	{EventClusterChanged, "⚑", ClassBad, 0, "the cluster id changed between two polls: another cluster answers on the same addresses; the watch starts afresh (a watch_started follows, and nothing is diffed against the old cluster)"},
+	{EventLogEndBackwards, "↧", ClassBad, FieldPartitions, "partitions' log end offsets went backwards (the topic was deleted and recreated, or another cluster answers); partitions: those"},
 	{EventMemberReconciling, "⇄", ClassChange, 0, "a consumer group member fell behind its target assignment (epoch or partitions); partitions: those it is to receive or give up"},
 	{EventMemberReconciled, "⇌", ClassGood, 0, "a consumer group member reached its target assignment; partitions: what it owns"},
 

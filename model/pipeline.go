@@ -15,6 +15,12 @@ type Pipeline struct {
 	tracker *Tracker
 	lanes   *Lanes
 	tap     Tap
+	// interval is the poll interval, for UnansweredAfter.
+	interval time.Duration
+	// cluster is the last cluster id known; historyOpts make a new
+	// history when it changes (cluster.go).
+	cluster     string
+	historyOpts HistoryOptions
 }
 
 // Tap is told what a Pipeline is fed, in order, as it is fed (a recording,
@@ -45,6 +51,9 @@ type PipelineOptions struct {
 	LaneHorizon time.Duration
 	// Tap, when set, is told every input (Tap).
 	Tap Tap
+	// Interval is the poll interval (`--interval`; zero: 1s): a poll
+	// unanswered for UnansweredAfter it is an event (Waiting).
+	Interval time.Duration
 }
 
 // NewPipeline returns a pipeline that has seen nothing yet.
@@ -54,6 +63,9 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 		tracker: NewTracker(o.Group, o.TimelineSize),
 		lanes:   NewLanes(o.LaneHorizon),
 		tap:     o.Tap,
+
+		interval:    o.Interval,
+		historyOpts: o.History,
 	}
 }
 
@@ -66,6 +78,13 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 func (p *Pipeline) Observe(s *Snapshot) []Event {
 	if p.tap != nil {
 		p.tap.Observed(*s)
+	}
+	if clusterChanged(p.cluster, s.ClusterID) {
+		// Another cluster: no rate or status is measured across it.
+		p.history = NewHistory(p.historyOpts)
+	}
+	if s.ClusterID != "" {
+		p.cluster = s.ClusterID
 	}
 	status := p.history.Annotate(s)
 	p.lanes.Observe(*s)

@@ -308,8 +308,11 @@ func (p PartitionLag) Owned() bool { return p.MemberID != "" }
 type Observation struct {
 	TakenAt time.Time
 	Brokers []string
-	Group   Group
-	Members []Member
+	// ClusterID is the id the cluster's metadata gave; "" when unknown
+	// (Metadata before v2).
+	ClusterID string
+	Group     Group
+	Members   []Member
 	// Committed maps each partition with a commit to its committed offset.
 	Committed map[TopicPartition]int64
 	// CommitErrs holds per-partition OffsetFetch errors.
@@ -338,11 +341,14 @@ type Snapshot struct {
 	TakenAt     time.Time
 	CompletedAt time.Time
 	Brokers     []string
-	Group       Group
-	Members     []Member
-	Partitions  []PartitionLag
-	TotalLag    int64
-	MaxLag      int64
+	// ClusterID is the id of the cluster that answered ("" when
+	// unknown): another id on the same addresses is another cluster.
+	ClusterID  string
+	Group      Group
+	Members    []Member
+	Partitions []PartitionLag
+	TotalLag   int64
+	MaxLag     int64
 	// MaxLagAge is the largest known LagAge; MaxLagAgeKnown is false when
 	// no partition's age is known.
 	MaxLagAge      time.Duration
@@ -394,7 +400,7 @@ func (s Snapshot) ObservedAt() time.Time {
 // per-member lag and the totals. Partitions are sorted by topic and number,
 // members by client id then member id.
 func NewSnapshot(o Observation) Snapshot {
-	s := Snapshot{TakenAt: o.TakenAt, Brokers: o.Brokers, Group: o.Group}
+	s := Snapshot{TakenAt: o.TakenAt, Brokers: o.Brokers, ClusterID: o.ClusterID, Group: o.Group}
 
 	members := make([]Member, len(o.Members))
 	copy(members, o.Members)

@@ -108,7 +108,10 @@ func (t *Timeline) Events() []Event {
 type Tracker struct {
 	mu sync.Mutex
 	d  differ
-	tl *Timeline
+	w  waitState // an outage opened by an unanswered poll (unanswered.go)
+	// cluster is the last cluster id known (cluster.go).
+	cluster string
+	tl      *Timeline
 }
 
 // triggerWindow is how long a consumer's start, stop or restart waits for
@@ -131,7 +134,9 @@ func NewTracker(group string, capacity int) *Tracker {
 func (t *Tracker) Observe(s Snapshot) []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	events := t.d.observe(s)
+	events := t.answered(s)
+	cluster := t.clusterEvents(s) // may start the differ afresh
+	events = afterOutage(append(events, t.d.observe(s)...), cluster)
 	completed := false
 	for _, e := range events {
 		completed = completed || e.Type == EventRebalanceCompleted
@@ -217,6 +222,9 @@ func (t *Tracker) PollFailed(started, at time.Time, err error) []Event {
 		if at.After(t.d.failedTo) {
 			t.d.failedTo = at
 		}
+		// An outage an unanswered poll opened has failed now: it ends
+		// with connection_restored.
+		t.w.open = false
 		return nil
 	}
 	t.d.lost = true
@@ -254,6 +262,8 @@ func (t *Tracker) Add(e Event) Event {
 		}
 	}
 	switch e.Type {
+	case EventPollUnanswered: // a recording's (Pipeline.Waiting taps it)
+		t.openUnanswered(e)
 	case EventDemoSpawned, EventDemoStopped, EventDemoRestarted, EventDemoRevoked, EventDemoAssigned:
 		if len(t.d.consumers) < maxConsumerReports {
 			t.d.consumers = append(t.d.consumers, e)

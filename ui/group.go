@@ -103,8 +103,9 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 		watch: w, opts: opts, keys: km, styles: st, help: h, ctx: ctx, cancel: cancel,
 		pipe: model.NewPipeline(model.PipelineOptions{
 			Group: w.Group, TimelineSize: opts.TimelineSize,
-			History: model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
-			Tap:     w.Tap,
+			History:  model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
+			Tap:      w.Tap,
+			Interval: opts.Interval,
 		}),
 		header:  NewHeader(st),
 		table:   NewTable(st, km),
@@ -169,6 +170,12 @@ func (g *GroupPage) Update(msg tea.Msg) tea.Cmd {
 		cmd = g.handlePoll(msg)
 	case pollTickMsg[model.Snapshot]:
 		cmd = g.poll.tick(msg, g.st.Now)
+	case pollClockMsg[model.Snapshot]:
+		var ok bool
+		if cmd, ok = g.poll.clockTick(msg); !ok {
+			return nil
+		}
+		g.waiting()
 	case demoStatusMsg:
 		if g.demo == nil {
 			return nil
@@ -190,8 +197,24 @@ func (g *GroupPage) Update(msg tea.Msg) tea.Cmd {
 	default:
 		return nil
 	}
+	g.st.PollStarted = time.Time{}
+	if started, ok := g.poll.inFlight(); ok {
+		g.st.PollStarted = started
+	}
 	g.relayout()
 	return cmd
+}
+
+// waiting tells the pipeline how long the poll in flight has waited; the
+// timeline shows the poll_unanswered it may give.
+func (g *GroupPage) waiting() {
+	started, ok := g.poll.inFlight()
+	if !ok {
+		return
+	}
+	if evs := g.pipe.Waiting(g.st.Now, started); len(evs) > 0 {
+		g.timeline.SetEvents(g.pipe.Timeline().Events())
+	}
 }
 
 func (g *GroupPage) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -266,6 +289,11 @@ func (g *GroupPage) pollNow() tea.Cmd { return g.poll.now(g.opts.Now()) }
 // and returns the events it gave.
 func (g *GroupPage) applySnapshot(snap model.Snapshot) []model.Event {
 	events := g.pipe.Observe(&snap)
+	for _, e := range events {
+		if e.Type == model.EventClusterChanged || e.Type == model.EventLogEndBackwards {
+			g.st.Notice = e
+		}
+	}
 	g.showSnapshot(snap, len(events) > 0)
 	return events
 }

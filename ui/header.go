@@ -22,6 +22,12 @@ type WatchState struct {
 	LastGood time.Time // when Snap arrived
 	Now      time.Time
 
+	// PollStarted is when the poll in flight began; zero when none is.
+	PollStarted time.Time
+	// Notice is the last cluster_changed or log_end_backwards event
+	// (zero Type: none); the header shows it for noticeFor.
+	Notice model.Event
+
 	Err      error     // last poll failed with Err
 	Failures int       // consecutive failed polls
 	RetryAt  time.Time // when the next poll starts after a failure
@@ -29,6 +35,45 @@ type WatchState struct {
 	// Recording is how --record goes (no Path: not recording), read
 	// from Options.Recording at each layout.
 	Recording RecordingStatus
+}
+
+// Unanswered reports whether the poll in flight has left the data older
+// than model.UnansweredAfter the interval: the header then says so rather
+// than "updated … ago".
+func (s WatchState) Unanswered() bool {
+	return unanswered(s.Now, s.LastGood, s.PollStarted, s.Interval)
+}
+
+// unanswered reports whether a poll begun at started (zero: none in
+// flight) has left data got at lastGood older, by now, than
+// model.UnansweredAfter the interval.
+func unanswered(now, lastGood, started time.Time, interval time.Duration) bool {
+	return !started.IsZero() && !lastGood.IsZero() && now.Sub(lastGood) >= model.UnansweredAfter(interval)
+}
+
+// dataAge is the headers' age of the data: "updated 1.0s ago"; "⚠ stale
+// 12s" once a poll failed; "⋯ data 4.2s old" while a poll in flight
+// leaves it older than a few intervals (unanswered), so old data never
+// reads as fresh. Pages re-render every second while a poll is in flight
+// (pollClockMsg), so the age counts up as it grows.
+func dataAge(st Styles, now, lastGood time.Time, failed, waiting bool) string {
+	age := model.Since(now.Sub(lastGood))
+	switch {
+	case failed:
+		return st.Banner.Render(glyphStale + " stale " + age)
+	case waiting:
+		return st.Banner.Render(glyphUnanswered + " data " + age + " old")
+	}
+	return st.Label.Render("updated ") + st.Value.Render(age+" ago")
+}
+
+// waitingBanner is the headers' line while a poll in flight, begun at
+// started, leaves the data old (unanswered): a line of its own, as a
+// failed poll's banner, so it shows at any width, where the age item may
+// not fit.
+func waitingBanner(st Styles, now, started time.Time, w int) string {
+	msg := glyphUnanswered + " no answer for " + model.Age(now.Sub(started)) + ": waiting for the cluster (a poll in flight)"
+	return st.Banner.Render(cell(msg, w, false))
 }
 
 // Waiting reports whether the group does not exist (yet).
@@ -158,12 +203,7 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 		first = append(first, rec)
 	}
 	if s.HasSnap {
-		age := model.Since(s.Now.Sub(s.LastGood))
-		if s.Err != nil {
-			second = append(second, st.Banner.Render(glyphStale+" stale "+age))
-		} else {
-			second = append(second, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
-		}
+		second = append(second, dataAge(st, s.Now, s.LastGood, s.Err != nil, s.Unanswered()))
 	}
 	if exists {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
@@ -278,6 +318,11 @@ func (h Header) View() string {
 	}
 	if b := h.banner(); b != "" {
 		lines = append(lines, b)
+	} else if h.st.Unanswered() {
+		lines = append(lines, waitingBanner(h.styles, h.st.Now, h.st.PollStarted, h.width))
+	}
+	if b := h.noticeBanner(); b != "" {
+		lines = append(lines, b)
 	}
 	if b := recordingBanner(h.styles, h.st.Recording, h.width); b != "" {
 		lines = append(lines, b)
@@ -286,6 +331,23 @@ func (h Header) View() string {
 		lines[i] = ansi.Truncate(l, h.width, ellipsis)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// noticeFor is how long the header shows that the cluster is not what it
+// was (the timeline keeps the event).
+const noticeFor = time.Minute
+
+// noticeBanner is the line saying, for noticeFor, that another cluster
+// answers or log ends went backwards: "⚑ 12s ago: another cluster answers
+// on the same addresses: cluster id a → b …".
+func (h Header) noticeBanner() string {
+	e := h.st.Notice
+	if e.Type == "" || h.st.Now.Sub(e.Time) >= noticeFor {
+		return ""
+	}
+	spec, _ := e.Type.Spec()
+	msg := spec.Glyph + " " + model.Since(h.st.Now.Sub(e.Time)) + " ago: " + oneLine(e.Detail)
+	return h.styles.Banner.Render(cell(msg, h.width, false))
 }
 
 // verdictRoom is as wide as the widest verdict the second line may gain.

@@ -126,6 +126,11 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		cmd = o.poll.tick(msg, now)
+	case pollClockMsg[[]model.GroupSummary]:
+		var ok bool
+		if cmd, ok = o.poll.clockTick(msg); !ok {
+			return nil
+		}
 	default:
 		return nil
 	}
@@ -256,12 +261,7 @@ func (o *OverviewPage) header(w int) string {
 		}
 		segs = append(segs, st.Value.Render(model.Count(len(o.groups), "group")),
 			st.Label.Render("total lag ")+st.Value.Render(model.Thousands(total)))
-		age := model.Since(now.Sub(p.LastGood))
-		if p.Err != nil {
-			segs = append(segs, st.Banner.Render(glyphStale+" stale "+age))
-		} else {
-			segs = append(segs, st.Label.Render("updated ")+st.Value.Render(age+" ago"))
-		}
+		segs = append(segs, dataAge(st, now, p.LastGood, p.Err != nil, o.unanswered(now)))
 	}
 	if rec := recordingSegment(st, rec); rec != "" {
 		segs = append(segs, rec)
@@ -280,10 +280,21 @@ func (o *OverviewPage) header(w int) string {
 		msg += ": " + oneLine(p.Err.Error())
 		lines = append(lines, st.Banner.Render(cell(msg, w, false)))
 	}
+	if p.Err == nil && o.has && o.unanswered(now) {
+		started, _ := p.inFlight()
+		lines = append(lines, waitingBanner(st, now, started, w))
+	}
 	if b := recordingBanner(st, rec, w); b != "" {
 		lines = append(lines, b)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// unanswered reports whether the poll in flight leaves the groups on
+// screen older than a few intervals (the group header's rule).
+func (o *OverviewPage) unanswered(now time.Time) bool {
+	started, polling := o.poll.inFlight()
+	return polling && unanswered(now, o.poll.LastGood, started, o.opts.Interval)
 }
 
 // View renders the page.

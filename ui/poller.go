@@ -52,6 +52,21 @@ type pollTickMsg[T any] struct {
 	remaining time.Duration
 }
 
+// pollClockMsg says that the poll in flight has not answered for another
+// clockInterval: the page re-renders, so the data's age counts up on
+// screen while the cluster does not answer (nothing else would redraw the
+// header until the answer, or --timeout), and tells its pipeline how long
+// the poll has waited. It is the poll's own wait, cut into steps as the
+// ticks between polls are: it carries the poll's sequence number and the
+// channel its answer comes on, so a stale one (a page since closed or
+// paused) is dropped with the answer it waits for, and there is never a
+// second loop.
+type pollClockMsg[T any] struct {
+	p    *poller[T]
+	seq  uint64
+	done <-chan pollResultMsg[T]
+}
+
 func newPoller[T any](ctx context.Context, timeout time.Duration, fetch func(context.Context) (T, error)) *poller[T] {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -70,12 +85,43 @@ func (p *poller[T]) now(at time.Time) tea.Cmd {
 	p.polling, p.started = true, at
 	seq, started, fetch, timeout, ctx := p.seq, at, p.fetch, p.timeout, p.ctx
 	return func() tea.Msg {
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		v, err := fetch(pctx)
-		return pollResultMsg[T]{p: p, seq: seq, val: v, err: err, started: started}
+		done := make(chan pollResultMsg[T], 1) // the poll never waits for a reader
+		go func() {
+			pctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			v, err := fetch(pctx)
+			done <- pollResultMsg[T]{p: p, seq: seq, val: v, err: err, started: started}
+		}()
+		return p.await(seq, done)
 	}
 }
+
+// await is the poll's answer, or a clock step if it takes longer than
+// clockInterval.
+func (p *poller[T]) await(seq uint64, done <-chan pollResultMsg[T]) tea.Msg {
+	t := time.NewTimer(clockInterval)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r
+	case <-t.C:
+		return pollClockMsg[T]{p: p, seq: seq, done: done}
+	}
+}
+
+// clockTick takes a clock step of the poll in flight: ok when it is that
+// poll's (the page then re-renders and tells its pipeline how long the
+// poll has waited), and cmd waits on.
+func (p *poller[T]) clockTick(msg pollClockMsg[T]) (cmd tea.Cmd, ok bool) {
+	if msg.p != p || msg.seq != p.seq || !p.polling {
+		return nil, false
+	}
+	seq, done := msg.seq, msg.done
+	return func() tea.Msg { return p.await(seq, done) }, true
+}
+
+// inFlight returns when the poll in flight began; ok is false when none is.
+func (p *poller[T]) inFlight() (started time.Time, ok bool) { return p.started, p.polling }
 
 // tick handles a tick: the next poll when it is the current loop's and due.
 func (p *poller[T]) tick(msg pollTickMsg[T], at time.Time) tea.Cmd {

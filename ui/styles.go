@@ -24,10 +24,13 @@ const (
 	glyphRebalance = "◐"
 	glyphWaiting   = "◌"
 	glyphStale     = "⚠"
-	glyphError     = "!"
-	glyphRecording = "●"
-	glyphFromStart = "*"
-	ellipsis       = "…"
+	// glyphUnanswered marks data a poll in flight leaves old, as the
+	// poll_unanswered event's glyph does.
+	glyphUnanswered = "⋯"
+	glyphError      = "!"
+	glyphRecording  = "●"
+	glyphFromStart  = "*"
+	ellipsis        = "…"
 )
 
 // Styles holds every style the UI renders with. It is built once by

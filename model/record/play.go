@@ -31,6 +31,7 @@ func Feed(pipe *model.Pipeline, rec *Record) []model.Event {
 func PipelineOptions(h Header, group string) model.PipelineOptions {
 	return model.PipelineOptions{
 		Group: group, TimelineSize: h.TimelineSize,
-		History: model.HistoryOptions{StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge},
+		History:  model.HistoryOptions{StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge},
+		Interval: h.Interval,
 	}
 }

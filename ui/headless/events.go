@@ -42,6 +42,9 @@ type Options struct {
 	Grace time.Duration
 	// Tap, when set, is told what the pipeline is fed (`--record`).
 	Tap model.Tap
+	// Tick is how often a poll in flight is looked at, for its
+	// poll_unanswered (zero: 1s, as the TUI's clock).
+	Tick time.Duration
 }
 
 // RunEvents is `--events`: it polls src on the TUI's cadence
@@ -74,10 +77,14 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 	if opts.Grace <= 0 {
 		opts.Grace = 500 * time.Millisecond
 	}
+	if opts.Tick <= 0 {
+		opts.Tick = time.Second
+	}
 	pipe := model.NewPipeline(model.PipelineOptions{
 		Group: opts.Group, TimelineSize: opts.TimelineSize,
-		History: model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
-		Tap:     opts.Tap,
+		History:  model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
+		Tap:      opts.Tap,
+		Interval: opts.Interval,
 	})
 	w := newLineWriter(out, opts.Queue)
 	defer func() {
@@ -128,9 +135,10 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 		case <-timer.C:
 		}
 		started := opts.Now()
-		pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-		snap, err := src.Poll(pctx)
-		cancel()
+		snap, err, werr := pollWaiting(ctx, src, opts, func(now time.Time) error { return write(pipe.Waiting(now, started)) })
+		if werr != nil {
+			return done(ctx, werr)
+		}
 		if ctx.Err() != nil {
 			return nil // interrupted mid-poll: not a failure
 		}
@@ -152,6 +160,37 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 			return done(ctx, err)
 		}
 		timer.Reset(model.NextPollDelay(group, opts.Interval, failures, opts.Now().Sub(started)))
+	}
+}
+
+// pollWaiting polls src with opts.Timeout and, every opts.Tick while the
+// poll is in flight, calls waiting with the time (the pipeline's Waiting,
+// whose poll_unanswered is written as it comes, as the TUI files it on
+// its clock steps): a freeze shorter than --timeout is an event too. It
+// returns once the poll has; werr is waiting's error.
+func pollWaiting(ctx context.Context, src Source, opts Options, waiting func(time.Time) error) (snap model.Snapshot, err, werr error) {
+	type answer struct {
+		snap model.Snapshot
+		err  error
+	}
+	res := make(chan answer, 1)
+	go func() {
+		pctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+		s, err := src.Poll(pctx)
+		res <- answer{s, err}
+	}()
+	tick := time.NewTicker(opts.Tick)
+	defer tick.Stop()
+	for {
+		select {
+		case a := <-res:
+			return a.snap, a.err, werr
+		case <-tick.C:
+			if werr == nil {
+				werr = waiting(opts.Now())
+			}
+		}
 	}
 }
 

@@ -357,3 +357,83 @@ func TestRunEventsOutageBounds(t *testing.T) {
 		t.Errorf("connection_restored %v, want min_duration_ms 10000, duration_ms 10300", restored)
 	}
 }
+
+// frozenSource answers its first poll, then freezes on the second: it
+// moves clk by freeze and answers only once release is closed (a
+// cluster under SIGSTOP for less than --timeout). Later polls answer at
+// once.
+type frozenSource struct {
+	clk     *clock
+	freeze  time.Duration
+	release chan struct{}
+	mu      sync.Mutex
+	polls   int
+}
+
+func (f *frozenSource) Poll(ctx context.Context) (model.Snapshot, error) {
+	f.mu.Lock()
+	f.polls++
+	n := f.polls
+	f.mu.Unlock()
+	if n == 2 {
+		f.clk.mu.Lock()
+		f.clk.t = f.clk.t.Add(f.freeze)
+		f.clk.mu.Unlock()
+		select {
+		case <-f.release:
+		case <-ctx.Done():
+			return model.Snapshot{}, ctx.Err()
+		}
+	}
+	return stableSnapshot(), nil
+}
+
+// --events writes poll_unanswered while a poll is in flight past three
+// intervals (at least 3s), before the poll answers or fails, and
+// poll_answered when it answers: a freeze shorter than --timeout is in
+// the stream (before, the poll simply took longer and nothing was said).
+func TestRunEventsUnansweredPoll(t *testing.T) {
+	clk := &clock{t: t0}
+	src := &frozenSource{clk: clk, freeze: 4 * time.Second, release: make(chan struct{})}
+	var out, errOut lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RunEvents(ctx, src, Options{Group: "order-workers", Interval: model.MinInterval, Timeout: time.Minute,
+			Now: clk.Now, Tick: 5 * time.Millisecond}, &out, &errOut)
+	}()
+	waitFor := func(typ string) map[string]any {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			for _, line := range strings.Split(out.String(), "\n") {
+				var e map[string]any
+				if json.Unmarshal([]byte(line), &e) == nil && e["type"] == typ {
+					return e
+				}
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatalf("no %s after 10s; stdout:\n%s\nstderr:\n%s", typ, out.String(), errOut.String())
+		return nil
+	}
+	unanswered := waitFor("poll_unanswered")
+	if unanswered["duration_ms"] != 4000.0 || unanswered["detail"] != "the cluster has not answered a poll for 4.00s" {
+		t.Errorf("poll_unanswered %v, want duration_ms 4000", unanswered)
+	}
+	clk.mu.Lock()
+	clk.t = clk.t.Add(2 * time.Second)
+	clk.mu.Unlock()
+	close(src.release)
+	answered := waitFor("poll_answered")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if answered["duration_ms"] != 6000.0 {
+		t.Errorf("poll_answered %v, want duration_ms 6000", answered)
+	}
+	if n := strings.Count(out.String(), `"poll_unanswered"`); n != 1 {
+		t.Errorf("%d poll_unanswered lines, want 1:\n%s", n, out.String())
+	}
+}
