@@ -77,6 +77,11 @@ type JSONMember struct {
 
 	// ConsumeRate is null when unknown.
 	ConsumeRate *float64 `json:"consume_rate"`
+	// CommitDelayMs is how long ago the member's latest commit was seen
+	// (null: none seen yet); CommitEveryMs how often it commits (its
+	// partitions' shortest cadence; null: not known yet).
+	CommitDelayMs *int64 `json:"commit_delay_ms"`
+	CommitEveryMs *int64 `json:"commit_every_ms"`
 }
 
 // JSONPartition is one partition in JSONSnapshot. Owner fields are null when
@@ -120,6 +125,12 @@ type JSONPartition struct {
 	// consumed; lag_age_ms is null then.
 	LagAgeMs   *int64 `json:"lag_age_ms"`
 	LagAgeGone bool   `json:"lag_age_gone,omitempty"`
+
+	// CommitDelayMs is how long ago the committed offset last moved (null
+	// until a move is seen: one --once poll never sees one);
+	// CommitEveryMs how often it moves under its owner (null: not known).
+	CommitDelayMs *int64 `json:"commit_delay_ms"`
+	CommitEveryMs *int64 `json:"commit_every_ms"`
 }
 
 // JSONOwner is one member a partition is assigned to.
@@ -170,7 +181,10 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		}
 		jm := JSONMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host, Partitions: parts, Lag: m.Lag,
 			Reconciling: m.Reconciling, SubscribedTopics: m.SubscribedTopics, SubscribedRegex: m.SubscribedRegex,
-			ConsumeRate: rateJSON(m.ConsumeRate)}
+			ConsumeRate: rateJSON(m.ConsumeRate), CommitEveryMs: msJSON(m.CommitEvery)}
+		if m.CommitSeen {
+			jm.CommitDelayMs = ptr(m.CommitDelay.Milliseconds())
+		}
 		if m.InstanceID != "" {
 			jm.InstanceID = ptr(m.InstanceID)
 		}
@@ -218,6 +232,10 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 			jp.LagAgeMs = ptr(p.LagAge.Milliseconds())
 		}
 		jp.LagAgeGone = p.LagAgeGone
+		if p.CommitMoveSeen {
+			jp.CommitDelayMs = ptr(p.CommitDelay.Milliseconds())
+		}
+		jp.CommitEveryMs = msJSON(p.CommitEvery)
 		jp.Status = statusJSON(p.Status)
 		jp.ConsumeRate, jp.ProduceRate = rateJSON(p.ConsumeRate), rateJSON(p.ProduceRate)
 		if p.Status == StatusStalled && !p.StalledSince.IsZero() {
@@ -396,6 +414,14 @@ func statusJSON(s Status) *string {
 		return nil
 	}
 	return ptr(string(s))
+}
+
+// msJSON is a duration in milliseconds, null when zero (unknown).
+func msJSON(d time.Duration) *int64 {
+	if d <= 0 {
+		return nil
+	}
+	return ptr(d.Milliseconds())
 }
 
 func rateJSON(r Rate) *float64 {

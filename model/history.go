@@ -260,6 +260,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			st.owner, st.ownerID = "", ""
 		}
 		p.CommitMovedAt, p.CommitMoveSeen = time.Unix(0, st.movedAt).In(loc), st.moveSeen
+		p.CommitDelay, p.CommitEvery = time.Duration(now-st.movedAt), st.cadence()
 		p.StalledSince, p.StalledSinceExact = time.Time{}, false
 		if p.Lag > 0 && !p.LagMarkersOnly {
 			p.StalledSince, p.StalledSinceExact = time.Unix(0, st.stuckAt).In(loc), st.stuckExact
@@ -293,6 +294,12 @@ func (h *History) Annotate(s *Snapshot) []Event {
 		if m := member(p); m != nil {
 			if p.Lag > 0 && !p.InFlight {
 				m.InFlight = false
+			}
+			if p.CommitMoveSeen && (!m.CommitSeen || p.CommitDelay < m.CommitDelay) {
+				m.CommitDelay, m.CommitSeen = p.CommitDelay, true
+			}
+			if c := p.CommitEvery; c > 0 && (m.CommitEvery == 0 || c < m.CommitEvery) {
+				m.CommitEvery = c
 			}
 			if p.ConsumeRate.Known {
 				m.ConsumeRate.PerSec += p.ConsumeRate.PerSec
@@ -648,6 +655,7 @@ func (h *History) memberSums(s *Snapshot) func(p *PartitionLag) *Member {
 	for i := range s.Members {
 		s.Members[i].ConsumeRate = Rate{}
 		s.Members[i].InFlight = s.Members[i].Lag > 0
+		s.Members[i].CommitDelay, s.Members[i].CommitSeen, s.Members[i].CommitEvery = 0, false, 0
 		idx[s.Members[i].MemberID] = i
 	}
 	last, lastJ := "", -1

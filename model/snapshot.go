@@ -189,6 +189,13 @@ type Member struct {
 	// InFlight: all of Lag is in flight (PartitionLag.InFlight); filled
 	// by History.Annotate.
 	InFlight bool
+	// CommitDelay is how long before the snapshot one of its partitions'
+	// commits last moved (known with CommitSeen); CommitEvery the
+	// shortest of their cadences, how often this member commits (0: not
+	// known yet). Filled by History.Annotate.
+	CommitDelay time.Duration
+	CommitSeen  bool
+	CommitEvery time.Duration
 }
 
 // PartitionOffsets is what the partition's leader reports of its log.
@@ -271,6 +278,12 @@ type PartitionLag struct {
 	// was first seen and CommitMoveSeen is false ("unchanged since at least").
 	CommitMovedAt  time.Time
 	CommitMoveSeen bool
+	// CommitDelay is how long before the snapshot the committed offset
+	// last moved (known with CommitMoveSeen); CommitEvery how often its
+	// commits come under its owner, as polls see them (the cadence its
+	// allowance is made of), 0 until two of them have been seen.
+	CommitDelay time.Duration
+	CommitEvery time.Duration
 	// StalledSince is when the current stretch of lag > 0 with no commit
 	// progress began (a commit, or lag 0, ends it); zero when lag is 0.
 	// STALLED once it is StallAfter old. StalledSinceExact is false when

@@ -205,8 +205,8 @@ type memberRow struct {
 }
 
 // memberColumns declares the members pane's columns, in screen order: the
-// rack, epoch, instance and member ids, host, partition count, rate and
-// last the lag give way, the partitions (with the demo's notes, never cut)
+// rack, epoch, instance and member ids, commits, host, partition count,
+// rate and last the lag give way, the partitions (with the demo's notes, never cut)
 // take the rest.
 func memberColumns() []column[memberRow] {
 	return []column[memberRow]{
@@ -221,8 +221,24 @@ func memberColumns() []column[memberRow] {
 		{title: "CONSUME/s", right: true, drop: 2, grow: 5, text: func(r *memberRow) string {
 			return rateNum(r.m.ConsumeRate) + staleMark(r.m.ConsumeRate)
 		}},
+		{title: "COMMITS", min: 6, drop: 7, grow: 9,
+			text:   func(r *memberRow) string { return memberCommits(r.m, true) },
+			narrow: func(r *memberRow) string { return memberCommits(r.m, false) }},
 		{title: "PARTITIONS", min: 10, fill: true, natural: 10, text: func(r *memberRow) string { return r.parts }},
 	}
+}
+
+// memberCommits says how often m commits and how long ago it last did:
+// "every 1.0s, 0.4s ago" (narrow: "0.4s ago"); "-" before any commit is
+// seen.
+func memberCommits(m *model.Member, wide bool) string {
+	switch {
+	case !m.CommitSeen:
+		return "-"
+	case wide && m.CommitEvery > 0:
+		return "every " + model.Age(m.CommitEvery) + ", " + model.Age(m.CommitDelay) + " ago"
+	}
+	return model.Age(m.CommitDelay) + " ago"
 }
 
 // rows are the members [start, end) as the grid draws them, with notes.

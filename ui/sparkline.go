@@ -75,6 +75,15 @@ func lagAgeText(p *model.PartitionLag) string {
 	return model.Age(p.LagAge)
 }
 
+// commitText is how long ago p's commit last moved, "-" before a move
+// is seen.
+func commitText(p *model.PartitionLag) string {
+	if !p.CommitMoveSeen {
+		return "-"
+	}
+	return model.Age(p.CommitDelay)
+}
+
 // rateNum writes a per-second rate compactly: 0, 0.4, 12, 1.2k, 35k, 1.2M;
 // "-" when unknown.
 func rateNum(r model.Rate) string {

@@ -72,7 +72,8 @@ func NewTable(st Styles, km KeyMap) Table {
 }
 
 // columns declares the table's columns, in screen order. They give way
-// (drop, highest first) log-end, committed, rates, topic, bar; the
+// (drop, highest first) commit delay, log-end, committed, rates, topic,
+// bar; the
 // status's word gives way to its glyph before any of them.
 func (t *Table) columns() []column[model.PartitionLag] {
 	st := t.styles
@@ -106,6 +107,7 @@ func (t *Table) columns() []column[model.PartitionLag] {
 		{title: "LAG AGE", short: "AGE", right: right, min: 6, drop: 2, grow: 2,
 			text: lagAgeText},
 		{title: "CONS/PROD", short: "RATE", right: right, drop: 7, grow: 8, text: rateText},
+		{title: "COMMIT", right: right, drop: 10, grow: 10, text: commitText},
 		{title: "LAG BAR", min: 12, drop: 5, grow: 9, fill: true, natural: 42},
 	}
 }
