@@ -97,8 +97,9 @@ func TestOnceFlagsAHungConsumerAndFailsOn(t *testing.T) {
 	}{
 		{[]string{"-g", "hung-workers", "--fail-on", "lagging"}, exitFailOn, "kgwatch: 1 partition at or past LAGGING (--fail-on lagging)\n"},
 		{[]string{"-g", "hung-workers", "--fail-on", "LAGGING", "-o", "json"}, exitFailOn, "kgwatch: 1 partition at or past LAGGING (--fail-on lagging)\n"},
-		// STALLED needs --stall-after of watching; one poll cannot say it.
-		{[]string{"-g", "hung-workers", "--fail-on", "stalled"}, exitOK, ""},
+		// Nothing past UNOWNED here (STALLED needs --stall-after of
+		// watching, and --fail-on refuses it).
+		{[]string{"-g", "hung-workers", "--fail-on", "unowned"}, exitOK, ""},
 		{[]string{"--fail-on", "lagging"}, exitFailOn, "at or past LAGGING (--fail-on lagging)\n"},
 		{[]string{"--fail-on", "stopped"}, exitOK, ""},
 	} {

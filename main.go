@@ -321,7 +321,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
 	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
 	fs.DurationVar(&f.maxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
-	fs.StringVar(&f.failOn, "fail-on", "", "with --once: exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned, stalled, rewound or stopped")
+	fs.StringVar(&f.failOn, "fail-on", "", "with --once: exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped")
 	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
 	f.security.register(fs)
@@ -360,7 +360,11 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		case !f.once:
 			return usageError{"--fail-on goes with --once: it sets the exit status of one snapshot"}
 		case !ok || s == model.StatusOK:
-			return usageError{fmt.Sprintf("--fail-on %q: use lagging, unowned, stalled, rewound or stopped", f.failOn)}
+			return usageError{fmt.Sprintf("--fail-on %q: use lagging, unowned or stopped", f.failOn)}
+		case s == model.StatusStalled || s == model.StatusRewound:
+			// At or past STALLED would trip on STOPPED alone: a script
+			// asking for STALLED would never hear of one.
+			return usageError{fmt.Sprintf("--fail-on %s: one --once poll cannot tell %s (it needs the polls before it); use lagging, unowned or stopped", f.failOn, s)}
 		}
 		f.failOnStatus = s
 	}
@@ -451,17 +455,11 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	}
 	n := 0
 	for _, p := range snap.Partitions {
-		if atOrPast(p.Status, f.failOnStatus) {
+		if p.Status.AtLeast(f.failOnStatus) {
 			n++
 		}
 	}
 	return failOn(n, "partition", f.failOnStatus)
-}
-
-// atOrPast reports whether s is threshold or worse; never with no
-// threshold ("": no --fail-on).
-func atOrPast(s, threshold model.Status) bool {
-	return threshold != "" && s.Severity() >= threshold.Severity()
 }
 
 // failOn is --fail-on's verdict on n things (partitions, groups) at or
@@ -522,7 +520,7 @@ func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, 
 	}
 	n := 0
 	for _, g := range gs {
-		if atOrPast(g.Status, f.failOnStatus) {
+		if g.Status.AtLeast(f.failOnStatus) {
 			n++
 		}
 	}

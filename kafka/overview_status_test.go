@@ -242,7 +242,7 @@ func TestOverviewStatuses(t *testing.T) {
 
 	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
 	defer o.Close()
-	o.SetHistoryOptions(model.HistoryOptions{StallAfter: 2 * time.Second, LaggingWindow: time.Second})
+	o.SetHistoryOptions(model.HistoryOptions{StallAfter: 2 * time.Second})
 	start := time.Now()
 	// unowned's lag nobody owns, its commit unmoved for --stall-after,
 	// is STALLED by then, the worse (as in the group view); stalled

@@ -30,11 +30,6 @@ type HistoryOptions struct {
 	// inside the window to the newest, and is unknown until the samples span
 	// half of it. It is also how long REWOUND sticks. Default 10s.
 	Window time.Duration
-	// LaggingWindow is the short window a LAGGING verdict looks at: lag
-	// grown across it (at least three polls of it, or two poll intervals
-	// when polls are slower), while commits advance or after they stopped.
-	// Default 5s: a partition falling behind is seen in seconds.
-	LaggingWindow time.Duration
 	// MaxLagAge, when set, caps how long a partition's oldest record may
 	// wait before it is LAGGING, whatever its commit cadence allows: the
 	// lag-age limit of an SLO (`--max-lag-age`). 0: no cap.
@@ -52,9 +47,6 @@ func (o HistoryOptions) withDefaults() HistoryOptions {
 	if o.Window <= 0 {
 		o.Window = 10 * time.Second
 	}
-	if o.LaggingWindow <= 0 {
-		o.LaggingWindow = 5 * time.Second
-	}
 	if o.SparkPoints <= 0 {
 		o.SparkPoints = 60
 	}
@@ -66,7 +58,7 @@ func (o HistoryOptions) withDefaults() HistoryOptions {
 
 const (
 	// ringSize samples are kept per partition, spaced so that they cover
-	// the longer of Window and LaggingWindow whatever the poll interval:
+	// the rates' Window whatever the poll interval:
 	// memory is a few hundred bytes per partition, not per poll.
 	ringSize = 12
 	// maxETA: beyond this the group is not meaningfully catching up.
@@ -99,6 +91,16 @@ type partState struct {
 	rewoundAt   int64
 	rewoundFrom int64
 
+	// oldest is the offset of the oldest unprocessed record (the
+	// committed offset, or the log start with no commit) as last seen
+	// (oldestSeen); notYet the last poll at which it had not been written
+	// (the log ended at or before it), existed the first at which it had
+	// been (0: not seen). Its wait lies between now-existed and now-notYet,
+	// whatever its timestamp says.
+	oldest          int64
+	oldestSeen      bool
+	notYet, existed int64
+
 	// since is when this partition's offsets began to count in the
 	// group's sums without a break (first sighting, a commit appearing,
 	// or offsets readable again after a gap). gap: a poll could
@@ -110,13 +112,16 @@ type partState struct {
 
 	// The commit cadence of its owner (cadenceOf, a member id): the last
 	// gaps between two of its commits (mark: the last one, 0 before one
-	// is seen under this owner). A
-	// new owner commits at its own pace (kcat every 5s after a demo
-	// consumer's every poll), so its cadence is learnt anew.
+	// is seen under this owner). A new owner commits at its own pace
+	// (kcat every 5s after a demo consumer's every poll), so its cadence
+	// is learnt anew; a partition LAGGING when it changes hands keeps the
+	// old owner's (inherited) until the new one's first gap, so the
+	// handover does not make it OK for a while.
 	gaps      [cadenceGaps]int64
 	ngaps     int
 	mark      int64
 	cadenceOf string
+	inherited bool
 
 	// The last measured rates, and when; the last owner seen (its label
 	// and member id), shown while a rebalance leaves it unowned.
@@ -128,7 +133,8 @@ type partState struct {
 // History remembers recent snapshots of one group, compactly, and derives
 // what a single snapshot cannot say: statuses, rates, ETA, stall times and a
 // lag sparkline. It holds a fixed number of samples per partition (about
-// 330 bytes each: 3.3 MB for 10,000 partitions) and forgets partitions that
+// 670 bytes each, its state and its ring of 12 samples: 6.7 MB for 10,000
+// partitions) and forgets partitions that
 // leave the snapshot. It is not safe for concurrent
 // use.
 type History struct {
@@ -139,10 +145,6 @@ type History struct {
 	states []partState
 	lastT  int64
 	polls  int
-	// interval is the time since the poll before this one (0 at the
-	// first): the short window stretches to two of them when polls are
-	// slower than it.
-	interval int64
 
 	spark      []int64 // ring of SparkPoints
 	sparkHead  int
@@ -174,7 +176,7 @@ const groupCoverage = 0.9
 // NewHistory returns an empty History.
 func NewHistory(opts HistoryOptions) *History {
 	opts = opts.withDefaults()
-	span := max(opts.Window, opts.LaggingWindow)
+	span := opts.Window
 	return &History{
 		opts: opts,
 		// Samples land up to one poll short of each spacing; with
@@ -201,10 +203,6 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	if h.polls > 0 {
 		inFlight = max(inFlight, worstPolls*(now-h.lastT))
 	}
-	h.interval = 0
-	if h.polls > 0 {
-		h.interval = now - h.lastT
-	}
 	h.polls++
 	h.lastT = now
 	h.align(s.Partitions)
@@ -223,11 +221,8 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
 		st := &h.states[i]
-		prevStatus := st.status
-		if !st.seen {
-			prevStatus = StatusOK
-		}
-		if st.seen && (p.LogEnd < 0 || (p.Committed < 0 && p.Err != "")) {
+		prevStatus := st.was()
+		if st.unreadable(p) {
 			// Offsets or commit unreadable this poll: the lag is unknown,
 			// not zero, and the commit did not move. Keep the verdict and
 			// the stall clock rather than flap to OK and back.
@@ -237,14 +232,12 @@ func (h *History) Annotate(s *Snapshot) []Event {
 		} else {
 			var dc, de int64
 			dc, de = h.update(p, st, now)
-			// Transaction markers alone are no work waiting: no verdict.
-			lag := p.Lag > 0 && !p.LagMarkersOnly
 			h.consumed = AddLag(h.consumed, dc)
 			h.produced = AddLag(h.produced, de)
 			if p.LogEnd >= 0 {
 				h.sinces = append(h.sinces, st.since)
 			}
-			p.Status = judge(h.facts(p, st, now, lag, empty, staffed && !p.Owned(), prevStatus), h.opts.StallAfter)
+			p.Status = h.judgeRow(p, st, now, empty, staffed && !p.Owned())
 		}
 		h.keepRates(p, st, now)
 		p.PrevOwner, p.PrevMemberID = "", ""
@@ -354,7 +347,13 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
 	if p.MemberID != "" && p.MemberID != st.cadenceOf {
 		if st.cadenceOf != "" {
-			st.ngaps, st.mark = 0, 0 // a new owner: its cadence is its own
+			// A new owner: its cadence is its own.
+			st.mark = 0
+			if st.status == StatusLagging {
+				st.inherited = true
+			} else {
+				st.ngaps = 0
+			}
 		}
 		st.cadenceOf = p.MemberID
 	}
@@ -415,9 +414,11 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 		if reset {
 			st.hist.clear()
 			st.lastRateAt = 0 // the old rates say nothing of the new log
+			st.oldestSeen = false
 		}
 		st.hist.push(cur, h.spacing)
 	}
+	st.trackOldest(p, now)
 	if st.rewound && now-st.rewoundAt >= int64(h.opts.Window) {
 		st.rewound = false
 	}
@@ -574,52 +575,39 @@ func (h *History) rate(st *partState, from int, now, cur int64, field func(*samp
 	return Rate{PerSec: float64(d) / (float64(dt) / float64(time.Second)), Known: true}
 }
 
+// was is the partition's status at the last poll; OK at first sight.
+func (st *partState) was() Status {
+	if !st.seen {
+		return StatusOK
+	}
+	return st.status
+}
+
+// unreadable reports whether p's offsets or commit could not be read this
+// poll, once seen before: its lag is unknown, not zero, and its commit
+// did not move, so its verdict and stall clock are kept rather than flap
+// to OK and back.
+func (st *partState) unreadable(p *PartitionLag) bool {
+	return st.seen && (p.LogEnd < 0 || (p.Committed < 0 && p.Err != ""))
+}
+
+// judgeRow is p's status this poll, once update has recorded it in st:
+// empty, the group has no active members; unowned, it has members, is
+// not rebalancing and none owns p. Transaction markers alone are no work
+// waiting.
+func (h *History) judgeRow(p *PartitionLag, st *partState, now int64, empty, unowned bool) Status {
+	return judge(h.facts(p, st, now, p.Lag > 0 && !p.LagMarkersOnly, empty, unowned, st.was()))
+}
+
 // facts gathers what judge reads of p: this poll's row, and st's history
 // up to it (update has recorded it). was is p's status at the last poll.
 func (h *History) facts(p *PartitionLag, st *partState, now int64, lag, empty, unowned bool, was Status) facts {
-	f := facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was,
-		stuck: time.Duration(now - st.stuckAt), allow: st.allowance(h.opts.MaxLagAge)}
+	f := facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was, gone: p.LagAgeGone,
+		stuck: time.Duration(now - st.stuckAt), allow: st.allowance(h.opts.MaxLagAge),
+		stallAt: max(h.opts.StallAfter, st.cadence()*3/2)}
 	f.waited, f.ageKnown = st.waited(p, now)
 	f.behind = ratesBehind(p, 0.5)
-	if !f.ageKnown {
-		f.grew, f.shrunk = h.trend(st, now)
-	}
 	return f
-}
-
-// trend reads the lag across the short window (LaggingWindow, or two poll
-// intervals when polls are slower), from the first of st's samples in it
-// to now: grew, it rose throughout while commits advanced (every poll
-// above the first, at most one step in four down, as batched commits make
-// lag a sawtooth), by at least laggingMinGrow and 1% (commits that stop
-// are the allowance's to judge); shrunk, it is below
-// the first. Neither while the samples span less than three quarters of
-// the window. It is read only when no lag age is known.
-func (h *History) trend(st *partState, now int64) (grew, shrunk bool) {
-	window := max(int64(h.opts.LaggingWindow), 2*h.interval)
-	n := st.hist.len()
-	start := st.hist.since(now - window - h.interval/2)
-	if n-start < 3 || float64(now-st.hist.at(start).t) < 0.75*float64(window) {
-		return false, false
-	}
-	first, last := st.hist.at(start), st.hist.at(n-1)
-	shrunk = last.lag < first.lag
-	rise := last.lag - first.lag
-	if rise < laggingMinGrow || rise*100 < first.lag || last.committed == first.committed {
-		return false, shrunk
-	}
-	down, prev := 0, first.lag
-	for i := start + 1; i < n; i++ {
-		l := st.hist.at(i).lag
-		if l <= first.lag {
-			return false, shrunk
-		}
-		if l < prev {
-			down++
-		}
-		prev = l
-	}
-	return down*4 <= n-start-1, shrunk
 }
 
 // ratesBehind reports whether p's produce rate exceeds its consume rate by

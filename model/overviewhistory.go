@@ -183,7 +183,7 @@ type partTrack struct {
 }
 
 // NewOverviewHistory returns an empty history. Of opts, StallAfter,
-// Window (how long REWOUND sticks) and LaggingWindow count.
+// MaxLagAge and Window (how long REWOUND sticks) count.
 func NewOverviewHistory(opts HistoryOptions) *OverviewHistory {
 	return &OverviewHistory{rules: NewHistory(opts), groups: make(map[string]*groupTrack)}
 }
@@ -198,10 +198,6 @@ func (h *OverviewHistory) Observe(o *OverviewObservation) []GroupSummary {
 	now := o.TakenAt.UnixNano()
 	if h.polls > 0 && now < h.lastT {
 		*h = *NewOverviewHistory(h.rules.opts)
-	}
-	h.rules.interval = 0
-	if h.polls > 0 {
-		h.rules.interval = now - h.lastT
 	}
 	h.polls++
 	h.lastT = now
@@ -259,18 +255,11 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		}
 		pt.poll = h.polls
 		st := &pt.partState
-		was := st.status
-		if !st.seen {
-			was = StatusOK
-		}
-		if st.seen && (r.LogEnd < 0 || (r.Committed < 0 && r.Err != "")) {
-			// Unreadable this poll: keep the verdict and the stall
-			// clock rather than flap to OK and back.
+		if st.unreadable(r) {
 			r.Status = st.status
 		} else {
 			h.rules.update(r, st, now)
-			lag := r.Lag > 0 && !r.LagMarkersOnly
-			r.Status = judge(h.rules.facts(r, st, now, lag, empty, staffed && !owned, was), h.rules.opts.StallAfter)
+			r.Status = h.rules.judgeRow(r, st, now, empty, staffed && !owned)
 		}
 		st.status = r.Status
 		if r.Status.Worse(status) {

@@ -34,13 +34,14 @@ func (r *ring) at(i int) *sample {
 func (r *ring) newest() *sample { return &r.buf[r.head] }
 
 // push adds c as the newest sample, or replaces the newest with it while
-// that one is less than spacing after the sample before it.
+// that one is less than spacing after the sample before it: every sample
+// but the newest is then at least spacing after the one before.
 func (r *ring) push(c sample, spacing int64) {
 	switch {
 	case r.n == 0:
 		r.head, r.n, r.buf[0] = 0, 1, c
 		return
-	case r.n >= 2 && c.t-r.at(r.n-2).t < spacing:
+	case r.n >= 2 && r.newest().t-r.at(r.n-2).t < spacing:
 		r.buf[r.head] = c
 		return
 	}

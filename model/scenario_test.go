@@ -86,6 +86,16 @@ type simConsumer struct {
 	// recovers: after the incident the consumer catches up; the verdict
 	// must be OK again within a short while of it having caught up.
 	recovers bool
+	// handover: another member takes the partition this often (a new
+	// member id), from the watch's start.
+	handover time.Duration
+	// retention: the log keeps this much (0: all); records older are
+	// deleted, read or not.
+	retention time.Duration
+	// learnFor: a healthy consumer whose commits come less often than
+	// the first allowance (Kafka Streams' 30s) may read LAGGING this long
+	// into the watch, until two of its commits have been seen.
+	learnFor time.Duration
 }
 
 // everyRecord commits each record as it is processed.
@@ -149,6 +159,10 @@ var simConsumers = []simConsumer{
 	{name: "hung", commitAt: everyRecord, processed: stopsAt},
 	{name: "hung, auto-commit 5s", every: 5 * time.Second, commitAt: batchedEvery(5 * time.Second), processed: stopsAt},
 	{name: "killed (10s session)", commitAt: everyRecord, processed: stopsAt, evictAfter: 10 * time.Second},
+	{name: "handed over every 20s", healthy: true, commitAt: everyRecord, processed: keepsUp, handover: 20 * time.Second},
+	{name: "commits every 30s (Streams)", healthy: true, every: 30 * time.Second, commitAt: batchedEvery(30 * time.Second), processed: keepsUp, learnFor: 75 * time.Second},
+	{name: "hung, handed over every 20s", commitAt: everyRecord, processed: stopsAt, handover: 20 * time.Second},
+	{name: "hung, retention 40s", commitAt: everyRecord, processed: stopsAt, retention: 40 * time.Second},
 	{name: "restarted (down 5s)", commitAt: everyRecord, processed: downFor(5 * time.Second), recovers: true},
 	{name: "back after 60s, catching up", commitAt: everyRecord, processed: downFor(time.Minute), recovers: true},
 }
@@ -165,6 +179,20 @@ var simIntervals = []time.Duration{
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second,
 }
 
+// simStamps is how the records' timestamps read.
+type simStamps struct {
+	name string
+	skew time.Duration // added to each record's write time
+	none bool          // no timestamp can be read
+}
+
+var simStampKinds = []simStamps{
+	{name: "exact"},
+	{name: "mirrored, 1h old", skew: -time.Hour},
+	{name: "clock 20s ahead", skew: 20 * time.Second},
+	{name: "no timestamps", none: true},
+}
+
 // simResult is one cell of the matrix.
 type simResult struct {
 	flagged   time.Duration // from the incident or the watch's start; -1 never
@@ -175,9 +203,10 @@ type simResult struct {
 // incident is when the incident begins, from the log's start.
 const incident = 90 * time.Second
 
-// simulate watches one partition of log l consumed by c, polled every
-// interval (±10%, from rng) from start for five minutes.
-func simulate(l simLog, c simConsumer, interval, start time.Duration, rng *rand.Rand) simResult {
+// simulate watches one partition of log l consumed by c, its timestamps
+// read as ts says, polled every interval (±10%, from rng) from start for
+// five minutes.
+func simulate(l simLog, c simConsumer, ts simStamps, interval, start time.Duration, rng *rand.Rand) simResult {
 	tp := TopicPartition{Topic: "orders", Partition: 0}
 	h := NewHistory(HistoryOptions{})
 	res := simResult{flagged: -1, recovered: -1}
@@ -185,20 +214,34 @@ func simulate(l simLog, c simConsumer, interval, start time.Duration, rng *rand.
 	for at := start; at < start+5*time.Minute; {
 		end := l.end(at)
 		committed := c.processed(l, incident, c.commitAt(at))
+		member := "m"
+		if c.handover > 0 {
+			member = fmt.Sprintf("m%d", (at-start)/c.handover)
+		}
+		logStart := int64(0)
+		if c.retention > 0 {
+			logStart = l.end(max(at-c.retention, 0))
+		}
 		o := Observation{
 			TakenAt:          ht0.Add(at),
 			Group:            Group{ID: "g", State: StateStable},
-			Members:          []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+			Members:          []Member{{MemberID: member, ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
 			Committed:        map[TopicPartition]int64{tp: committed},
-			Offsets:          map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: end}},
+			Offsets:          map[TopicPartition]PartitionOffsets{tp: {LogStart: logStart, LogEnd: end}},
 			OldestTimestamp:  map[TopicPartition]time.Time{},
 			OldestMarkerOnly: map[TopicPartition]bool{},
+			OldestGone:       map[TopicPartition]bool{},
 		}
 		if c.evictAfter > 0 && at >= incident+c.evictAfter {
 			o.Group.State, o.Members = StateEmpty, nil
 		}
+		switch {
+		case committed < logStart:
+			o.OldestGone[tp] = true
+		case committed < end && !ts.none:
+			o.OldestTimestamp[tp] = ht0.Add(l.writtenAt(committed) + ts.skew)
+		}
 		if committed < end {
-			o.OldestTimestamp[tp] = ht0.Add(l.writtenAt(committed))
 			markers := true
 			for off := committed; off < end && markers; off++ {
 				markers = l.marker(off)
@@ -209,6 +252,16 @@ func simulate(l simLog, c simConsumer, interval, start time.Duration, rng *rand.
 		h.Annotate(&s)
 		ok := s.Partitions[0].Status == StatusOK
 		keptUp := c.healthy || at < incident
+		if c.healthy && at-start < c.learnFor {
+			keptUp = false // not counted either way: its cadence is being learnt
+			ok = true
+		}
+		if ts.skew < 0 && at == start && keptUp {
+			// Mirrored timestamps read their source's time until a poll
+			// has seen the log end before the record: the first poll
+			// cannot tell them from records an hour old.
+			keptUp, ok = false, true
+		}
 		// Caught up: committed as far as a consumer keeping up would
 		// have (both recovering consumers are down 5s at least).
 		if c.recovers && caughtUp < 0 && at > incident+5*time.Second && committed >= keepsUp(l, incident, c.commitAt(at)) {
@@ -239,12 +292,26 @@ func simulate(l simLog, c simConsumer, interval, start time.Duration, rng *rand.
 // within 6s at up to 2s polls for a consumer committing what it
 // processes. A 1.1x slow consumer's records wait 0.09s longer each
 // second: it takes 11 times as long.
-func flagWithin(l simLog, c simConsumer, interval time.Duration) time.Duration {
+func flagWithin(l simLog, c simConsumer, ts simStamps, interval time.Duration) time.Duration {
 	seen := max(c.every, l.every) + interval
 	if c.every == 0 && l.every == 0 {
 		seen = interval
 	}
 	allow := max(3*time.Second, seen*3/2)
+	if ts.skew != 0 {
+		// Timestamps off the truth (a clock ahead, mirrored from their
+		// source) give way to the polls that saw the record written:
+		// they bound the wait to within the ring's spacing (1s) and a
+		// poll.
+		allow += time.Second + interval
+	}
+	if ts.none {
+		// With no age, the commit standing still past the allowance says
+		// it: the last commit may come up to a cadence after the incident
+		// (an auto-commit of what was processed before it).
+		// Measured from the last poll that saw the commit move.
+		return allow + max(c.every, l.every) + 2*interval + time.Second
+	}
 	if strings.Contains(c.name, "1.1x") {
 		return allow*11 + 2*interval + time.Second
 	}
@@ -254,56 +321,79 @@ func flagWithin(l simLog, c simConsumer, interval time.Duration) time.Duration {
 func TestVerdictScenarioMatrix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 17))
 	var table strings.Builder
-	fmt.Fprintf(&table, "%-24s %-28s %-8s", "producer", "consumer", "watch")
+	fmt.Fprintf(&table, "%-24s %-16s %-28s %-8s", "producer", "timestamps", "consumer", "watch")
 	for _, iv := range simIntervals {
 		fmt.Fprintf(&table, " %9s", iv)
 	}
 	table.WriteString("\n")
 	for _, l := range simLogs {
-		for _, c := range simConsumers {
-			if !c.healthy && strings.HasPrefix(l.name, "idle") {
-				continue // an incident with nothing produced is no incident
-			}
-			for _, start := range []time.Duration{0, incident + time.Minute} {
-				if c.healthy && start > 0 {
-					continue
+		stamps := simStampKinds[:1]
+		if l.name == simLogs[0].name {
+			stamps = simStampKinds // every kind of timestamp on the steady producer
+		}
+		for _, ts := range stamps {
+			for _, c := range simConsumers {
+				if !c.healthy && strings.HasPrefix(l.name, "idle") {
+					continue // an incident with nothing produced is no incident
 				}
-				watch := "before"
-				if start > 0 {
-					watch = "60s in"
-				}
-				fmt.Fprintf(&table, "%-24s %-28s %-8s", l.name, c.name, watch)
-				for _, iv := range simIntervals {
-					r := simulate(l, c, iv, start, rng)
-					table.WriteString(" " + r.cell(c))
-					name := fmt.Sprintf("%s / %s / watch %s / every %s", l.name, c.name, watch, iv)
-					if r.false > 0 {
-						t.Errorf("%s: %d polls not OK while the consumer kept up", name, r.false)
-					}
-					if c.healthy {
+				for _, start := range []time.Duration{0, incident + time.Minute} {
+					if c.healthy && start > 0 {
 						continue
 					}
-					want := flagWithin(l, c, iv)
+					watch := "before"
 					if start > 0 {
-						// 60s into it, the first poll knows, except a 1.1x
-						// slow consumer's records (5.4s old): once its
-						// cadence is seen, its 3s, or 1.5 intervals.
-						want = 0
-						if strings.Contains(c.name, "1.1x") {
-							want = 2*iv + flagWithin(l, c, iv)
+						watch = "60s in"
+					}
+					fmt.Fprintf(&table, "%-24s %-16s %-28s %-8s", l.name, ts.name, c.name, watch)
+					for _, iv := range simIntervals {
+						r := simulate(l, c, ts, iv, start, rng)
+						table.WriteString(" " + r.cell(c))
+						name := fmt.Sprintf("%s / %s / %s / watch %s / every %s", l.name, ts.name, c.name, watch, iv)
+						if r.false > 0 {
+							t.Errorf("%s: %d polls not OK while the consumer kept up", name, r.false)
+						}
+						if c.healthy {
+							continue
+						}
+						want := flagWithin(l, c, ts, iv)
+						if c.handover > 0 {
+							// A new owner before the flag: its cadence is
+							// learnt anew, the first allowance meanwhile.
+							want = max(want, FirstAllowance+iv+time.Second)
+						}
+						if start > 0 {
+							// 60s into it, the first poll knows, except a 1.1x
+							// slow consumer's records (5.4s old): once its
+							// cadence is seen, its 3s, or 1.5 intervals.
+							want = 0
+							switch {
+							case strings.Contains(c.name, "1.1x"):
+								want = 2*iv + flagWithin(l, c, ts, iv)
+							case c.retention > 0:
+								// Its oldest records deleted unread: told at once.
+							case ts.none || ts.skew > 0:
+								// No age, or one from a clock ahead: the commit
+								// standing still past the first allowance says it.
+								want = FirstAllowance + iv + time.Second
+							}
+						}
+						if ts.none && (strings.Contains(c.name, "slow") || strings.Contains(c.name, "catching up") && start > 0) {
+							// No age and commits advancing: no partition verdict (the
+							// group's falling behind says it).
+							want = -1
+						}
+						if strings.Contains(c.name, "down 5s") && (start > 0 || want > 5*time.Second+iv) {
+							want = -1 // back before the watch began, or before its allowance ran out
+						}
+						switch {
+						case want >= 0 && (r.flagged < 0 || r.flagged > want):
+							t.Errorf("%s: first flagged after %s, want within %s", name, r.flagged, want)
+						case c.recovers && r.flagged >= 0 && (r.recovered < 0 || r.recovered > 10*time.Second+2*iv):
+							t.Errorf("%s: OK again %s after catching up, want within %s", name, r.recovered, 10*time.Second+2*iv)
 						}
 					}
-					if strings.Contains(c.name, "down 5s") && (start > 0 || want > 5*time.Second+iv) {
-						want = -1 // back before the watch began, or before its allowance ran out
-					}
-					switch {
-					case want >= 0 && (r.flagged < 0 || r.flagged > want):
-						t.Errorf("%s: first flagged after %s, want within %s", name, r.flagged, want)
-					case c.recovers && r.flagged >= 0 && (r.recovered < 0 || r.recovered > 10*time.Second+2*iv):
-						t.Errorf("%s: OK again %s after catching up, want within %s", name, r.recovered, 10*time.Second+2*iv)
-					}
+					table.WriteString("\n")
 				}
-				table.WriteString("\n")
 			}
 		}
 	}

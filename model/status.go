@@ -6,17 +6,19 @@ import "strings"
 // partition). The string values are part of the JSON contract.
 type Status string
 
-// Partition statuses, DESIGN.md "What a snapshot shows".
+// Partition statuses; judge (verdict.go) gives them.
 const (
 	// StatusOK: nothing to act on.
 	StatusOK Status = "OK"
-	// StatusLagging: lag grew across the whole recent window.
+	// StatusLagging: the oldest unprocessed record has waited past the
+	// partition's allowance (see lagging in verdict.go).
 	StatusLagging Status = "LAGGING"
 	// StatusUnowned: lag > 0, no member owns the partition while the group
 	// has members and is not rebalancing.
 	StatusUnowned Status = "UNOWNED"
 	// StatusStalled: lag > 0 and the committed offset has not moved for
-	// HistoryOptions.StallAfter.
+	// HistoryOptions.StallAfter (or 1.5 times the partition's commit
+	// cadence, when longer).
 	StatusStalled Status = "STALLED"
 	// StatusRewound: the committed offset went backwards (a reset to an
 	// earlier offset, or a commit from a stale member); it sticks for one
@@ -79,6 +81,12 @@ func ParseStatus(word string) (Status, bool) {
 		}
 	}
 	return "", false
+}
+
+// AtLeast reports whether s is threshold or worse; never for an empty
+// threshold (no threshold set).
+func (s Status) AtLeast(threshold Status) bool {
+	return threshold != "" && s.Severity() >= threshold.Severity()
 }
 
 // Worse reports whether s is more severe than o.

@@ -37,15 +37,20 @@ func (h *History) note(p *PartitionLag, st *partState, now int64) string {
 type lagWhy uint8
 
 const (
-	whyGrew      lagWhy = iota // lag grew throughout the short window
+	whyHeld      lagWhy = iota // held: its rates still say it falls behind
 	whyFromStart               // never committed, its first record old
 	whyWaited                  // its oldest record waited past the allowance
 	whyNoCommit                // no age: its commit stood still past it
+	whyGone                    // retention deleted its oldest records unread
+	whyCount
 )
 
 // lagReason says why p is LAGGING, and how long for (the wait, or the
 // commit's standing still).
 func (h *History) lagReason(p *PartitionLag, st *partState, now int64) (lagWhy, time.Duration) {
+	if p.LagAgeGone {
+		return whyGone, 0
+	}
 	if w, ok := st.waited(p, now); ok {
 		if p.LagFromStart {
 			return whyFromStart, w
@@ -55,12 +60,12 @@ func (h *History) lagReason(p *PartitionLag, st *partState, now int64) (lagWhy, 
 	if stuck := time.Duration(now - st.stuckAt); stuck >= st.allowance(h.opts.MaxLagAge) {
 		return whyNoCommit, stuck
 	}
-	return whyGrew, 0
+	return whyHeld, 0
 }
 
 // laggingNote says why p is LAGGING: how long its oldest record waited
 // (with no commit: "no commit, "), or with no age, how long its commit
-// stood still or how its lag grew; with its commit cadence when known.
+// stood still; with its commit cadence when known.
 func (h *History) laggingNote(p *PartitionLag, st *partState, now int64) string {
 	why, d := h.lagReason(p, st, now)
 	every := ""
@@ -71,16 +76,17 @@ func (h *History) laggingNote(p *PartitionLag, st *partState, now int64) string 
 	case whyFromStart:
 		return "no commit, oldest record " + Age(d) + " old, lag " + Thousands(p.Lag)
 	case whyWaited:
+		if off := d - p.LagAge; off > time.Second || off < -time.Second {
+			// Its timestamp disagrees with the polls that saw it written.
+			return "oldest record waited about " + Age(d) + " (timestamped " + Age(p.LagAge) + " ago)" + every + ", lag " + Thousands(p.Lag)
+		}
 		return "oldest record " + Age(d) + " old" + every + ", lag " + Thousands(p.Lag)
 	case whyNoCommit:
 		return "no commit for " + Age(d) + every + ", lag " + Thousands(p.Lag)
+	case whyGone:
+		return "retention deleted its oldest unprocessed records before they were consumed, lag " + Thousands(p.Lag)
 	}
-	window := max(int64(h.opts.LaggingWindow), 2*h.interval)
-	if i := st.hist.since(now - window - h.interval/2); i < st.hist.len()-1 {
-		first := st.hist.at(i)
-		return fmt.Sprintf("lag grew %s → %s in %s", Thousands(first.lag), Thousands(p.Lag), Age(time.Duration(now-first.t)))
-	}
-	return "lag " + Thousands(p.Lag)
+	return "still falling behind, lag " + Thousands(p.Lag)
 }
 
 // events turns the status changes into one event per new status, worst
@@ -149,8 +155,8 @@ func (h *History) events(s *Snapshot, changes []statusChange) []Event {
 // rule that said it for some, with the longest wait it saw (a record
 // never committed counts among the oldest records).
 func (h *History) laggingReason(s *Snapshot, group []statusChange) string {
-	var most [whyNoCommit + 1]time.Duration
-	var seen [whyNoCommit + 1]bool
+	var most [whyCount]time.Duration
+	var seen [whyCount]bool
 	now := s.TakenAt.UnixNano()
 	for _, c := range group {
 		why, d := h.lagReason(&s.Partitions[c.i], &h.states[c.i], now)
@@ -166,7 +172,10 @@ func (h *History) laggingReason(s *Snapshot, group []statusChange) string {
 	if seen[whyNoCommit] {
 		parts = append(parts, "no commit for "+Age(most[whyNoCommit])+" with records waiting")
 	}
-	if seen[whyGrew] {
+	if seen[whyGone] {
+		parts = append(parts, "retention deleted records before they were consumed")
+	}
+	if seen[whyHeld] {
 		parts = append(parts, h.reason(StatusLagging))
 	}
 	return strings.Join(parts, ", or ")
@@ -184,7 +193,7 @@ func (h *History) reason(s Status) string {
 	case StatusUnowned:
 		return "no member owns them"
 	case StatusLagging:
-		return "lag grew over the last " + Setting(h.opts.LaggingWindow)
+		return "still falling behind"
 	}
 	return "recovered"
 }

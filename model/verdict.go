@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -29,10 +30,6 @@ const (
 	// make it slow to flag for long, and one quick pair of commits does
 	// not make it flap.
 	cadenceGaps = 4
-	// laggingMinGrow: with no age known, lag must grow by at least this
-	// many messages (and 1%) across the window, so lag of one or two in
-	// flight is never LAGGING.
-	laggingMinGrow = 5
 )
 
 // facts is what the verdict on one partition reads: this poll's row, and
@@ -52,24 +49,30 @@ type facts struct {
 	// allow is how long a record may wait: the partition's commit cadence
 	// and a half, at least laggingAge; FirstAllowance before it is known.
 	allow time.Duration
-	// With no age known: grew, lag grew throughout the short window;
-	// shrunk, lag is lower than at the window's start. behind: produced
-	// faster than consumed over the rates window (by half the margin the
-	// group's verdict takes: it only holds a verdict).
-	grew, behind, shrunk bool
-	was                  Status // its status at the last poll
+	// stallAt is how long the commit may stand still with records waiting
+	// before the partition is STALLED: --stall-after, or its cadence and a
+	// half when longer (Kafka Streams commits every 30s: between two
+	// commits it is not stalled).
+	stallAt time.Duration
+	// gone: retention deleted the oldest unprocessed records before they
+	// were consumed (PartitionLag.LagAgeGone).
+	gone bool
+	// behind: produced faster than consumed over the rates window (by
+	// half the margin the group's verdict takes: it only holds a verdict).
+	behind bool
+	was    Status // its status at the last poll
 }
 
 // judge is a partition's status, by precedence: STOPPED, REWOUND,
 // STALLED, UNOWNED, LAGGING, OK. The group view and the overview both
 // judge with it.
-func judge(f facts, stallAfter time.Duration) Status {
+func judge(f facts) Status {
 	switch {
 	case f.lag && f.empty:
 		return StatusStopped
 	case f.rewound:
 		return StatusRewound
-	case f.lag && f.stuck >= stallAfter:
+	case f.lag && f.stuck >= f.stallAt:
 		return StatusStalled
 	case f.lag && f.unowned:
 		return StatusUnowned
@@ -80,37 +83,44 @@ func judge(f facts, stallAfter time.Duration) Status {
 }
 
 // lagging is the LAGGING rule: the oldest record has waited past the
-// allowance. With no age known, the commit's standing still stands in
-// for the wait, and lag growing throughout the short window says it too.
-// Once LAGGING, it holds until the wait is under half the allowance (the
-// troughs of a batch committer's sawtooth must not end it), or, with no
-// age, the lag shrinks, unless the partition's rates still say it falls
-// behind.
+// allowance. With no age known (no timestamp could be read), the commit's
+// standing still with records waiting stands in for the wait: a consumer
+// whose commits advance, however slowly, is then told by the group's
+// falling behind, not here (lag sampled at polls cannot tell a slow
+// consumer from a batch committer's sawtooth). Once LAGGING, it holds
+// until the wait (or the standing still) is under half the allowance (the
+// troughs of a batch committer's sawtooth must not end it), unless the
+// partition's rates still say it falls behind.
 func lagging(f facts) bool {
+	if f.gone {
+		return true // records deleted unread: it is behind retention
+	}
 	allow := f.allow
 	was := f.was == StatusLagging
 	if was {
 		allow /= 2
 	}
 	if !f.ageKnown {
-		return f.stuck >= allow || f.grew || was && (f.behind || !f.shrunk)
+		return f.stuck >= allow || was && f.behind
 	}
 	return f.waited >= allow || was && f.behind && f.waited >= laggingAge/2
 }
 
 // allowance is how long st's records may wait before it is LAGGING: its
-// cadence and a half (at least laggingAge), FirstAllowance before the
-// cadence is known; never more than limit when one is set
-// (HistoryOptions.MaxLagAge).
+// cadence and a half (at least laggingAge), never more than limit when
+// one is set (HistoryOptions.MaxLagAge, the user's SLO); before the
+// cadence is known, the limit, or FirstAllowance without one.
 func (st *partState) allowance(limit time.Duration) time.Duration {
-	a := FirstAllowance
-	if c := st.cadence(); c > 0 {
-		a = max(laggingAge, c*3/2)
+	c := st.cadence()
+	switch {
+	case c > 0 && limit > 0:
+		return min(max(laggingAge, c*3/2), limit)
+	case c > 0:
+		return max(laggingAge, c*3/2)
+	case limit > 0:
+		return limit
 	}
-	if limit > 0 {
-		a = min(a, limit)
-	}
-	return a
+	return FirstAllowance
 }
 
 // cadence is how often st's commits come under its current owner: the
@@ -126,8 +136,12 @@ func (st *partState) cadence() time.Duration {
 	return time.Duration(s[len(s)/2])
 }
 
-// addGap records one gap between commits.
+// addGap records one gap between commits; the first of a new owner's
+// replaces the old owner's inherited ones.
 func (st *partState) addGap(gap int64) {
+	if st.inherited {
+		st.ngaps, st.inherited = 0, false
+	}
 	if st.ngaps < cadenceGaps {
 		st.gaps[st.ngaps] = gap
 		st.ngaps++
@@ -138,25 +152,61 @@ func (st *partState) addGap(gap int64) {
 }
 
 // waited returns how long p's oldest unprocessed record has waited: its
-// lag age, but no longer than since the last poll at which that record
-// had not been written yet (the log ended at or before it). Records whose
-// timestamps are older than their writing (mirrored with their source's
+// lag age, when it agrees with what the polls saw of that record (written
+// after the last poll at which it was not there yet, before the first at
+// which it was); when it does not, halfway between those two polls. So
+// timestamps older than their writing (mirrored with their source's
 // times, a producer's clock behind) do not make a consumer that keeps up
-// look behind.
+// look behind, and ones from a clock ahead do not hide one that hung.
 func (st *partState) waited(p *PartitionLag, now int64) (time.Duration, bool) {
 	if !p.LagAgeKnown || p.LagAgeGone {
 		return 0, false
 	}
+	age := p.LagAge
+	most, least := time.Duration(math.MaxInt64), time.Duration(0)
+	if st.notYet > 0 {
+		most = time.Duration(now - st.notYet)
+	}
+	if st.existed > 0 {
+		least = time.Duration(now - st.existed)
+	}
+	switch {
+	case age <= most && age >= least:
+		return age, true
+	case st.notYet > 0 && st.existed > 0:
+		return (most + least) / 2, true
+	}
+	return min(max(age, least), most), true
+}
+
+// trackOldest follows the oldest unprocessed record of p through the
+// polls (update calls it once p is in the ring): when it was not yet
+// written, when it first was. A new oldest record looks back through the
+// ring for both.
+func (st *partState) trackOldest(p *PartitionLag, now int64) {
 	at := p.Committed
 	if at < 0 {
 		at = p.LogStart
 	}
-	age := p.LagAge
-	for i := st.hist.len() - 2; i >= 0; i-- {
-		if s := st.hist.at(i); s.logEnd >= 0 && s.logEnd <= at {
-			age = min(age, time.Duration(now-s.t))
-			break
+	if at < 0 || p.LogEnd < 0 {
+		return // unknown this poll: what was seen stands
+	}
+	if !st.oldestSeen || at != st.oldest {
+		st.oldest, st.oldestSeen, st.notYet, st.existed = at, true, 0, 0
+		for i := 0; i < st.hist.len()-1; i++ {
+			switch s := st.hist.at(i); {
+			case s.logEnd < 0:
+			case s.logEnd <= at:
+				st.notYet, st.existed = s.t, 0
+			case st.existed == 0:
+				st.existed = s.t
+			}
 		}
 	}
-	return age, true
+	switch {
+	case p.LogEnd <= at:
+		st.notYet, st.existed = now, 0
+	case st.existed == 0:
+		st.existed = now
+	}
 }

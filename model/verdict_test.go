@@ -437,12 +437,13 @@ func TestUnreadableCommitIsNotNeverCommitted(t *testing.T) {
 
 // --max-lag-age caps the allowance: a consumer committing every 8s keeps
 // up by its own cadence, but its records wait up to 8s; with a 5s limit
-// (an SLO) it is LAGGING whenever they have waited 5s, and OK below.
+// (an SLO) it turns LAGGING once they have waited 5s (and holds down to
+// half of it), and is OK below.
 func TestMaxLagAgeCapsTheAllowance(t *testing.T) {
 	for _, limit := range []time.Duration{0, 5 * time.Second} {
 		h := NewHistory(HistoryOptions{MaxLagAge: limit})
 		p := produced{rate: 100}
-		lagging := 0
+		lagging, prev := 0, StatusOK
 		for at := time.Second; at < 2*time.Minute; at += 500 * time.Millisecond {
 			s := agedSnap(at, p, p.end(at.Truncate(8*time.Second)))
 			h.Annotate(&s)
@@ -450,17 +451,42 @@ func TestMaxLagAgeCapsTheAllowance(t *testing.T) {
 			switch {
 			case q.Status == StatusLagging:
 				lagging++
-				if limit == 0 || q.LagAge < limit {
-					t.Fatalf("limit %s, at %s: LAGGING with records %s old", limit, at, q.LagAge)
+				if limit == 0 || q.LagAge < limit && !(prev == StatusLagging && q.LagAge >= limit/2) {
+					t.Fatalf("limit %s, at %s: LAGGING with records %s old (was %s)", limit, at, q.LagAge, prev)
 				}
 			case q.Status != StatusOK:
 				t.Fatalf("limit %s, at %s: %s", limit, at, q.Status)
 			case limit > 0 && q.LagAge >= limit:
 				t.Fatalf("limit %s, at %s: OK with records %s old", limit, at, q.LagAge)
 			}
+			prev = q.Status
 		}
 		if limit > 0 && lagging == 0 {
 			t.Errorf("limit %s: never LAGGING", limit)
+		}
+	}
+}
+
+// Before the cadence is known (one --once poll), --max-lag-age is the
+// allowance, not capped at the first 15s: with a 1m SLO, records 30s old
+// are OK and 61s old LAGGING; with none, 16s old are LAGGING already.
+func TestMaxLagAgeIsTheFirstAllowance(t *testing.T) {
+	p := produced{rate: 10}
+	for _, tt := range []struct {
+		limit, age time.Duration
+		want       Status
+	}{
+		{time.Minute, 30 * time.Second, StatusOK},
+		{time.Minute, 61 * time.Second, StatusLagging},
+		{0, 14 * time.Second, StatusOK},
+		{0, 16 * time.Second, StatusLagging},
+		{5 * time.Second, 6 * time.Second, StatusLagging},
+	} {
+		at := 10 * time.Minute
+		s := agedSnap(at, p, p.end(at-tt.age))
+		NewHistory(HistoryOptions{MaxLagAge: tt.limit}).Annotate(&s)
+		if got := s.Partitions[0].Status; got != tt.want {
+			t.Errorf("limit %s, records %s old, first poll: %s, want %s", tt.limit, s.Partitions[0].LagAge, got, tt.want)
 		}
 	}
 }

@@ -1,0 +1,33 @@
+package model
+
+import (
+	"testing"
+	"time"
+)
+
+// Whatever the poll interval, every sample but the newest is at least
+// spacing after the one before it, so a full ring of n spans at least
+// (n-2) spacings; the newest is always the latest poll.
+func TestRingSpansItsSpacingAtEveryInterval(t *testing.T) {
+	spacing := int64(time.Second)
+	for _, iv := range []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
+		900 * time.Millisecond, time.Second, 2 * time.Second, 10 * time.Second} {
+		r := newRing(make([]sample, ringSize))
+		var last int64
+		for at := time.Duration(0); at < 5*time.Minute; at += iv {
+			last = int64(at)
+			r.push(sample{t: last}, spacing)
+		}
+		if r.newest().t != last {
+			t.Fatalf("every %s: newest %d, want the latest poll %d", iv, r.newest().t, last)
+		}
+		for i := 1; i < r.len()-1; i++ {
+			if d := r.at(i).t - r.at(i-1).t; d < spacing {
+				t.Fatalf("every %s: samples %d and %d are %s apart, want at least %s", iv, i-1, i, time.Duration(d), time.Duration(spacing))
+			}
+		}
+		if span := r.newest().t - r.at(0).t; r.len() != ringSize || span < int64(ringSize-2)*spacing {
+			t.Errorf("every %s: %d samples span %s, want %d spanning %s or more", iv, r.len(), time.Duration(span), ringSize, time.Duration(int64(ringSize-2)*spacing))
+		}
+	}
+}
