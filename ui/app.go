@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"strconv"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -83,7 +82,7 @@ func recordingSegment(st Styles, r RecordingStatus) string {
 	if r.Path == "" || r.Err != nil {
 		return ""
 	}
-	return st.StateBad.Render(glyphRecording+" rec ") + st.Value.Render(recordingName(r.Path)+" "+byteSize(r.Bytes))
+	return st.StateBad.Render(glyphRecording+" rec ") + st.Value.Render(recordingName(r.Path)+" "+model.Bytes(r.Bytes))
 }
 
 // recordingBanner is the headers' line once a recording stopped: what
@@ -115,21 +114,6 @@ func recordingName(path string) string {
 		name = ellipsis + ansi.TruncateLeft(name, textWidth(name)-23, "")
 	}
 	return name
-}
-
-// byteSize is a file's size as people read it: "812 B", "34 kB", "1.2 MB".
-func byteSize(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < 1_000_000:
-		return strconv.FormatInt(n/1000, 10) + " kB"
-	case n < 100_000_000:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
-	case n < 1_000_000_000:
-		return strconv.FormatInt(n/1_000_000, 10) + " MB"
-	}
-	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
 }
 
 func (o Options) withDefaults() Options {
