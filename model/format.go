@@ -120,6 +120,9 @@ type JSONPartition struct {
 	// consumed; lag_age_ms is null then.
 	LagAgeMs   *int64 `json:"lag_age_ms"`
 	LagAgeGone bool   `json:"lag_age_gone,omitempty"`
+	// OldestRecord is the record the lag waits on (JSONOldestRecord),
+	// null with no lag or when it could not be read.
+	OldestRecord *JSONOldestRecord `json:"oldest_record"`
 }
 
 // JSONOwner is one member a partition is assigned to.
@@ -218,6 +221,7 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 			jp.LagAgeMs = ptr(p.LagAge.Milliseconds())
 		}
 		jp.LagAgeGone = p.LagAgeGone
+		jp.OldestRecord = oldestJSON(&p)
 		jp.Status = statusJSON(p.Status)
 		jp.ConsumeRate, jp.ProduceRate = rateJSON(p.ConsumeRate), rateJSON(p.ProduceRate)
 		if p.Status == StatusStalled && !p.StalledSince.IsZero() {
@@ -308,6 +312,7 @@ func FormatTable(s Snapshot) string {
 			b.WriteString("error " + e + "\n")
 		}
 	}
+	writeStuckNotes(&b, s)
 	return b.String()
 }
 

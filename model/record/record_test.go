@@ -726,7 +726,7 @@ func TestWhatTheReaderHoldsIsBounded(t *testing.T) {
 	})
 	r, _ = NewReader(bytes.NewReader(recordingOf(raw)))
 	recs, end := readAll(r)
-	if len(recs) != 1 || !errors.Is(end, ErrTooLarge) || !strings.Contains(end.Error(), "(a poll: it holds 1.2 MiB, at most 1.0)") {
+	if len(recs) != 1 || !errors.Is(end, ErrTooLarge) || !strings.Contains(end.Error(), "(a poll: it holds 1.3 MiB, at most 1.0)") {
 		t.Errorf("a snapshot past the limit: %d records, %v", len(recs), end)
 	}
 	raw = rawRecords(t, testHeader(), func(w *Writer) {
@@ -736,7 +736,7 @@ func TestWhatTheReaderHoldsIsBounded(t *testing.T) {
 	})
 	r, _ = NewReader(bytes.NewReader(recordingOf(raw)))
 	recs, end = readAll(r)
-	if len(recs) != 2 || !errors.Is(end, ErrTooLarge) || !strings.Contains(end.Error(), "the groups' snapshots hold 2.4 MiB, at most 2.0") {
+	if len(recs) != 2 || !errors.Is(end, ErrTooLarge) || !strings.Contains(end.Error(), "the groups' snapshots hold 2.5 MiB, at most 2.0") {
 		t.Errorf("groups past the limit together: %d records, %v", len(recs), end)
 	}
 
