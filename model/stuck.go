@@ -49,7 +49,8 @@ type OldestRecord struct {
 	Hidden bool
 	// Partial: the answer held only the start of the record (a byte
 	// limit cut its batch): the key may be shorter than KeySize says
-	// even under MaxKeyBytes, and the headers were not read.
+	// even under MaxKeyBytes, ValueSize may be unread (0), and the headers
+	// were not read.
 	Partial bool
 }
 

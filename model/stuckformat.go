@@ -33,7 +33,7 @@ type JSONOldestRecord struct {
 	Headers      []JSONHeader `json:"headers"`
 	HeaderCount  int32        `json:"header_count"`
 	// Partial: the fetch held only the record's start; its headers were
-	// not read and its key may be cut shorter.
+	// not read, its key may be cut shorter, value_size is null.
 	Partial bool `json:"partial,omitempty"`
 }
 
@@ -58,7 +58,7 @@ func oldestJSON(p *PartitionLag) *JSONOldestRecord {
 	if !r.Time.IsZero() {
 		j.Timestamp = ptr(r.Time.UTC().Format(time.RFC3339Nano))
 	}
-	if r.ValueSize >= 0 {
+	if r.ValueSize >= 0 && !r.Partial {
 		j.ValueSize = ptr(r.ValueSize)
 	}
 	if r.KeySize >= 0 {
