@@ -142,8 +142,8 @@ func KeyText(r OldestRecord) string {
 
 // HeadersText writes a record's headers: "trace-id=abc, retry=3"; "none";
 // "+3 more" past those kept; "unread" when the record came cut short.
-// Values are cut as keys are; under --hide-keys each says its size:
-// "trace-id (3 B hidden)".
+// Values are cut as keys are; under --hide-keys each says its size
+// alone: "trace-id (3 B)".
 func HeadersText(r OldestRecord) string {
 	switch {
 	case r.Partial:
@@ -160,7 +160,7 @@ func HeadersText(r OldestRecord) string {
 		switch {
 		case h.ValueSize < 0:
 		case r.Hidden:
-			b.WriteString(" (" + Bytes(int64(h.ValueSize)) + " hidden)")
+			b.WriteString(" (" + Bytes(int64(h.ValueSize)) + ")")
 		default:
 			b.WriteString("=" + shownBytes(h.Value, int(h.ValueSize), valueCells))
 		}
@@ -205,17 +205,18 @@ func RecordText(r OldestRecord, now time.Time) string {
 // StuckText is the line for a partition stuck on r (StuckOn): "stuck at
 // offset 1,234 since 14:02:11, record written 14:01:58, 512 B, key
 // order-42, headers trace-id=abc" while STALLED (since its stall began;
-// "since 14:02:11 or before" when that was before the watch saw it);
+// "since before 14:02:11" when that was before the watch saw it);
 // "waiting at offset 1,234, record written …" otherwise.
 func StuckText(p *PartitionLag, r OldestRecord, now time.Time) string {
 	s := "waiting at offset " + Thousands(r.Offset)
 	if p.Status == StatusStalled {
 		s = "stuck at offset " + Thousands(r.Offset)
-		if !p.StalledSince.IsZero() {
+		switch {
+		case p.StalledSince.IsZero():
+		case p.StalledSinceExact:
 			s += " since " + Clock(p.StalledSince, now)
-			if !p.StalledSinceExact {
-				s += " or before"
-			}
+		default:
+			s += " since before " + Clock(p.StalledSince, now)
 		}
 	}
 	return s + ", " + RecordText(r, now)

@@ -73,7 +73,7 @@ func TestHeadersText(t *testing.T) {
 	if got := HeadersText(r); got != "trace-id=abc, retry=3" {
 		t.Errorf("headers %q", got)
 	}
-	if got := HeadersText(r.Hide()); got != "trace-id (3 B hidden), retry (1 B hidden)" {
+	if got := HeadersText(r.Hide()); got != "trace-id (3 B), retry (1 B)" {
 		t.Errorf("hidden headers %q", got)
 	}
 	r.HeaderCount = 12
@@ -108,14 +108,14 @@ func TestStuckText(t *testing.T) {
 		t.Errorf("stalled:\n got %q\nwant %q", got, want)
 	}
 	p.StalledSinceExact = false
-	if got := StuckText(&p, poisonRecord(), now); !strings.HasPrefix(got, "stuck at offset 1,234 since 14:02:11 or before, ") {
+	if got := StuckText(&p, poisonRecord(), now); !strings.HasPrefix(got, "stuck at offset 1,234 since before 14:02:11, ") {
 		t.Errorf("stall begun before the watch: %q", got)
 	}
 	p = PartitionLag{Status: StatusLagging}
 	if got := StuckText(&p, poisonRecord(), stuckT0.Add(48*time.Hour)); got != "waiting at offset 1,234, record written Nov 29 14:01:58, 512 B, key order-42, headers trace-id=abc, retry=3" {
 		t.Errorf("lagging, two days on: %q", got)
 	}
-	if got := StuckText(&p, poisonRecord().Hide(), now); !strings.Contains(got, "key 8 B hidden, headers trace-id (3 B hidden)") || strings.Contains(got, "order-42") {
+	if got := StuckText(&p, poisonRecord().Hide(), now); !strings.Contains(got, "key 8 B hidden, headers trace-id (3 B), retry (1 B)") || strings.Contains(got, "order-42") {
 		t.Errorf("hidden: %q", got)
 	}
 }

@@ -43,6 +43,9 @@ type Options struct {
 	StallAfter time.Duration
 	// MaxLagAge is `--max-lag-age`; zero: no limit.
 	MaxLagAge time.Duration
+	// HideKeys is `--hide-keys`: the records partitions are stuck on
+	// show their keys' and header values' sizes, not their bytes.
+	HideKeys bool
 	// TimelineSize is the number of events the timeline keeps; zero means
 	// model.DefaultTimelineCapacity.
 	TimelineSize int
@@ -125,6 +128,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.StallAfter <= 0 {
+		o.StallAfter = model.DefaultStallAfter
 	}
 	return o
 }
