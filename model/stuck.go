@@ -222,6 +222,21 @@ func StuckText(p *PartitionLag, r OldestRecord, now time.Time) string {
 	return s + ", " + RecordText(r, now)
 }
 
+// StuckShort is StuckText for a narrow line: what the record is first,
+// when last: "stuck at 1,234: key order-42, headers trace-id=abc, 512 B,
+// written 14:01:58" ("waiting at" for a LAGGING one).
+func StuckShort(p *PartitionLag, r OldestRecord, now time.Time) string {
+	verb := "waiting at "
+	if p.Status == StatusStalled {
+		verb = "stuck at "
+	}
+	s := verb + Thousands(r.Offset) + ": key " + KeyText(r) + ", headers " + HeadersText(r) + ", " + Bytes(int64(r.Size))
+	if !r.Time.IsZero() {
+		s += ", written " + Clock(r.Time, now)
+	}
+	return s
+}
+
 // Clock writes a time of day as the screen and the sentences give it,
 // "14:01:58", with the date when it is not now's: "Jan 2 14:01:58".
 func Clock(t, now time.Time) string {

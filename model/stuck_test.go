@@ -120,6 +120,13 @@ func TestStuckText(t *testing.T) {
 	}
 }
 
+func TestStuckShort(t *testing.T) {
+	p := PartitionLag{Status: StatusStalled}
+	if got := StuckShort(&p, poisonRecord(), stuckT0); got != "stuck at 1,234: key order-42, headers trace-id=abc, retry=3, 512 B, written 14:01:58" {
+		t.Errorf("short: %q", got)
+	}
+}
+
 func TestStuckOn(t *testing.T) {
 	r := []OldestRecord{poisonRecord()}
 	for _, c := range []struct {
