@@ -95,6 +95,9 @@ type watchFlags struct {
 	security     securityFlags
 	// record is --record FILE (record.go).
 	record string
+	// hideKeys: the records partitions are stuck on show their keys'
+	// and header values' sizes only (model.PipelineOptions.HideKeys).
+	hideKeys bool
 }
 
 // securityFlags are the TLS and SASL flags, shared by watch and demo.
@@ -323,6 +326,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	fs.DurationVar(&f.maxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
 	fs.StringVar(&f.failOn, "fail-on", "", "with --once: exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped")
 	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
+	fs.BoolVar(&f.hideKeys, "hide-keys", false, "show the keys and header values of the records partitions are stuck on as their sizes (\"key 12 B hidden\"), everywhere: screen, --once, --events, --record")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
 	f.security.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -396,7 +400,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	hist := model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}
-	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}
+	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys}
 	rec, err := f.openRecorder(brokers)
 	if err != nil {
 		return err
@@ -422,7 +426,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 			// Said when it happens: the events go on, the file does not.
 			rec.onStop(func(err error) { fmt.Fprintf(stderr, "kgwatch: %v; the events go on\n", err) })
 		}
-		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, Tap: rec.tapOf(f.group)}, stdout, stderr)
+		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, Tap: rec.tapOf(f.group)}, stdout, stderr)
 	}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App {
 		return ui.New(ui.Watch{Group: f.group, Source: w, Tap: rec.tapOf(f.group)}, opts)
@@ -448,7 +452,7 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	// REWOUND (which need polls before) can be given: records that have
 	// waited past the first allowance are LAGGING. Its events
 	// (watch_started) are not printed.
-	pipe := model.NewPipeline(model.PipelineOptions{Group: f.group, History: model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}})
+	pipe := model.NewPipeline(model.PipelineOptions{Group: f.group, History: model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}, HideKeys: f.hideKeys})
 	pipe.Observe(&snap)
 	if err := printSnapshot(snap, f.output, stdout); err != nil {
 		return err

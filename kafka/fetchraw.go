@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
@@ -193,8 +194,8 @@ func parseFetch(body []byte, version int16, topics []fetchRequestTopic, also map
 // stampIn reads the record at offset in a partition's records (hw: its
 // high watermark); false when the records do not reach it.
 func stampIn(records []byte, offset, hw int64) (stamp, bool) {
-	if ts, found := recordTime(records, offset); found {
-		return stamp{offset: offset, ts: ts}, true
+	if ts, rec, found := recordAt(records, offset); found {
+		return stamp{offset: offset, ts: ts, rec: rec}, true
 	}
 	if end, ok := markersOnly(records, offset); ok && offset < hw && end >= hw {
 		// Only control records (transaction markers) lie between offset
@@ -219,12 +220,20 @@ const (
 // reach it (a limit cut them short, or they hold no such record). A record
 // with no timestamp (message format v0, or -1) gives a zero time, found.
 func recordTime(b []byte, offset int64) (ts time.Time, found bool) {
+	ts, _, found = recordAt(b, offset)
+	return ts, found
+}
+
+// recordAt is recordTime with what was read of the record itself
+// (recordFields; nil when its fields do not hold together, and for
+// messages of format v0 and v1, whose keys are not read).
+func recordAt(b []byte, offset int64) (ts time.Time, rec *model.OldestRecord, found bool) {
 	for len(b) > offsetMagic {
 		base := int64(binary.BigEndian.Uint64(b))
 		size := int(int32(binary.BigEndian.Uint32(b[8:])))
 		end := 12 + size
 		if size < 0 {
-			return time.Time{}, false
+			return time.Time{}, nil, false
 		}
 		complete := len(b) >= end
 		entry := b[:min(end, len(b))]
@@ -232,31 +241,37 @@ func recordTime(b []byte, offset int64) (ts time.Time, found bool) {
 			// A v0/v1 message; base is its offset (a compressed wrapper's
 			// is the last inner offset).
 			if base >= offset {
-				return legacyRecordTime(entry)
+				ts, ok := legacyRecordTime(entry)
+				return ts, nil, ok
 			}
 		} else {
 			if end < batchHeaderLen || len(b) < batchHeaderLen {
-				return time.Time{}, false
+				return time.Time{}, nil, false
 			}
 			attrs := binary.BigEndian.Uint16(b[offsetAttributes:])
 			last := base + int64(int32(binary.BigEndian.Uint32(b[23:])))
 			if last >= offset && attrs&attrControl == 0 {
 				first := int64(binary.BigEndian.Uint64(b[27:]))
 				maxTS := int64(binary.BigEndian.Uint64(b[35:]))
+				t, rec, ok := firstRecordAtOrAfter(entry[batchHeaderLen:], attrs&attrCompression, base, first, offset)
 				if attrs&attrLogAppend != 0 {
-					return millis(maxTS), true // every record has the append time
+					// Every record has the append time, read or not.
+					t, ok = millis(maxTS), true
+					if rec != nil {
+						rec.Time = t
+					}
 				}
-				if t, ok := firstRecordAtOrAfter(entry[batchHeaderLen:], attrs&attrCompression, base, first, offset); ok {
-					return t, true
+				if ok {
+					return t, rec, true
 				}
 			}
 		}
 		if !complete {
-			return time.Time{}, false
+			return time.Time{}, nil, false
 		}
 		b = b[end:]
 	}
-	return time.Time{}, false
+	return time.Time{}, nil, false
 }
 
 // markersOnly reports whether a partition's record bytes, read from
@@ -290,13 +305,14 @@ type byteReader interface {
 }
 
 // firstRecordAtOrAfter walks the records of a v2 batch (decompressing only
-// as far as needed) for the first at or after offset.
-func firstRecordAtOrAfter(data []byte, codec uint16, base, firstTS, offset int64) (time.Time, bool) {
+// as far as needed) for the first at or after offset, and reads what
+// OldestRecord keeps of it (recordFields).
+func firstRecordAtOrAfter(data []byte, codec uint16, base, firstTS, offset int64) (time.Time, *model.OldestRecord, bool) {
 	var br byteReader = bytes.NewReader(data)
 	if codec != 0 {
 		c := protocol.Attributes(codec).Compression().Codec()
 		if c == nil {
-			return time.Time{}, false
+			return time.Time{}, nil, false
 		}
 		dec := c.NewReader(bytes.NewReader(data))
 		defer dec.Close()
@@ -305,26 +321,32 @@ func firstRecordAtOrAfter(data []byte, codec uint16, base, firstTS, offset int64
 	for {
 		length, err := binary.ReadVarint(br)
 		if err != nil || length < 1 {
-			return time.Time{}, false
+			return time.Time{}, nil, false
 		}
 		if _, err := br.ReadByte(); err != nil { // attributes
-			return time.Time{}, false
+			return time.Time{}, nil, false
 		}
 		tsDelta, err := binary.ReadVarint(br)
 		if err != nil {
-			return time.Time{}, false
+			return time.Time{}, nil, false
 		}
 		offsetDelta, err := binary.ReadVarint(br)
 		if err != nil {
-			return time.Time{}, false
+			return time.Time{}, nil, false
 		}
-		if base+offsetDelta >= offset {
-			return millis(firstTS + tsDelta), true
-		}
-		// Skip the rest of the record: length counts from the attributes.
+		// The rest of the record: length counts from the attributes.
 		rest := length - 1 - int64(varintLen(tsDelta)) - int64(varintLen(offsetDelta))
+		if base+offsetDelta >= offset {
+			ts := millis(firstTS + tsDelta)
+			rec := recordFields(br, rest)
+			if rec != nil {
+				rec.Offset, rec.Time = base+offsetDelta, ts
+				rec.Size = int32(min(length+int64(varintLen(length)), math.MaxInt32))
+			}
+			return ts, rec, true
+		}
 		if n, err := io.CopyN(io.Discard, br, rest); rest < 0 || err != nil || n != rest {
-			return time.Time{}, false
+			return time.Time{}, nil, false
 		}
 	}
 }

@@ -137,13 +137,14 @@ func TestParseFetch(t *testing.T) {
 // they say holds together: an answer or an error; only the partition asked
 // for; a stamp for the offset asked, which is gone, only markers or a
 // record (with a time), never two of them; markers up to a high watermark
-// past the offset.
+// past the offset; what is kept of a record within its bounds.
 func FuzzParseFetch(f *testing.F) {
 	t0 := time.UnixMilli(1_700_000_000_000)
 	seed := &testing.T{}
 	f.Add(fetchBody("t", 3, 0, 0, batch(seed, compress.Snappy, 4, t0, t0)), int64(4))
 	f.Add(fetchBody("t", 3, 0, 0, batch(seed, 0, 0, t0, t0, t0)), int64(2))
 	f.Add(fetchBody("t", 3, 1, 10, nil), int64(4))
+	f.Add(fetchBody("t", 3, 0, 0, keyedBatch(seed, 0, 4, keyed(t0, "order-42", "v", protocol.Header{Key: "trace-id", Value: []byte("abc")}))), int64(4))
 	f.Fuzz(func(t *testing.T, body []byte, offset int64) {
 		req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: offset}}}}
 		res, err := parseFetch(body, 11, req, nil)
@@ -169,6 +170,16 @@ func FuzzParseFetch(f *testing.F) {
 				}
 				if r.markers && r.end <= offset {
 					t.Fatalf("markers up to %d, not past offset %d", r.end, offset)
+				}
+				if rec := r.rec; rec != nil {
+					if r.gone || r.markers || rec.Offset < offset || len(rec.Key) > model.MaxKeyBytes || len(rec.Headers) > model.MaxHeaders || rec.Partial && rec.Headers != nil {
+						t.Fatalf("stamp %+v with record %+v", r.stamp, *rec)
+					}
+					for _, h := range rec.Headers {
+						if len(h.Name) > model.MaxHeaderBytes || len(h.Value) > model.MaxHeaderBytes {
+							t.Fatalf("header kept whole: %+v", h)
+						}
+					}
 				}
 			}
 		}

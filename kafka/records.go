@@ -33,6 +33,9 @@ type stamp struct {
 	// while the log does not grow past end.
 	markers bool
 	end     int64
+	// rec is what was read of the record itself (key, headers, sizes;
+	// model.OldestRecord), nil when not read.
+	rec *model.OldestRecord
 }
 
 // stampKey names one record: partition tp at offset.
@@ -65,14 +68,16 @@ type want struct {
 // offsets at once: enough to reach a few groups' offsets in one answer.
 const fetchSpanMaxBytes = 1 << 20
 
-// lagStamps fills obs.OldestTimestamp and obs.OldestGone: for each
-// partition with lag, the timestamp of the record at the committed offset
-// (no commit: at log-start). Records already read at the same offset come
+// lagStamps fills obs.OldestTimestamp, obs.OldestGone and
+// obs.OldestRecords: for each partition with lag, the timestamp of the
+// record at the committed offset (no commit: at log-start) and what the
+// same read gave of the record (key, headers, sizes). Records already read at the same offset come
 // from the cache; the others are fetched, one request per leader.
 func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 	obs.OldestTimestamp = make(map[model.TopicPartition]time.Time)
 	obs.OldestGone = make(map[model.TopicPartition]bool)
 	obs.OldestMarkerOnly = make(map[model.TopicPartition]bool)
+	obs.OldestRecords = make(map[model.TopicPartition]model.OldestRecord)
 
 	// Every partition committed or owned, once: the committed ones, then
 	// those owned without a commit. No set of them is built: at 10,000
@@ -243,6 +248,9 @@ func record(obs *model.Observation, tp model.TopicPartition, s stamp) {
 		obs.OldestMarkerOnly[tp] = true
 	case !s.ts.IsZero():
 		obs.OldestTimestamp[tp] = s.ts
+	}
+	if s.rec != nil && !s.gone && !s.markers {
+		obs.OldestRecords[tp] = *s.rec
 	}
 }
 

@@ -15,6 +15,8 @@ const (
 	MaxTimeout    = 10 * time.Minute
 	MinStallAfter = time.Second
 	MaxStallAfter = 7 * 24 * time.Hour
+	// DefaultStallAfter is --stall-after's default.
+	DefaultStallAfter = 30 * time.Second
 	// MinMaxLagAge and MaxMaxLagAge bound --max-lag-age (0: no limit).
 	MinMaxLagAge = time.Second
 	MaxMaxLagAge = 7 * 24 * time.Hour

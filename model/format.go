@@ -131,6 +131,9 @@ type JSONPartition struct {
 	// CommitEveryMs how often it moves under its owner (null: not known).
 	CommitDelayMs *int64 `json:"commit_delay_ms"`
 	CommitEveryMs *int64 `json:"commit_every_ms"`
+	// OldestRecord is the record the lag waits on (JSONOldestRecord),
+	// null with no lag or when it could not be read.
+	OldestRecord *JSONOldestRecord `json:"oldest_record"`
 }
 
 // JSONOwner is one member a partition is assigned to.
@@ -236,6 +239,7 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 			jp.CommitDelayMs = ptr(p.CommitDelay.Milliseconds())
 		}
 		jp.CommitEveryMs = msJSON(p.CommitEvery)
+		jp.OldestRecord = oldestJSON(&p)
 		jp.Status = statusJSON(p.Status)
 		jp.ConsumeRate, jp.ProduceRate = rateJSON(p.ConsumeRate), rateJSON(p.ProduceRate)
 		if p.Status == StatusStalled && !p.StalledSince.IsZero() {
@@ -326,6 +330,7 @@ func FormatTable(s Snapshot) string {
 			b.WriteString("error " + e + "\n")
 		}
 	}
+	writeStuckNotes(&b, s)
 	return b.String()
 }
 

@@ -42,7 +42,7 @@ type HistoryOptions struct {
 
 func (o HistoryOptions) withDefaults() HistoryOptions {
 	if o.StallAfter <= 0 {
-		o.StallAfter = 30 * time.Second
+		o.StallAfter = DefaultStallAfter
 	}
 	if o.Window <= 0 {
 		o.Window = 10 * time.Second

@@ -15,6 +15,8 @@ type Pipeline struct {
 	tracker *Tracker
 	lanes   *Lanes
 	tap     Tap
+	// hideKeys: PipelineOptions.HideKeys.
+	hideKeys bool
 	// interval is the poll interval, for UnansweredAfter.
 	interval time.Duration
 	// cluster is the last cluster id known; historyOpts make a new
@@ -54,6 +56,10 @@ type PipelineOptions struct {
 	// Interval is the poll interval (`--interval`; zero: 1s): a poll
 	// unanswered for UnansweredAfter it is an event (Waiting).
 	Interval time.Duration
+	// HideKeys (`--hide-keys`) drops the key and header values of the
+	// records partitions wait on as each poll comes in, before the tap
+	// and every view: only their sizes are shown, recorded or written.
+	HideKeys bool
 }
 
 // NewPipeline returns a pipeline that has seen nothing yet.
@@ -63,6 +69,8 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 		tracker: NewTracker(o.Group, o.TimelineSize),
 		lanes:   NewLanes(o.LaneHorizon),
 		tap:     o.Tap,
+
+		hideKeys: o.HideKeys,
 
 		interval:    o.Interval,
 		historyOpts: o.History,
@@ -76,6 +84,9 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 // pipeline keeps a reference to s's members and partitions until the next
 // Observe; do not modify them.
 func (p *Pipeline) Observe(s *Snapshot) []Event {
+	if p.hideKeys {
+		s.HideKeys()
+	}
 	if p.tap != nil {
 		p.tap.Observed(*s)
 	}

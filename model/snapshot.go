@@ -264,6 +264,12 @@ type PartitionLag struct {
 	// markers after the last commit), no message: Lag counts them, as
 	// Kafka's tools do, but the age is 0 and the partition OK.
 	LagMarkersOnly bool
+	// Oldest holds, for a partition with lag, the record it waits on
+	// (the one whose timestamp gives LagAge), when it was read: one at
+	// most (OldestRecord). A slice and not a pointer: the recording
+	// (model/record) writes no pointers, and rows without lag, most of
+	// them, stay as small.
+	Oldest []OldestRecord
 
 	// The fields below are filled by History.Annotate; zero until then.
 
@@ -345,6 +351,10 @@ type Observation struct {
 	// records (transaction commit or abort markers) follow the committed
 	// offset: no message waits.
 	OldestMarkerOnly map[TopicPartition]bool
+	// OldestRecords maps partitions with lag to what was read of the
+	// record at the committed offset (no commit: at log-start), from the
+	// same fetch as its timestamp: key, headers and sizes, never its value.
+	OldestRecords map[TopicPartition]OldestRecord
 }
 
 // Snapshot is the state of one group at one instant.
@@ -477,6 +487,10 @@ func NewSnapshot(o Observation) Snapshot {
 	for i, m := range members {
 		alone[i] = Owner{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host}
 	}
+	var olds []OldestRecord // the rows' Oldest, one array
+	if len(o.OldestRecords) > 0 {
+		olds = make([]OldestRecord, 0, len(o.OldestRecords))
+	}
 	var owners []Owner
 	if nShared > 0 {
 		owners = make([]Owner, 0, nShared+len(entries))
@@ -539,6 +553,10 @@ func NewSnapshot(o Observation) Snapshot {
 		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(*row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
 		if commitUnread {
 			row.LagAge, row.LagAgeKnown, row.LagAgeGone = 0, false, false
+		}
+		if r, ok := o.OldestRecords[tp]; ok && row.Lag > 0 && !commitUnread && !row.LagMarkersOnly && len(olds) < cap(olds) {
+			olds = append(olds, r)
+			row.Oldest = olds[len(olds)-1 : len(olds) : len(olds)]
 		}
 
 		s.TotalLag = AddLag(s.TotalLag, row.Lag)

@@ -23,8 +23,12 @@ func (h *History) note(p *PartitionLag, st *partState, now int64) string {
 	case StatusRewound:
 		return fmt.Sprintf("committed offset went back %d → %s", st.rewoundFrom, Offset(p.Committed))
 	case StatusStalled:
-		return fmt.Sprintf("committed offset %s unchanged for %s, lag %s",
+		note := fmt.Sprintf("committed offset %s unchanged for %s, lag %s",
 			Offset(p.Committed), Age(time.Duration(now-st.movedAt)), Thousands(p.Lag))
+		if r, ok := p.OldestRecord(); ok {
+			note += ", stuck at offset " + Thousands(r.Offset) + ", key " + KeyText(r)
+		}
+		return note
 	case StatusUnowned:
 		return "no member owns it, lag " + Thousands(p.Lag)
 	case StatusLagging:

@@ -111,6 +111,21 @@ func Setting(d time.Duration) string {
 	return s
 }
 
+// Bytes writes a size as people read it: "812 B", "34 kB", "1.2 MB".
+func Bytes(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1_000_000:
+		return strconv.FormatInt(n/1000, 10) + " kB"
+	case n < 100_000_000:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
+	case n < 1_000_000_000:
+		return strconv.FormatInt(n/1_000_000, 10) + " MB"
+	}
+	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
+}
+
 func pad2(n int) string {
 	if n < 10 {
 		return "0" + strconv.Itoa(n)

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"strconv"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -44,6 +43,9 @@ type Options struct {
 	StallAfter time.Duration
 	// MaxLagAge is `--max-lag-age`; zero: no limit.
 	MaxLagAge time.Duration
+	// HideKeys is `--hide-keys`: the records partitions are stuck on
+	// show their keys' and header values' sizes, not their bytes.
+	HideKeys bool
 	// TimelineSize is the number of events the timeline keeps; zero means
 	// model.DefaultTimelineCapacity.
 	TimelineSize int
@@ -83,7 +85,7 @@ func recordingSegment(st Styles, r RecordingStatus) string {
 	if r.Path == "" || r.Err != nil {
 		return ""
 	}
-	return st.StateBad.Render(glyphRecording+" rec ") + st.Value.Render(recordingName(r.Path)+" "+byteSize(r.Bytes))
+	return st.StateBad.Render(glyphRecording+" rec ") + st.Value.Render(recordingName(r.Path)+" "+model.Bytes(r.Bytes))
 }
 
 // recordingBanner is the headers' line once a recording stopped: what
@@ -117,21 +119,6 @@ func recordingName(path string) string {
 	return name
 }
 
-// byteSize is a file's size as people read it: "812 B", "34 kB", "1.2 MB".
-func byteSize(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < 1_000_000:
-		return strconv.FormatInt(n/1000, 10) + " kB"
-	case n < 100_000_000:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " MB"
-	case n < 1_000_000_000:
-		return strconv.FormatInt(n/1_000_000, 10) + " MB"
-	}
-	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + " GB"
-}
-
 func (o Options) withDefaults() Options {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
@@ -141,6 +128,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.StallAfter <= 0 {
+		o.StallAfter = model.DefaultStallAfter
 	}
 	return o
 }

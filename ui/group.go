@@ -106,6 +106,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 			History:  model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
 			Tap:      w.Tap,
 			Interval: opts.Interval,
+			HideKeys: opts.HideKeys,
 		}),
 		header:  NewHeader(st),
 		table:   NewTable(st, km),
@@ -116,7 +117,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 	g.poll = newPoller(ctx, opts.Timeout, func(ctx context.Context) (model.Snapshot, error) { return src.Poll(ctx) })
 	g.timeline = NewTimeline(st, km)
 	g.lanes = NewLanes(st, km, g.pipe.Lanes())
-	g.st = WatchState{Brokers: opts.Brokers, Group: w.Group, Interval: opts.Interval, Now: opts.Now()}
+	g.st = WatchState{Brokers: opts.Brokers, Group: w.Group, Interval: opts.Interval, StallAfter: opts.StallAfter, Now: opts.Now()}
 	g.setFocus(paneTable)
 	return g
 }

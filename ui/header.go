@@ -16,6 +16,9 @@ type WatchState struct {
 	Brokers  []string
 	Group    string
 	Interval time.Duration
+	// StallAfter is --stall-after: a LAGGING worst partition whose
+	// record is older shows the record it is stuck on too.
+	StallAfter time.Duration
 
 	Snap     model.Snapshot
 	HasSnap  bool      // Snap holds a good poll
@@ -315,6 +318,11 @@ func (h Header) View() string {
 	}
 	if worst != "" {
 		lines = append(lines, worst)
+		if h.maxLines >= 4 {
+			if l := h.stuckLine(); l != "" {
+				lines = append(lines, l)
+			}
+		}
 	}
 	if b := h.banner(); b != "" {
 		lines = append(lines, b)

@@ -22,6 +22,9 @@ func (g *GroupPage) relayout() {
 	if h >= 16 {
 		headerLines = 3 // the worst partition gets its own line
 	}
+	if h >= stuckLineFrom {
+		headerLines = 4 // and the record it is stuck on one under it
+	}
 	g.header.SetSize(w, headerLines)
 	g.st.Recording = recordingNow(g.opts.Recording)
 	g.header.SetState(g.st)

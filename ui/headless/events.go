@@ -27,6 +27,9 @@ type Options struct {
 	StallAfter time.Duration
 	// MaxLagAge is `--max-lag-age` (zero: no limit).
 	MaxLagAge time.Duration
+	// HideKeys is `--hide-keys`: a STALLED event names its record's key
+	// by its size alone.
+	HideKeys bool
 	// TimelineSize bounds the events kept for diffing (zero: default).
 	TimelineSize int
 	// Now is the clock; nil means time.Now.
@@ -85,6 +88,7 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 		History:  model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
 		Tap:      opts.Tap,
 		Interval: opts.Interval,
+		HideKeys: opts.HideKeys,
 	})
 	w := newLineWriter(out, opts.Queue)
 	defer func() {
