@@ -54,13 +54,18 @@ type PipelineOptions struct {
 	// Interval is the poll interval (`--interval`; zero: 1s): a poll
 	// unanswered for UnansweredAfter it is an event (Waiting).
 	Interval time.Duration
+	// MaxRebalances is `--max-rebalances`: more rebalances than this in
+	// the last 10 minutes are a storm (RebalanceStorm); 0: no limit.
+	MaxRebalances int
 }
 
 // NewPipeline returns a pipeline that has seen nothing yet.
 func NewPipeline(o PipelineOptions) *Pipeline {
+	tracker := NewTracker(o.Group, o.TimelineSize)
+	tracker.rate.max = o.MaxRebalances
 	return &Pipeline{
 		history: NewHistory(o.History),
-		tracker: NewTracker(o.Group, o.TimelineSize),
+		tracker: tracker,
 		lanes:   NewLanes(o.LaneHorizon),
 		tap:     o.Tap,
 
@@ -89,6 +94,7 @@ func (p *Pipeline) Observe(s *Snapshot) []Event {
 	status := p.history.Annotate(s)
 	p.lanes.Observe(*s)
 	events := p.tracker.Observe(*s)
+	s.Rebalances = p.tracker.Rebalances()
 	for _, e := range status {
 		p.tracker.Add(e)
 	}
@@ -125,6 +131,9 @@ func (p *Pipeline) Add(e Event) Event {
 	}
 	return p.tracker.Add(e)
 }
+
+// Rebalances returns the rebalance counts at the last good poll.
+func (p *Pipeline) Rebalances() RebalanceStats { return p.tracker.Rebalances() }
 
 // Timeline returns the events filed so far.
 func (p *Pipeline) Timeline() *Timeline { return p.tracker.Timeline() }
