@@ -29,6 +29,9 @@ const (
 	LongWindow  = time.Hour
 )
 
+// MaxMaxRebalances bounds --max-rebalances (a count in 10 minutes).
+const MaxMaxRebalances = 100_000
+
 // rebalanceBucket: rebalances completed this close together share one
 // mark, so a group rebalancing at every 100ms poll for an hour keeps 3,600
 // marks, not 36,000.

@@ -131,7 +131,7 @@ func TestRebalanceRateInfersFromGenerations(t *testing.T) {
 	if completed >= 30 || ten.Inferred < 30-completed {
 		t.Errorf("the differ completed %d, %d inferred: want the rest of 30 inferred", completed, ten.Inferred)
 	}
-	if got := RebalanceCount(ten); got != fmt.Sprintf("30 rebalances (%d inferred)", ten.Inferred) {
+	if got := RebalanceCount(ten, "/10m"); got != fmt.Sprintf("30 rebalances/10m (%d inferred)", ten.Inferred) {
 		t.Errorf("RebalanceCount = %q", got)
 	}
 }

@@ -37,20 +37,21 @@ func stormEvent(b stamp, counts RebalanceStats) Event {
 	limit := "--max-rebalances " + strconv.Itoa(counts.Max)
 	var e Event
 	if counts.Storm {
-		e = b.event(EventRebalanceStorm, "rebalance storm: "+RebalanceCount(w)+" in the last "+Setting(StormWindow)+
+		e = b.event(EventRebalanceStorm, "rebalance storm: "+RebalanceCount(w, "")+" in the last "+Setting(StormWindow)+
 			", more than "+limit+StoppedText(w, "; "))
 	} else {
-		e = b.event(EventRebalanceStormEnded, "rebalance storm over: "+RebalanceCount(w)+" in the last "+Setting(StormWindow)+
+		e = b.event(EventRebalanceStormEnded, "rebalance storm over: "+RebalanceCount(w, "")+" in the last "+Setting(StormWindow)+
 			", no more than "+limit)
 	}
 	e.Rebalances = counts
 	return e
 }
 
-// RebalanceCount says how many rebalances a window counted, and how many
-// of them polls only inferred: "7 rebalances (2 inferred)".
-func RebalanceCount(w RebalanceWindow) string {
-	s := Count(w.Count, "rebalance")
+// RebalanceCount says how many rebalances a window counted, per (after
+// the noun: "/10m", or ""), and how many of them polls only inferred:
+// "7 rebalances (2 inferred)", "7 rebalances/10m (2 inferred)".
+func RebalanceCount(w RebalanceWindow, per string) string {
+	s := Count(w.Count, "rebalance") + per
 	if w.Inferred > 0 {
 		s += " (" + strconv.Itoa(w.Inferred) + " inferred)"
 	}

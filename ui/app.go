@@ -44,6 +44,8 @@ type Options struct {
 	StallAfter time.Duration
 	// MaxLagAge is `--max-lag-age`; zero: no limit.
 	MaxLagAge time.Duration
+	// MaxRebalances is `--max-rebalances`; zero: no limit.
+	MaxRebalances int
 	// TimelineSize is the number of events the timeline keeps; zero means
 	// model.DefaultTimelineCapacity.
 	TimelineSize int

@@ -103,9 +103,10 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 		watch: w, opts: opts, keys: km, styles: st, help: h, ctx: ctx, cancel: cancel,
 		pipe: model.NewPipeline(model.PipelineOptions{
 			Group: w.Group, TimelineSize: opts.TimelineSize,
-			History:  model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
-			Tap:      w.Tap,
-			Interval: opts.Interval,
+			History:       model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
+			Tap:           w.Tap,
+			Interval:      opts.Interval,
+			MaxRebalances: opts.MaxRebalances,
 		}),
 		header:  NewHeader(st),
 		table:   NewTable(st, km),

@@ -27,6 +27,8 @@ type Options struct {
 	StallAfter time.Duration
 	// MaxLagAge is `--max-lag-age` (zero: no limit).
 	MaxLagAge time.Duration
+	// MaxRebalances is `--max-rebalances` (zero: no limit).
+	MaxRebalances int
 	// TimelineSize bounds the events kept for diffing (zero: default).
 	TimelineSize int
 	// Now is the clock; nil means time.Now.
@@ -82,9 +84,10 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 	}
 	pipe := model.NewPipeline(model.PipelineOptions{
 		Group: opts.Group, TimelineSize: opts.TimelineSize,
-		History:  model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
-		Tap:      opts.Tap,
-		Interval: opts.Interval,
+		History:       model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
+		Tap:           opts.Tap,
+		Interval:      opts.Interval,
+		MaxRebalances: opts.MaxRebalances,
 	})
 	w := newLineWriter(out, opts.Queue)
 	defer func() {
