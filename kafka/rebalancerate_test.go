@@ -67,6 +67,16 @@ func TestRebalanceCountOfARealGroup(t *testing.T) {
 	if got := st.TenMinutes.Count; got != 6 {
 		t.Errorf("counted %d rebalances (%d inferred), want 6; events:%s", got, st.TenMinutes.Inferred, eventList(events))
 	}
+	// The overview reads the same generation, for its REBAL/10m.
+	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	defer o.Close()
+	gs, err := o.Overview(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 1 || gs[0].ID != group || gs[0].Generation != 7 {
+		t.Errorf("overview: %+v, want %s at generation 7", gs, group)
+	}
 	storms := 0
 	for _, e := range events {
 		if e.Type == model.EventRebalanceStorm {

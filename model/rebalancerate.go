@@ -128,13 +128,19 @@ func NewRebalanceRate(max int) *RebalanceRate { return &RebalanceRate{max: max} 
 // moved for it is not yet owed). Polls must come in time order; an older
 // one starts the count afresh.
 func (r *RebalanceRate) Observe(at time.Time, g Group, events []Event, open bool) RebalanceStats {
+	return r.ObserveGeneration(at, g.RebalanceGeneration(), g.Exists(), events, open)
+}
+
+// ObserveGeneration is Observe for a poll that read only the group's
+// generation (Group.RebalanceGeneration; 0: unknown) and whether it
+// exists, as the overview does.
+func (r *RebalanceRate) ObserveGeneration(at time.Time, gen int32, exists bool, events []Event, open bool) RebalanceStats {
 	if r.first.IsZero() || at.Before(r.last) {
 		*r = RebalanceRate{max: r.max, first: at}
 	}
 	r.last = at
-	gen := g.RebalanceGeneration()
 	switch {
-	case !g.Exists():
+	case !exists:
 		// Deleted: a group of that name starts its generations again.
 		r.gen, r.balance = 0, 0
 	case gen > 0:
