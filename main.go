@@ -68,6 +68,14 @@ type failOnError struct{ msg string }
 
 func (e failOnError) Error() string { return e.msg }
 
+// checkMaxRebalances checks --max-rebalances (the watch's and the demo's).
+func checkMaxRebalances(n int) error {
+	if n < 0 || n > model.MaxMaxRebalances {
+		return usageError{fmt.Sprintf("--max-rebalances must be 0 (no limit) or from 1 to %d, got %d", model.MaxMaxRebalances, n)}
+	}
+	return nil
+}
+
 // usageError is a command-line mistake: exit code 2.
 type usageError struct{ msg string }
 
@@ -85,6 +93,9 @@ type watchFlags struct {
 	// maxLagAge: records waiting this long make a partition LAGGING
 	// whatever its commit cadence (0: no limit).
 	maxLagAge time.Duration
+	// maxRebalances: more rebalances than this in 10 minutes are a
+	// storm (0: no limit).
+	maxRebalances int
 	// failOn is --fail-on's word; failOnStatus the status it names.
 	failOn       string
 	failOnStatus model.Status
@@ -324,6 +335,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
 	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
 	fs.DurationVar(&f.maxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
+	fs.IntVar(&f.maxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm: marked in the header, a rebalance_storm event, storm in JSON (0: no limit)")
 	fs.StringVar(&f.failOn, "fail-on", "", "with --once: exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped")
 	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
 	fs.BoolVar(&f.hideKeys, "hide-keys", false, "show the keys and header values of the records partitions are stuck on as their sizes (\"key 12 B hidden\"), everywhere: screen, --once, --events, --record")
@@ -357,6 +369,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if f.maxLagAge != 0 && (f.maxLagAge < model.MinMaxLagAge || f.maxLagAge > model.MaxMaxLagAge) {
 		return usageError{fmt.Sprintf("--max-lag-age must be 0 (no limit) or from %s to %s, got %s",
 			model.Setting(model.MinMaxLagAge), model.Setting(model.MaxMaxLagAge), f.maxLagAge)}
+	}
+	if err := checkMaxRebalances(f.maxRebalances); err != nil {
+		return err
 	}
 	if fs.Changed("fail-on") {
 		s, ok := model.ParseStatus(f.failOn)
@@ -400,7 +415,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	hist := model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}
-	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys}
+	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances}
 	rec, err := f.openRecorder(brokers)
 	if err != nil {
 		return err
@@ -426,7 +441,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 			// Said when it happens: the events go on, the file does not.
 			rec.onStop(func(err error) { fmt.Fprintf(stderr, "kgwatch: %v; the events go on\n", err) })
 		}
-		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, Tap: rec.tapOf(f.group)}, stdout, stderr)
+		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances, Tap: rec.tapOf(f.group)}, stdout, stderr)
 	}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App {
 		return ui.New(ui.Watch{Group: f.group, Source: w, Tap: rec.tapOf(f.group)}, opts)
@@ -452,7 +467,7 @@ func printOnce(ctx context.Context, w *kafka.Watcher, f watchFlags, stdout io.Wr
 	// REWOUND (which need polls before) can be given: records that have
 	// waited past the first allowance are LAGGING. Its events
 	// (watch_started) are not printed.
-	pipe := model.NewPipeline(model.PipelineOptions{Group: f.group, History: model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}, HideKeys: f.hideKeys})
+	pipe := model.NewPipeline(model.PipelineOptions{Group: f.group, History: model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances})
 	pipe.Observe(&snap)
 	if err := printSnapshot(snap, f.output, stdout); err != nil {
 		return err
@@ -606,6 +621,8 @@ type demoFlags struct {
 	brokers  string
 	compare  string
 	record   string
+	// maxRebalances is --max-rebalances, as the watch's.
+	maxRebalances int
 }
 
 // defaultCompare is what a bare --compare runs: eager range against
@@ -636,6 +653,7 @@ func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.brokers, "brokers", "b", "", "use this cluster instead of an embedded one (only the demo topic and groups are touched)")
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
 	fs.StringVar(&f.record, "record", "", "record the demo to FILE (the group, its events, the ledger), for kgwatch replay")
+	fs.IntVar(&f.maxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm (0: no limit)")
 }
 
 // config checks the flags and returns the demo's configuration. Every
@@ -814,6 +832,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return err
 	}
+	if err := checkMaxRebalances(f.maxRebalances); err != nil {
+		return err
+	}
 	if f.record != "" && len(cfg.Compare) > 0 {
 		return usageError{"--record does not record --compare yet: record one group (no --compare)"}
 	}
@@ -847,7 +868,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 		SlowProcessTime: set.SlowProcessTime,
 		Static:          set.Static,
 	}
-	opts := ui.Options{Brokers: d.Brokers(), Interval: f.interval, Timeout: 5 * time.Second}
+	opts := ui.Options{Brokers: d.Brokers(), Interval: f.interval, Timeout: 5 * time.Second, MaxRebalances: f.maxRebalances}
 	// One watcher per group: compare mode watches two or three.
 	var groups []ui.CompareGroup
 	for _, g := range d.Groups() {

@@ -54,6 +54,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown output", []string{"-group", "g", "--once", "-o", "yaml"}, `unknown output format "yaml"`},
 		{"max-lag-age too short", []string{"-group", "g", "--max-lag-age", "10ms"}, "--max-lag-age must be 0 (no limit) or from 1s to 168h, got 10ms"},
 		{"max-lag-age negative", []string{"-group", "g", "--max-lag-age", "-1m"}, "--max-lag-age must be 0 (no limit) or from 1s to 168h, got -1m0s"},
+		{"max-rebalances negative", []string{"-group", "g", "--max-rebalances", "-1"}, "--max-rebalances must be 0 (no limit) or from 1 to 100000, got -1"},
 		{"fail-on without once", []string{"-group", "g", "--fail-on", "lagging"}, "--fail-on goes with --once"},
 		{"fail-on unknown status", []string{"-group", "g", "--once", "--fail-on", "slow"}, `--fail-on "slow": use lagging, unowned or stopped`},
 		{"fail-on stalled", []string{"-group", "g", "--once", "--fail-on", "stalled"}, "--fail-on stalled: one --once poll cannot tell STALLED (it needs the polls before it); use lagging, unowned or stopped"},

@@ -297,6 +297,7 @@ func (f *watchFlags) openRecorder(brokers []string) (*recorder, error) {
 	return openRecorder(f.record, record.Header{
 		Mode: mode, Group: f.group, Overview: f.group == "", Brokers: brokers,
 		Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge,
+		MaxRebalances: f.maxRebalances,
 	})
 }
 
@@ -345,6 +346,6 @@ func newDemoRecorder(f *os.File, path, group string, set ui.DemoSettings, opts u
 	return newRecorder(f, path, record.Header{
 		Mode: "demo", Group: group, Brokers: opts.Brokers,
 		Interval: opts.Interval, Timeout: opts.Timeout, StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge,
-		TimelineSize: opts.TimelineSize, Demo: js,
+		MaxRebalances: opts.MaxRebalances, TimelineSize: opts.TimelineSize, Demo: js,
 	})
 }

@@ -560,7 +560,8 @@ func replayOf(path string, sum record.Summary, f replayFlags) (ui.Replay, ui.Opt
 		}
 		rp.DemoSettings = set
 	}
-	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge, TimelineSize: h.TimelineSize}
+	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge,
+		MaxRebalances: h.MaxRebalances, TimelineSize: h.TimelineSize}
 	return rp, opts, nil
 }
 

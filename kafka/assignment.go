@@ -44,6 +44,26 @@ func classicMembers(g kmsg.DescribeGroupsResponseGroup) (out []model.Member, coo
 	return out, cooperative
 }
 
+// classicGeneration is a classic group's generation as its members'
+// subscriptions tell it (model.Group.Generation): each member's
+// ConsumerProtocolSubscription v2+ carries the generation it joined from,
+// so the highest of them, plus one, is the generation they joined into.
+// 0 when none says (clients that send v0 or v1, such as kafka-go; only
+// new members, which send -1; or not Stable, when DescribeGroups gives
+// no subscriptions). DescribeGroups itself reports no generation.
+func classicGeneration(g kmsg.DescribeGroupsResponseGroup) int32 {
+	if g.State != model.StateStable || (g.ProtocolType != "consumer" && g.ProtocolType != "") {
+		return 0
+	}
+	from := int32(-1)
+	for _, m := range g.Members {
+		if meta, err := decodeSubscription(m.ProtocolMetadata); err == nil && meta != nil && meta.Version >= 2 {
+			from = max(from, meta.Generation)
+		}
+	}
+	return max(from+1, 0)
+}
+
 var errNegativeVersion = errors.New("consumer protocol: negative version")
 
 // decodeAssignment decodes a ConsumerProtocolAssignment (any version); nil

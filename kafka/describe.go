@@ -138,6 +138,7 @@ func (w *Watcher) describeAs(ctx context.Context, brokers map[int32]broker, kind
 		obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeClassic, d.ProtocolType
 		obs.Group.Assignor = d.Protocol
 		obs.Members, obs.Group.Cooperative = classicMembers(d)
+		obs.Group.Generation = classicGeneration(d)
 		return true, nil
 	}
 }

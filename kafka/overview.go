@@ -383,8 +383,9 @@ func (o *OverviewWatcher) describeClassic(ctx context.Context, b broker, reads [
 				r.sum.ProtocolType = g.ProtocolType
 			}
 			// Members and what they own, read as classicMembers does;
-			// their subscriptions the overview does not show.
+			// of their subscriptions only the generation they tell.
 			r.sum.Members = len(g.Members)
+			r.sum.Generation = classicGeneration(*g)
 			if g.ProtocolType != "consumer" && g.ProtocolType != "" {
 				return
 			}
@@ -417,7 +418,7 @@ func (o *OverviewWatcher) describeConsumer(ctx context.Context, b broker, reads 
 			if !describedOK(r, g.ErrorCode) {
 				return
 			}
-			r.sum.State, r.sum.Members = g.State, len(g.Members)
+			r.sum.State, r.sum.Members, r.sum.Generation = g.State, len(g.Members), g.AssignmentEpoch
 			for _, m := range g.Members {
 				r.assigned = append(r.assigned, m.Assignment.TopicPartitions)
 				r.assignedBy = append(r.assignedBy, m.MemberID)
@@ -441,7 +442,7 @@ func (o *OverviewWatcher) describeShare(ctx context.Context, b broker, reads []g
 			if !describedOK(r, g.ErrorCode) {
 				return
 			}
-			r.sum.State, r.sum.Members = g.GroupState, len(g.Members)
+			r.sum.State, r.sum.Members, r.sum.Generation = g.GroupState, len(g.Members), g.AssignmentEpoch
 			for _, m := range g.Members {
 				r.assigned = append(r.assigned, shareAssignment(m.Assignment.TopicPartitions))
 				r.assignedBy = append(r.assignedBy, m.MemberID)

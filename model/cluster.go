@@ -39,6 +39,7 @@ func (t *Tracker) clusterEvents(s Snapshot) []Event {
 		}
 		d := &t.d
 		*d = differ{group: d.group, lost: d.lost, failedFrom: d.failedFrom, failedTo: d.failedTo, goodAt: d.goodAt}
+		t.rate, t.stats = NewRebalanceRate(t.rate.max), RebalanceStats{}
 		return []Event{b.event(EventClusterChanged, detail)}
 	}
 	if len(back) == 0 {

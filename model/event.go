@@ -39,6 +39,11 @@ const (
 	// (a topic deleted and recreated, or another cluster).
 	EventClusterChanged  EventType = "cluster_changed"
 	EventLogEndBackwards EventType = "log_end_backwards"
+	// EventRebalanceStorm: the last 10 minutes counted more rebalances
+	// than --max-rebalances (RebalanceStorm); EventRebalanceStormEnded:
+	// no more than it again.
+	EventRebalanceStorm      EventType = "rebalance_storm"
+	EventRebalanceStormEnded EventType = "rebalance_storm_ended"
 
 	EventDemoSpawned      EventType = "demo_spawned"
 	EventDemoAssigned     EventType = "demo_assigned"
@@ -107,4 +112,8 @@ type Event struct {
 	Phase string
 	// Detail is a human sentence.
 	Detail string
+	// Rebalances is the group's rebalance counts at the event's poll, on
+	// the types whose spec has FieldRebalances (rebalance_completed,
+	// rebalance_storm, rebalance_storm_ended); zero on others.
+	Rebalances RebalanceStats
 }

@@ -30,6 +30,8 @@ type jsonEvent struct {
 	Inferred   bool              `json:"inferred"`
 	Phase      string            `json:"phase,omitempty"`
 	Detail     string            `json:"detail,omitempty"`
+	// The group's rebalance counts, inline, on the types that carry them.
+	*JSONRebalances
 }
 
 // MarshalEventJSON returns e as one JSON object, without a newline.
@@ -44,6 +46,8 @@ type jsonEvent struct {
 // rebalance_completed, duration_ms (whole milliseconds) only when the
 // duration is known; min_duration_ms when it is known only within bounds
 // (connection_restored: duration_ms the most, min_duration_ms the least).
+// rebalance_completed and the rebalance_storm events carry the group's
+// rebalance counts up to them (JSONRebalances: rebalances_1m …).
 func MarshalEventJSON(e Event) ([]byte, error) {
 	j := jsonEvent{
 		Time:       e.Time.UTC().Format(EventTimeLayout),
@@ -61,6 +65,9 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 	}
 	if spec.Fields&FieldFromTo != 0 || e.From != "" || e.To != "" {
 		j.From, j.To = &e.From, &e.To
+	}
+	if spec.Fields&FieldRebalances != 0 {
+		j.JSONRebalances = e.Rebalances.JSON()
 	}
 	if e.HasDuration {
 		ms := e.Duration.Round(time.Millisecond).Milliseconds()

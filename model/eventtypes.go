@@ -27,6 +27,9 @@ const (
 	FieldFromTo
 	// FieldMoves: moves, [] when none.
 	FieldMoves
+	// FieldRebalances: the group's rebalance counts (JSONRebalances:
+	// rebalances_1m, rebalances_10m, rebalances_1h, stopped_ms_10m …).
+	FieldRebalances
 )
 
 // EventSpec is what every event of one type has in common: its glyph and
@@ -50,8 +53,8 @@ var eventSpecs = []EventSpec{
 	{EventMemberLeft, "×", ClassBad, 0, "a member left the group or was evicted; partitions: what it owned"},
 	{EventStateChanged, "~", ClassInfo, 0, "the group's state changed (state: the new one)"},
 	{EventRebalanceStarted, "◐", ClassChange, 0, "a rebalance began"},
-	{EventRebalanceCompleted, "✓", ClassGood, FieldPartitions | FieldMoves,
-		"a rebalance ended; moves: every partition that changed owner; partitions: those revoked and given back to the same owner"},
+	{EventRebalanceCompleted, "✓", ClassGood, FieldPartitions | FieldMoves | FieldRebalances,
+		"a rebalance ended; moves: every partition that changed owner; partitions: those revoked and given back to the same owner; rebalances_1m, rebalances_10m, rebalances_1h …: the group's rebalances up to this one"},
 	{EventPartitionMoved, "→", ClassMove, FieldPartitions | FieldFromTo, "one partition changed owner (from, to)"},
 	{EventGroupEmpty, "○", ClassChange, 0, "the group has no active members"},
 	{EventGroupGone, "∅", ClassBad, 0, "the group no longer exists"},
@@ -63,6 +66,8 @@ var eventSpecs = []EventSpec{
 	{EventPollAnswered, "↵", ClassGood, 0, "the unanswered poll was answered, no poll having failed meanwhile; duration: how long it went unanswered (after a failure, connection_restored ends the outage instead)"},
 	{EventClusterChanged, "⚑", ClassBad, 0, "the cluster id changed between two polls: another cluster answers on the same addresses; the watch starts afresh (a watch_started follows, and nothing is diffed against the old cluster)"},
 	{EventLogEndBackwards, "↧", ClassBad, FieldPartitions, "partitions' log end offsets went backwards (the topic was deleted and recreated, or another cluster answers); partitions: those"},
+	{EventRebalanceStorm, "≋", ClassBad, FieldRebalances, "the last 10 minutes counted more rebalances than --max-rebalances: a storm (a crash-looping member, a rolling deploy without graceful shutdown, evictions), not a one-off"},
+	{EventRebalanceStormEnded, "∿", ClassGood, FieldRebalances, "the last 10 minutes count no more rebalances than --max-rebalances again"},
 	{EventMemberReconciling, "⇄", ClassChange, 0, "a consumer group member fell behind its target assignment (epoch or partitions); partitions: those it is to receive or give up"},
 	{EventMemberReconciled, "⇌", ClassGood, 0, "a consumer group member reached its target assignment; partitions: what it owns"},
 

@@ -49,6 +49,11 @@ type JSONSnapshot struct {
 	FallingBehind  *bool           `json:"falling_behind"`
 	WorstPartition *TopicPartition `json:"worst_partition"`
 
+	// Rebalances counts the group's rebalances over the last minute, ten
+	// minutes and hour: null counts until measured (one poll, --once,
+	// knows the generation only).
+	Rebalances *JSONRebalances `json:"rebalances"`
+
 	Members    []JSONMember    `json:"members"`
 	Partitions []JSONPartition `json:"partitions"`
 }
@@ -176,6 +181,10 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 	}
 	if s.HasWorst {
 		j.WorstPartition = ptr(s.WorstPartition)
+	}
+	j.Rebalances = s.Rebalances.JSON()
+	if g := s.Group.RebalanceGeneration(); g > 0 {
+		j.Rebalances.Generation = ptr(g) // known from the poll, annotated or not
 	}
 	for _, m := range s.Members {
 		parts := m.Partitions

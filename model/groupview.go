@@ -29,12 +29,15 @@ const (
 	// waited longest first; groups with lag of no known age after those
 	// with one, groups without lag last.
 	GroupsByLagAge
+	// GroupsByRebalances: the group that rebalanced most in the last 10
+	// minutes first; groups whose count is unknown last.
+	GroupsByRebalances
 	numGroupSortKeys
 )
 
 // DefaultGroupSort is the overview's first order: the group in trouble
 // first (Overview's and --once's order too). From it, `o` cycles status,
-// lag age, total lag, max lag, state, name.
+// lag age, rebalances, total lag, max lag, state, name.
 const DefaultGroupSort = GroupsByStatus
 
 // String names the key for the overview's title.
@@ -52,6 +55,8 @@ func (k GroupSortKey) String() string {
 		return "state"
 	case GroupsByName:
 		return "name"
+	case GroupsByRebalances:
+		return "rebalances"
 	}
 	return "?"
 }
@@ -131,6 +136,10 @@ func compareGroups(a, b *GroupSummary, key GroupSortKey) int {
 		c = cmp.Compare(stateRank(b), stateRank(a))
 	case GroupsByName:
 		c = strings.Compare(a.ID, b.ID)
+	case GroupsByRebalances:
+		if c = cmp.Compare(b2i(b.RebalancesKnown), b2i(a.RebalancesKnown)); c == 0 {
+			c = cmp.Compare(b.Rebalances, a.Rebalances)
+		}
 	}
 	if c != 0 {
 		return c
@@ -160,4 +169,12 @@ func groupAgeRank(g *GroupSummary) int {
 		return 0
 	}
 	return 1
+}
+
+// b2i is 1 for true: known counts sort before unknown ones.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -44,6 +44,16 @@ type GroupSummary struct {
 	// partitions (OverviewHistory): STOPPED, REWOUND, STALLED, UNOWNED,
 	// LAGGING (the group's lag growing), else OK; "" until annotated.
 	Status Status
+	// Generation is the group's generation as the overview reads it
+	// (Group.RebalanceGeneration: a classic group's from its members'
+	// subscriptions, a consumer or share group's target assignment
+	// epoch); 0 when unknown.
+	Generation int32
+	// Rebalances counts the group's rebalances in the last 10 minutes,
+	// from its generation's moves between polls (OverviewHistory);
+	// RebalancesKnown once two polls read a generation.
+	Rebalances      int
+	RebalancesKnown bool
 	// Err is set when part of the group could not be read (its
 	// description, its commits, some log-end offsets); the numbers then
 	// cover only what was read.
@@ -79,7 +89,11 @@ type JSONGroupSummary struct {
 	// REWOUND, STOPPED); null when not annotated. One poll (--once) can
 	// tell only OK, UNOWNED and STOPPED.
 	Status *string `json:"status"`
-	Error  string  `json:"error,omitempty"`
+	// Generation is null when unknown; Rebalances10m null until two polls
+	// read one (always, under --once).
+	Generation    *int32 `json:"generation"`
+	Rebalances10m *int   `json:"rebalances_10m"`
+	Error         string `json:"error,omitempty"`
 }
 
 // MarshalJSONOverview encodes groups as one indented JSON array and a
@@ -92,6 +106,12 @@ func MarshalJSONOverview(gs []GroupSummary) ([]byte, error) {
 			FromStartPartitions: g.FromStartPartitions, MaxLag: g.MaxLag, Status: statusJSON(g.Status), Error: g.Err}
 		if g.MaxLagAgeKnown {
 			j.MaxLagAgeMs = ptr(g.MaxLagAge.Milliseconds())
+		}
+		if g.Generation > 0 {
+			j.Generation = ptr(g.Generation)
+		}
+		if g.RebalancesKnown {
+			j.Rebalances10m = ptr(g.Rebalances)
 		}
 		out = append(out, j)
 	}

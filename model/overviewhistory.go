@@ -173,6 +173,8 @@ type OverviewHistory struct {
 type groupTrack struct {
 	parts map[TopicPartition]*partTrack
 	poll  int64
+	// rate counts the group's rebalances by its generation's moves.
+	rate RebalanceRate
 }
 
 // partTrack is one partition of a group, as History tracks it; poll is
@@ -226,6 +228,9 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		h.groups[s.ID] = gt
 	}
 	gt.poll = h.polls
+	rebalancing := Group{State: s.State}.Rebalancing()
+	rb := gt.rate.ObserveGeneration(o.TakenAt, s.Generation, Group{State: s.State}.Exists(), nil, rebalancing)
+	s.Rebalances, s.RebalancesKnown = rb.TenMinutes.Count, rb.Generations
 	// As History.Annotate: a group Empty with lag is STOPPED; lag nobody
 	// owns is UNOWNED while members are assigned.
 	empty := s.State == StateEmpty

@@ -441,8 +441,9 @@ func TestSortGroupsByStatus(t *testing.T) {
 	if got := ids(ViewGroups(gs, GroupsByStatus, "lagging", false)); got != "slower,slow,unaged" {
 		t.Errorf("filtered by status word: %s", got)
 	}
-	if DefaultGroupSort != GroupsByStatus || GroupsByStatus.Next() != GroupsByLagAge || GroupsByLagAge.Next() != GroupsByLag || GroupsByName.Next() != GroupsByStatus {
-		t.Error("o does not cycle status → lag age → total lag → … → name → status")
+	if DefaultGroupSort != GroupsByStatus || GroupsByStatus.Next() != GroupsByLagAge || GroupsByLagAge.Next() != GroupsByRebalances ||
+		GroupsByRebalances.Next() != GroupsByLag || GroupsByName.Next() != GroupsByStatus {
+		t.Error("o does not cycle status → lag age → rebalances → total lag → … → name → status")
 	}
 	if GroupsByStatus.String() != "status" || GroupsByLagAge.String() != "lag age" {
 		t.Errorf("names %q, %q", GroupsByStatus, GroupsByLagAge)

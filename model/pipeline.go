@@ -60,13 +60,18 @@ type PipelineOptions struct {
 	// records partitions wait on as each poll comes in, before the tap
 	// and every view: only their sizes are shown, recorded or written.
 	HideKeys bool
+	// MaxRebalances is `--max-rebalances`: more rebalances than this in
+	// the last 10 minutes are a storm (RebalanceStorm); 0: no limit.
+	MaxRebalances int
 }
 
 // NewPipeline returns a pipeline that has seen nothing yet.
 func NewPipeline(o PipelineOptions) *Pipeline {
+	tracker := NewTracker(o.Group, o.TimelineSize)
+	tracker.rate.max = o.MaxRebalances
 	return &Pipeline{
 		history: NewHistory(o.History),
-		tracker: NewTracker(o.Group, o.TimelineSize),
+		tracker: tracker,
 		lanes:   NewLanes(o.LaneHorizon),
 		tap:     o.Tap,
 
@@ -100,6 +105,7 @@ func (p *Pipeline) Observe(s *Snapshot) []Event {
 	status := p.history.Annotate(s)
 	p.lanes.Observe(*s)
 	events := p.tracker.Observe(*s)
+	s.Rebalances = p.tracker.Rebalances()
 	for _, e := range status {
 		p.tracker.Add(e)
 	}
@@ -136,6 +142,9 @@ func (p *Pipeline) Add(e Event) Event {
 	}
 	return p.tracker.Add(e)
 }
+
+// Rebalances returns the rebalance counts at the last good poll.
+func (p *Pipeline) Rebalances() RebalanceStats { return p.tracker.Rebalances() }
 
 // Timeline returns the events filed so far.
 func (p *Pipeline) Timeline() *Timeline { return p.tracker.Timeline() }

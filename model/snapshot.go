@@ -89,6 +89,13 @@ type Group struct {
 	// then computes a new target: AssignmentEpoch catches up.
 	Epoch           int32
 	AssignmentEpoch int32
+	// Generation is a classic group's generation as its members'
+	// subscriptions tell it (ConsumerProtocolSubscription v2+: the
+	// generation each joined from; the highest, plus one), read while
+	// Stable, the only state DescribeGroups shows them in; 0 when
+	// unknown (clients that send none, such as kafka-go and librdkafka,
+	// or only new members). DescribeGroups itself gives none.
+	Generation int32
 	// Cooperative: a classic group whose members joined still owning
 	// partitions (their ConsumerProtocolSubscription v1+ lists them):
 	// incremental cooperative rebalancing, in two phases (revoke, then
@@ -105,6 +112,17 @@ func (g Group) AssignmentsKnown() bool {
 		return g.Exists()
 	}
 	return g.State == StateStable
+}
+
+// RebalanceGeneration is the number that moves by one with each
+// rebalance: a consumer or share group's target assignment epoch, a
+// classic group's Generation; 0 when unknown. RebalanceRate counts the
+// rebalances no poll saw by it.
+func (g Group) RebalanceGeneration() int32 {
+	if g.CoordinatorAssigned() {
+		return max(g.AssignmentEpoch, 0)
+	}
+	return max(g.Generation, 0)
 }
 
 // CoordinatorAssigned reports whether the coordinator assigns the group's
@@ -406,6 +424,10 @@ type Snapshot struct {
 	// TotalLagHistory is total lag over the last minutes, oldest first, one
 	// point per HistoryOptions.SparkEvery (for a sparkline).
 	TotalLagHistory []int64
+
+	// Rebalances counts the group's rebalances over the last minute, ten
+	// minutes and hour, up to this poll (Pipeline.Observe fills it).
+	Rebalances RebalanceStats
 }
 
 // ObservedAt is when the snapshot was seen: the completion of the poll

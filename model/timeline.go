@@ -112,6 +112,10 @@ type Tracker struct {
 	// cluster is the last cluster id known (cluster.go).
 	cluster string
 	tl      *Timeline
+	// rate counts the rebalances, stats at the last poll
+	// (rebalancestats.go).
+	rate  *RebalanceRate
+	stats RebalanceStats
 }
 
 // triggerWindow is how long a consumer's start, stop or restart waits for
@@ -124,7 +128,7 @@ const maxConsumerReports = 1024
 // NewTracker returns a tracker for group whose timeline holds capacity
 // events (DefaultTimelineCapacity when capacity is not positive).
 func NewTracker(group string, capacity int) *Tracker {
-	return &Tracker{d: differ{group: group}, tl: NewTimeline(capacity)}
+	return &Tracker{d: differ{group: group}, tl: NewTimeline(capacity), rate: NewRebalanceRate(0)}
 }
 
 // Observe diffs s against the previous snapshot, adds the resulting events
@@ -137,6 +141,7 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	events := t.answered(s)
 	cluster := t.clusterEvents(s) // may start the differ afresh
 	events = afterOutage(append(events, t.d.observe(s)...), cluster)
+	events = t.countRebalances(s, events)
 	completed := false
 	for _, e := range events {
 		completed = completed || e.Type == EventRebalanceCompleted

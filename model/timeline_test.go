@@ -167,13 +167,20 @@ func TestMarshalEventJSON(t *testing.T) {
 		{
 			name: "rebalance completed",
 			e: Event{Time: when, Type: EventRebalanceCompleted, Group: "g", Moves: []Move{{TopicPartition{"orders", 2}, "consumer-b", "consumer-a"}},
-				Partitions: []TopicPartition{{"orders", 0}}, Duration: 412600 * time.Microsecond, HasDuration: true, State: "Stable", Detail: "rebalance took 0.41s"},
-			want: `{"time":"2026-11-29T01:00:01.500000Z","type":"rebalance_completed","group":"g","partitions":[{"topic":"orders","partition":0}],"moves":[{"topic":"orders","partition":2,"from":"consumer-b","to":"consumer-a"}],"duration_ms":413,"state":"Stable","inferred":false,"detail":"rebalance took 0.41s"}`,
+				Partitions: []TopicPartition{{"orders", 0}}, Duration: 412600 * time.Microsecond, HasDuration: true, State: "Stable", Detail: "rebalance took 0.41s",
+				Rebalances: RebalanceStats{At: when, Watched: 5 * time.Minute, Generation: 12, Max: 5, Storm: true,
+					Minute:     RebalanceWindow{Span: ShortWindow, Count: 2},
+					TenMinutes: RebalanceWindow{Span: StormWindow, Count: 7, Inferred: 2, Untimed: 3, Rebalancing: 8200 * time.Millisecond, Stopped: 41 * time.Second},
+					Hour:       RebalanceWindow{Span: LongWindow, Count: 9}}},
+			want: `{"time":"2026-11-29T01:00:01.500000Z","type":"rebalance_completed","group":"g","partitions":[{"topic":"orders","partition":0}],"moves":[{"topic":"orders","partition":2,"from":"consumer-b","to":"consumer-a"}],"duration_ms":413,"state":"Stable","inferred":false,"detail":"rebalance took 0.41s",` +
+				`"generation":12,"watched_ms":300000,"rebalances_1m":2,"rebalances_10m":7,"rebalances_1h":9,"inferred_10m":2,"untimed_10m":3,"rebalancing_ms_10m":8200,"stopped_ms_10m":41000,"max_rebalances":5,"storm":true}`,
 		},
 		{
 			name: "inferred rebalance completed: lists present, no duration",
 			e:    Event{Time: when, Type: EventRebalanceCompleted, Group: "g", Inferred: true, State: "Stable", Detail: "d"},
-			want: `{"time":"2026-11-29T01:00:01.500000Z","type":"rebalance_completed","group":"g","partitions":[],"moves":[],"state":"Stable","inferred":true,"detail":"d"}`,
+			want: `{"time":"2026-11-29T01:00:01.500000Z","type":"rebalance_completed","group":"g","partitions":[],"moves":[],"state":"Stable","inferred":true,"detail":"d",` +
+				`"generation":null,"watched_ms":null,"rebalances_1m":null,"rebalances_10m":null,"rebalances_1h":null,` +
+				`"inferred_10m":null,"untimed_10m":null,"rebalancing_ms_10m":null,"stopped_ms_10m":null,"storm":null}`,
 		},
 		{
 			name: "partition moved from nobody",
@@ -211,7 +218,10 @@ func TestEventJSONFromTracker(t *testing.T) {
 		tr.Observe(s)
 	}
 	allowed := map[string]bool{"time": true, "type": true, "group": true, "member_id": true, "client_id": true, "host": true,
-		"partitions": true, "from": true, "to": true, "moves": true, "duration_ms": true, "state": true, "inferred": true, "detail": true}
+		"partitions": true, "from": true, "to": true, "moves": true, "duration_ms": true, "state": true, "inferred": true, "detail": true,
+		// rebalance_completed's counts (JSONRebalances)
+		"generation": true, "watched_ms": true, "rebalances_1m": true, "rebalances_10m": true, "rebalances_1h": true,
+		"inferred_10m": true, "untimed_10m": true, "rebalancing_ms_10m": true, "stopped_ms_10m": true, "storm": true}
 	sawDuration := false
 	for _, e := range tr.Timeline().Events() {
 		b, err := MarshalEventJSON(e)

@@ -46,6 +46,8 @@ type Options struct {
 	// HideKeys is `--hide-keys`: the records partitions are stuck on
 	// show their keys' and header values' sizes, not their bytes.
 	HideKeys bool
+	// MaxRebalances is `--max-rebalances`; zero: no limit.
+	MaxRebalances int
 	// TimelineSize is the number of events the timeline keeps; zero means
 	// model.DefaultTimelineCapacity.
 	TimelineSize int

@@ -148,8 +148,9 @@ func groupState(s *model.GroupSummary, words bool) (string, int) {
 // groupColumns declares the overview's columns, in screen order (the
 // columns it shares with the --once table in that table's order, TYPE
 // aside). GROUP, STATUS and TOTAL LAG never give way: they answer which
-// group is in trouble. The others do, first to last: TYPE, the bar,
-// MAX LAG, the state's words (to its name), MEMBERS, STATE, MAX LAG AGE.
+// group is in trouble. The others do, first to last: REBAL/10m, TYPE, the
+// bar, MAX LAG, the state's words (to its name), MEMBERS, STATE, MAX LAG
+// AGE.
 func (g *GroupsPane) groupColumns() []column[model.GroupSummary] {
 	st := g.styles
 	return []column[model.GroupSummary]{
@@ -177,6 +178,7 @@ func (g *GroupsPane) groupColumns() []column[model.GroupSummary] {
 			paint: func(r *model.GroupSummary) paint { return groupBarPaint(st, r) }},
 		{title: "MAX LAG", right: true, drop: 7, grow: 6, text: func(r *model.GroupSummary) string { return model.Thousands(r.MaxLag) }},
 		{title: "MAX LAG AGE", short: "MAX AGE", right: true, min: 7, drop: 3, grow: 3, text: maxLagAgeText},
+		{title: "REBAL/10m", short: "REBAL", right: true, min: 5, drop: 10, grow: 9, hideEmpty: true, text: rebalancesText},
 		{title: "LAG BAR", min: 9, drop: 8, grow: 8, fill: true, natural: 30},
 	}
 }
@@ -199,6 +201,17 @@ func maxLagAgeText(r *model.GroupSummary) string {
 		return "-"
 	}
 	return model.Age(r.MaxLagAge)
+}
+
+// rebalancesText is the REBAL/10m cell: the group's rebalances in the
+// last 10 minutes, by its generation's moves between polls; blank until
+// two polls read its generation (or never: clients that do not send it),
+// and the column is not shown while no group in view has a count.
+func rebalancesText(r *model.GroupSummary) string {
+	if !r.RebalancesKnown {
+		return ""
+	}
+	return model.Thousands(int64(r.Rebalances))
 }
 
 // groupBarPaint colours a group's bar and total lag by its status, as the

@@ -212,6 +212,7 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
 			second = append(second, st.Value.Render(model.Count(n, "member")))
 		}
+		second = append(second, rebalanceSegments(st, s.Snap.Rebalances)...)
 		second = append(second, h.protocolSegments()...)
 	}
 	if s.Waiting() {

@@ -310,7 +310,7 @@ func TestOverviewSortFilterOnlyLag(t *testing.T) {
 	if got := firstRow(a); got != "billing-reconciliation-nightly" {
 		t.Fatalf("first row %q, want the stopped group", got)
 	}
-	for range 4 { // lag age, total lag, max lag: billing still first; state
+	for range 5 { // lag age, rebalances, total lag, max lag: billing still first; state
 		a.Update(ovKey("o"))
 	}
 	if out := plain(a); !strings.Contains(out, "sort: state") || firstRow(a) != "payments" {
@@ -419,10 +419,12 @@ func TestOverviewSortCycle(t *testing.T) {
 		{ID: "whale-max-lag", State: model.StateStable, Members: 1, TotalLag: 500, MaxLag: 400, MaxLagAge: 2 * time.Second, MaxLagAgeKnown: true, Status: model.StatusOK},
 		{ID: "vole-unreadable", State: model.StateStable, Members: 1, Status: model.StatusOK, Err: "log end of 1 partition unknown"},
 		{ID: "alpha-idle", State: model.StateStable, Members: 1, MaxLagAgeKnown: true, Status: model.StatusOK},
+		{ID: "ursa-flappy", State: model.StateStable, Members: 1, MaxLagAgeKnown: true, Status: model.StatusOK, Rebalances: 7, RebalancesKnown: true},
+		{ID: "tern-calm", State: model.StateStable, Members: 1, MaxLagAgeKnown: true, Status: model.StatusOK, Rebalances: 0, RebalancesKnown: true},
 	}
 	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: gs}}}, &watched{}, 120, 40)
 	want := []struct{ sort, first string }{
-		{"status", "zeta-stopped"}, {"lag age", "yak-oldest"}, {"total lag", "xray-most-lag"},
+		{"status", "zeta-stopped"}, {"lag age", "yak-oldest"}, {"rebalances", "ursa-flappy"}, {"total lag", "xray-most-lag"},
 		{"max lag", "whale-max-lag"}, {"state", "vole-unreadable"}, {"name", "alpha-idle"}, {"status", "zeta-stopped"},
 	}
 	for i, w := range want {
@@ -657,5 +659,35 @@ func TestEscBackFromLanesWithAFilter(t *testing.T) {
 	a.Update(ovKey("esc"))
 	if a.group != nil {
 		t.Fatal("esc in the lanes with a filter applied did not go back to the overview")
+	}
+}
+
+// The overview's REBAL/10m column shows the groups' rebalance counts once
+// some group in view has one (blank for those whose count is unknown),
+// gives way first on a narrow screen, and o sorts by it.
+func TestOverviewRebalanceColumn(t *testing.T) {
+	gs := overviewGroups()
+	for i := range gs {
+		switch gs[i].ID {
+		case "order-workers":
+			gs[i].Rebalances, gs[i].RebalancesKnown = 12, true
+		case "audit":
+			gs[i].Rebalances, gs[i].RebalancesKnown = 31, true
+		}
+	}
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: gs}}}, &watched{}, 120, 40)
+	out := plain(a)
+	if !strings.Contains(out, "REBAL") || !strings.Contains(rowOf(out, "audit"), " 31 ") || !strings.Contains(rowOf(out, "order-workers"), " 12 ") {
+		t.Errorf("no REBAL column with audit's 31 and order-workers' 12:\n%s", out)
+	}
+	for range 2 { // lag age, rebalances
+		a.Update(ovKey("o"))
+	}
+	if out := plain(a); !strings.Contains(out, "sort: rebalances") || firstRow(a) != "audit" {
+		t.Errorf("sort by rebalances: first %q:\n%s", firstRow(a), out)
+	}
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if out := plain(a); strings.Contains(out, "REBAL") {
+		t.Errorf("at 80x24 REBAL/10m should give way first:\n%s", out)
 	}
 }

@@ -63,11 +63,13 @@ type Header struct {
 	// Interval, Timeout, StallAfter and MaxLagAge are the flags the watch
 	// ran with (zero: the default); TimelineSize the timeline's capacity
 	// (zero: the default).
-	Interval     time.Duration `json:"interval_ns"`
-	Timeout      time.Duration `json:"timeout_ns"`
-	StallAfter   time.Duration `json:"stall_after_ns,omitempty"`
-	MaxLagAge    time.Duration `json:"max_lag_age_ns,omitempty"`
-	TimelineSize int           `json:"timeline_size,omitempty"`
+	Interval   time.Duration `json:"interval_ns"`
+	Timeout    time.Duration `json:"timeout_ns"`
+	StallAfter time.Duration `json:"stall_after_ns,omitempty"`
+	MaxLagAge  time.Duration `json:"max_lag_age_ns,omitempty"`
+	// MaxRebalances is --max-rebalances (zero: none).
+	MaxRebalances int `json:"max_rebalances,omitempty"`
+	TimelineSize  int `json:"timeline_size,omitempty"`
 	// Demo, in demo mode, holds the demo's settings the screen explains,
 	// as JSON (the UI's DemoSettings).
 	Demo json.RawMessage `json:"demo,omitempty"`
@@ -259,6 +261,8 @@ func (h Header) Check() error {
 	switch {
 	case h.TimelineSize < 0 || h.TimelineSize > MaxTimelineSize:
 		return &HeaderError{Field: "timeline_size", Value: fmt.Sprint(h.TimelineSize), Want: fmt.Sprintf("want 0 or from 1 to %d", MaxTimelineSize)}
+	case h.MaxRebalances < 0 || h.MaxRebalances > model.MaxMaxRebalances:
+		return &HeaderError{Field: "max_rebalances", Value: fmt.Sprint(h.MaxRebalances), Want: fmt.Sprintf("want 0 or from 1 to %d", model.MaxMaxRebalances)}
 	case h.Started.IsZero() || h.Started.Year() < 1970 || h.Started.Year() > 2200:
 		// Record times are nanoseconds from it: they must not overflow.
 		return &HeaderError{Field: "started", Value: h.Started.Format(time.RFC3339), Want: "want a time from 1970 to 2200"}

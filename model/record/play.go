@@ -31,7 +31,8 @@ func Feed(pipe *model.Pipeline, rec *Record) []model.Event {
 func PipelineOptions(h Header, group string) model.PipelineOptions {
 	return model.PipelineOptions{
 		Group: group, TimelineSize: h.TimelineSize,
-		History:  model.HistoryOptions{StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge},
-		Interval: h.Interval,
+		History:       model.HistoryOptions{StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge},
+		Interval:      h.Interval,
+		MaxRebalances: h.MaxRebalances,
 	}
 }

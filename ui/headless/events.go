@@ -30,6 +30,8 @@ type Options struct {
 	// HideKeys is `--hide-keys`: a STALLED event names its record's key
 	// by its size alone.
 	HideKeys bool
+	// MaxRebalances is `--max-rebalances` (zero: no limit).
+	MaxRebalances int
 	// TimelineSize bounds the events kept for diffing (zero: default).
 	TimelineSize int
 	// Now is the clock; nil means time.Now.
@@ -85,10 +87,11 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 	}
 	pipe := model.NewPipeline(model.PipelineOptions{
 		Group: opts.Group, TimelineSize: opts.TimelineSize,
-		History:  model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
-		Tap:      opts.Tap,
-		Interval: opts.Interval,
-		HideKeys: opts.HideKeys,
+		History:       model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
+		Tap:           opts.Tap,
+		Interval:      opts.Interval,
+		HideKeys:      opts.HideKeys,
+		MaxRebalances: opts.MaxRebalances,
 	})
 	w := newLineWriter(out, opts.Queue)
 	defer func() {
