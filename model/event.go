@@ -39,6 +39,12 @@ const (
 	// (a topic deleted and recreated, or another cluster).
 	EventClusterChanged  EventType = "cluster_changed"
 	EventLogEndBackwards EventType = "log_end_backwards"
+	// EventDeployStarted: a member was replaced (same client id or
+	// instance id, a new member id), the first of a run (deploy.go).
+	// EventDeployCompleted: no replacement came for DeploySpan, or every
+	// member was replaced; Deploy says what the run cost.
+	EventDeployStarted   EventType = "deploy_started"
+	EventDeployCompleted EventType = "deploy_completed"
 
 	EventDemoSpawned      EventType = "demo_spawned"
 	EventDemoAssigned     EventType = "demo_assigned"
@@ -105,6 +111,9 @@ type Event struct {
 	// rebalance_completed of a cooperative rebalance's two phases; "" for
 	// others.
 	Phase string
+	// Deploy is the run of replacements a deploy_started or
+	// deploy_completed tells of; nil on other events.
+	Deploy *Deploy
 	// Detail is a human sentence.
 	Detail string
 }

@@ -29,7 +29,30 @@ type jsonEvent struct {
 	State      string            `json:"state,omitempty"`
 	Inferred   bool              `json:"inferred"`
 	Phase      string            `json:"phase,omitempty"`
+	Deploy     *jsonDeploy       `json:"deploy,omitempty"`
 	Detail     string            `json:"detail,omitempty"`
+}
+
+// jsonDeploy is a deploy_started's or deploy_completed's deploy object.
+type jsonDeploy struct {
+	Kind         string   `json:"kind"`
+	Members      []string `json:"members"`
+	Replacements int      `json:"replacements"`
+	Rebalances   int      `json:"rebalances"`
+	Untimed      int      `json:"untimed_rebalances"`
+	StoppedMS    int64    `json:"stopped_ms"`
+}
+
+func deployJSON(d *Deploy) *jsonDeploy {
+	if d == nil {
+		return nil
+	}
+	members := d.Members
+	if members == nil {
+		members = []string{}
+	}
+	return &jsonDeploy{Kind: d.Kind, Members: members, Replacements: d.Replacements, Rebalances: d.Rebalances,
+		Untimed: d.Untimed, StoppedMS: d.Stopped.Round(time.Millisecond).Milliseconds()}
 }
 
 // MarshalEventJSON returns e as one JSON object, without a newline.
@@ -44,6 +67,10 @@ type jsonEvent struct {
 // rebalance_completed, duration_ms (whole milliseconds) only when the
 // duration is known; min_duration_ms when it is known only within bounds
 // (connection_restored: duration_ms the most, min_duration_ms the least).
+// deploy, on deploy_started and deploy_completed, is an object: kind
+// ("restart", "rolling_deploy", "restart_loop"), members (the client or
+// instance ids replaced), replacements, rebalances, untimed_rebalances
+// and stopped_ms (the timed rebalances' durations added up).
 func MarshalEventJSON(e Event) ([]byte, error) {
 	j := jsonEvent{
 		Time:       e.Time.UTC().Format(EventTimeLayout),
@@ -54,8 +81,12 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 		Phase:      e.Phase,
 		InstanceID: e.InstanceID,
 		Detail:     e.Detail,
+		Deploy:     deployJSON(e.Deploy),
 	}
 	spec, _ := e.Type.Spec()
+	if j.Deploy == nil && spec.Fields&FieldDeploy != 0 {
+		j.Deploy = deployJSON(&Deploy{})
+	}
 	if e.MemberID != "" || e.ClientID != "" {
 		j.MemberID, j.ClientID, j.Host = &e.MemberID, &e.ClientID, &e.Host
 	}

@@ -27,6 +27,8 @@ const (
 	FieldFromTo
 	// FieldMoves: moves, [] when none.
 	FieldMoves
+	// FieldDeploy: deploy, the run of replacements (model.Deploy).
+	FieldDeploy
 )
 
 // EventSpec is what every event of one type has in common: its glyph and
@@ -63,6 +65,10 @@ var eventSpecs = []EventSpec{
 	{EventPollAnswered, "↵", ClassGood, 0, "the unanswered poll was answered, no poll having failed meanwhile; duration: how long it went unanswered (after a failure, connection_restored ends the outage instead)"},
 	{EventClusterChanged, "⚑", ClassBad, 0, "the cluster id changed between two polls: another cluster answers on the same addresses; the watch starts afresh (a watch_started follows, and nothing is diffed against the old cluster)"},
 	{EventLogEndBackwards, "↧", ClassBad, FieldPartitions, "partitions' log end offsets went backwards (the topic was deleted and recreated, or another cluster answers); partitions: those"},
+	{EventDeployStarted, "⇉", ClassChange, FieldDeploy,
+		"a member was replaced (same client id or group.instance.id, a new member id): a restart or rolling deploy began; deploy: what it is so far"},
+	{EventDeployCompleted, "⇥", ClassInfo, FieldDeploy,
+		"no member was replaced for 2 minutes after the last replacement (or every member was, several, and the group is Stable): the restart, rolling deploy or restart loop is over; deploy: members replaced, replacements, rebalances and their stopped time; duration: first replacement to last"},
 	{EventMemberReconciling, "⇄", ClassChange, 0, "a consumer group member fell behind its target assignment (epoch or partitions); partitions: those it is to receive or give up"},
 	{EventMemberReconciled, "⇌", ClassGood, 0, "a consumer group member reached its target assignment; partitions: what it owns"},
 
