@@ -253,13 +253,13 @@ func (w *deployWatch) done(s *Snapshot, now time.Time) bool {
 
 // summary is the run's Deploy, its rebalances counted up to its settling
 // (or now).
-func (w *deployWatch) summary(now time.Time) *Deploy {
+func (w *deployWatch) summary(now time.Time) Deploy {
 	r := w.run
 	end := now
 	if !r.settled.IsZero() {
 		end = r.settled
 	}
-	d := &Deploy{Kind: DeployRestart, Members: append([]string(nil), r.members...), Replacements: r.n}
+	d := Deploy{Kind: DeployRestart, Members: append([]string(nil), r.members...), Replacements: r.n}
 	switch {
 	case r.n > len(r.members):
 		d.Kind = DeployRestartLoop
@@ -283,14 +283,14 @@ func (w *deployWatch) summary(now time.Time) *Deploy {
 // started is the run's deploy_started, at its first replacement r, told by
 // the event e that completed it.
 func (w *deployWatch) started(now time.Time, r sighting, e Event) Event {
-	what := r.key + " replaced: same client id, new member id"
+	what := r.key + " back as a new member"
 	switch {
 	case e.InstanceID != "":
-		what = r.key + " replaced: static member back with a new member id"
+		what = r.key + " back as static member with a new member id"
 	case now.After(r.at) && r.left:
-		what += ", " + Elapsed(now.Sub(r.at)) + " after it left"
+		what += " " + Elapsed(now.Sub(r.at)) + " after it left"
 	case now.After(r.at):
-		what += "; the old member left " + Elapsed(now.Sub(r.at)) + " after its successor joined"
+		what = r.key + " replaced: the old member left " + Elapsed(now.Sub(r.at)) + " after its successor joined"
 	}
 	return Event{Time: now, Type: EventDeployStarted, Group: w.group, State: e.State, Deploy: w.summary(now),
 		Detail: "restart or rolling deploy began: " + what}
@@ -337,7 +337,7 @@ func loopNames(r *deployRun) string {
 
 // deployCost says what the run cost: "4 rebalances, 12.3s of partitions
 // stopped", "no rebalance".
-func deployCost(d *Deploy) string {
+func deployCost(d Deploy) string {
 	if d.Rebalances == 0 {
 		return "no rebalance"
 	}

@@ -205,7 +205,7 @@ func TestDeploySentence(t *testing.T) {
 	if len(started) != 1 || len(completed) != 1 {
 		t.Fatalf("want one deploy_started and one deploy_completed:\n%s", summaries(events))
 	}
-	if got, want := started[0].Detail, "restart or rolling deploy began: consumer-a replaced: same client id, new member id, 1.00s after it left"; got != want {
+	if got, want := started[0].Detail, "restart or rolling deploy began: consumer-a back as a new member 1.00s after it left"; got != want {
 		t.Errorf("started: %q\nwant      %q", got, want)
 	}
 	if got, want := completed[0].Detail, "rolling deploy: 3 members replaced in 11.0s, 6 rebalances, 1.80s of partitions stopped"; got != want {

@@ -60,6 +60,11 @@ const (
 	// EventDemoRestarted: a demo consumer closed as a process restart
 	// does and started again with the same client id (and instance id).
 	EventDemoRestarted EventType = "demo_restarted"
+	// EventDemoPoison: a demo consumer failed on a poison order (first
+	// time, per group); EventDemoPoisonSkipped: it committed past the
+	// poison once skipped, as a dead-letter topic would take it.
+	EventDemoPoison        EventType = "demo_poison"
+	EventDemoPoisonSkipped EventType = "demo_poison_skipped"
 )
 
 // Phases of a cooperative (incremental) classic rebalance: the revoke
@@ -112,8 +117,8 @@ type Event struct {
 	// others.
 	Phase string
 	// Deploy is the run of replacements a deploy_started or
-	// deploy_completed tells of; nil on other events.
-	Deploy *Deploy
+	// deploy_completed tells of; zero (Kind "") on other events.
+	Deploy Deploy
 	// Detail is a human sentence.
 	Detail string
 }

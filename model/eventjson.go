@@ -43,10 +43,7 @@ type jsonDeploy struct {
 	StoppedMS    int64    `json:"stopped_ms"`
 }
 
-func deployJSON(d *Deploy) *jsonDeploy {
-	if d == nil {
-		return nil
-	}
+func deployJSON(d Deploy) *jsonDeploy {
 	members := d.Members
 	if members == nil {
 		members = []string{}
@@ -81,11 +78,10 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 		Phase:      e.Phase,
 		InstanceID: e.InstanceID,
 		Detail:     e.Detail,
-		Deploy:     deployJSON(e.Deploy),
 	}
 	spec, _ := e.Type.Spec()
-	if j.Deploy == nil && spec.Fields&FieldDeploy != 0 {
-		j.Deploy = deployJSON(&Deploy{})
+	if e.Deploy.Kind != "" || spec.Fields&FieldDeploy != 0 {
+		j.Deploy = deployJSON(e.Deploy)
 	}
 	if e.MemberID != "" || e.ClientID != "" {
 		j.MemberID, j.ClientID, j.Host = &e.MemberID, &e.ClientID, &e.Host

@@ -81,6 +81,8 @@ var eventSpecs = []EventSpec{
 	{EventDemoCommitFailed, "!", ClassBad, 0, "demo: a commit was refused (a rebalance took the partition)"},
 	{EventDemoDuplicate, "≡", ClassChange, 0, "demo: an order was processed more than once"},
 	{EventDemoLost, "⊖", ClassBad, FieldPartitions, "demo: an order committed past (commit before) whose consumer died before processing it; partitions: where it was"},
+	{EventDemoPoison, "⊗", ClassBad, 0, "demo: a consumer cannot process a poison order and retries it, committing nothing past it; partitions: where it is"},
+	{EventDemoPoisonSkipped, "⇲", ClassGood, 0, "demo: a consumer skipped the poison order (as to a dead-letter topic) and committed past it; partitions: where it was"},
 	{EventDemoRestarted, "↻", ClassChange, 0, "demo: a consumer closed as a process restart does and started again (same client id and instance id); duration: how long it was down"},
 }
 
