@@ -615,12 +615,13 @@ func orUnknown(s string) string {
 
 // demoFlags are the flags of `kgwatch demo`.
 type demoFlags struct {
-	cfg      demo.Config
-	interval time.Duration
-	listen   string
-	brokers  string
-	compare  string
-	record   string
+	cfg        demo.Config
+	interval   time.Duration
+	stallAfter time.Duration
+	listen     string
+	brokers    string
+	compare    string
+	record     string
 	// maxRebalances is --max-rebalances, as the watch's.
 	maxRebalances int
 }
@@ -652,6 +653,7 @@ func (f *demoFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.listen, "listen", "", "put the embedded brokers on these 3 loopback ports, comma separated (e.g. 19192,19193,19194), so outside clients can join")
 	fs.StringVarP(&f.brokers, "brokers", "b", "", "use this cluster instead of an embedded one (only the demo topic and groups are touched)")
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
+	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long (P's poison order shows it)")
 	fs.StringVar(&f.record, "record", "", "record the demo to FILE (the group, its events, the ledger), for kgwatch replay")
 	fs.IntVar(&f.maxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm (0: no limit)")
 }
@@ -689,6 +691,7 @@ func (f *demoFlags) config(fs *pflag.FlagSet) (demo.Config, error) {
 		{"commit-delay", c.CommitDelay, 0, demo.MaxCommitDelay},
 		{"max-poll-interval", c.MaxPollInterval, demo.MinMaxPollInterval, demo.MaxMaxPollInterval},
 		{"interval", f.interval, model.MinInterval, time.Hour},
+		{"stall-after", f.stallAfter, model.MinStallAfter, model.MaxStallAfter},
 	} {
 		if err := durationRange(b.name, b.v, b.least, b.most); err != nil {
 			return c, err
@@ -822,7 +825,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	fs := newFlagSet("kgwatch demo", stderr)
 	var helpErr error // as runWatch's
 	fs.Usage = func() {
-		_, helpErr = fmt.Fprintf(stdout, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group (--compare: two or three groups side by side), and\nwatches it.\n\nKeys: n add consumer · x stop · X kill -9 · r restart · s slow · p pause producer · [ ] rate · h hot key\n\nFlags:\n%s", fs.FlagUsages())
+		_, helpErr = fmt.Fprintf(stdout, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group (--compare: two or three groups side by side), and\nwatches it.\n\nKeys: n add consumer · x stop · X kill -9 · r restart · s slow · p pause producer · [ ] rate · h hot key ·\nR rolling restart of every consumer · P poison order (P again skips it)\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	f.register(fs)
 	if err := parse(fs, compareValue(args)); err != nil {
@@ -868,7 +871,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 		SlowProcessTime: set.SlowProcessTime,
 		Static:          set.Static,
 	}
-	opts := ui.Options{Brokers: d.Brokers(), Interval: f.interval, Timeout: 5 * time.Second, MaxRebalances: f.maxRebalances}
+	opts := ui.Options{Brokers: d.Brokers(), Interval: f.interval, Timeout: 5 * time.Second, StallAfter: f.stallAfter, MaxRebalances: f.maxRebalances}
 	// One watcher per group: compare mode watches two or three.
 	var groups []ui.CompareGroup
 	for _, g := range d.Groups() {

@@ -72,6 +72,13 @@ type DemoConsumer struct {
 	PendingOffset    int64
 	PendingPhase     string
 	PendingUntil     time.Time
+
+	// PoisonTries counts the times the consumer failed on the poison
+	// order it is stuck on (0: it is not); PoisonPartition and
+	// PoisonOffset say where that order is.
+	PoisonTries     int
+	PoisonPartition TopicPartition
+	PoisonOffset    int64
 }
 
 // DemoActionKind names what a demo key asks of the demo.
@@ -87,6 +94,12 @@ const (
 	DemoPause   DemoActionKind = "pause"   // toggle the producer
 	DemoRate    DemoActionKind = "rate"    // set the producer's rate (DemoAction.Rate)
 	DemoHotKey  DemoActionKind = "hot"     // toggle the hot key
+	// DemoRolling restarts every consumer in turn, each once back in the
+	// group before the next, as a rolling deploy does.
+	DemoRolling DemoActionKind = "rolling"
+	// DemoPoison produces a poison order, one no consumer can process;
+	// with one stuck, it skips it instead, as a dead-letter topic would.
+	DemoPoison DemoActionKind = "poison"
 )
 
 // DemoAction is one thing a demo key asks.
@@ -97,10 +110,28 @@ type DemoAction struct {
 }
 
 // DemoOutcome is what an action did: the consumer it started (DemoSpawn),
-// whether a toggle is now on (DemoSlow, DemoPause, DemoHotKey).
+// whether a toggle is now on (DemoSlow, DemoPause, DemoHotKey; DemoPoison:
+// a poison order produced, not one skipped), how many consumers a rolling
+// restart restarts (Count), the poison order's place (DemoPoison).
 type DemoOutcome struct {
 	ClientID string
 	On       bool
+	Count    int
+	Poison   DemoPoisonOrder
+}
+
+// DemoPoisonOrder is a poison order: its id and where it is.
+type DemoPoisonOrder struct {
+	OrderID   string
+	Partition TopicPartition
+	Offset    int64
+}
+
+// DemoRollingRestart is a rolling restart in progress: Done of Of
+// consumers restarted, Current the one restarting now.
+type DemoRollingRestart struct {
+	Of, Done int
+	Current  string
 }
 
 // DemoStatus is one read of a running demo: its consumers, the producer
@@ -115,4 +146,8 @@ type DemoStatus struct {
 	// Ledgers, in compare mode, holds each group's ledger (each group
 	// consumes every order), with the ledger; nil otherwise.
 	Ledgers map[string]Ledger
+	// Rolling is the rolling restart in progress (Of 0: none).
+	Rolling DemoRollingRestart
+	// Poison is the poison order not yet skipped ("" OrderID: none).
+	Poison DemoPoisonOrder
 }

@@ -44,6 +44,12 @@ const (
 	// no more than it again.
 	EventRebalanceStorm      EventType = "rebalance_storm"
 	EventRebalanceStormEnded EventType = "rebalance_storm_ended"
+	// EventDeployStarted: a member was replaced (same client id or
+	// instance id, a new member id), the first of a run (deploy.go).
+	// EventDeployCompleted: no replacement came for DeploySpan, or every
+	// member was replaced; Deploy says what the run cost.
+	EventDeployStarted   EventType = "deploy_started"
+	EventDeployCompleted EventType = "deploy_completed"
 
 	EventDemoSpawned      EventType = "demo_spawned"
 	EventDemoAssigned     EventType = "demo_assigned"
@@ -59,6 +65,11 @@ const (
 	// EventDemoRestarted: a demo consumer closed as a process restart
 	// does and started again with the same client id (and instance id).
 	EventDemoRestarted EventType = "demo_restarted"
+	// EventDemoPoison: a demo consumer failed on a poison order (first
+	// time, per group); EventDemoPoisonSkipped: it committed past the
+	// poison once skipped, as a dead-letter topic would take it.
+	EventDemoPoison        EventType = "demo_poison"
+	EventDemoPoisonSkipped EventType = "demo_poison_skipped"
 )
 
 // Phases of a cooperative (incremental) classic rebalance: the revoke
@@ -110,6 +121,9 @@ type Event struct {
 	// rebalance_completed of a cooperative rebalance's two phases; "" for
 	// others.
 	Phase string
+	// Deploy is the run of replacements a deploy_started or
+	// deploy_completed tells of; zero (Kind "") on other events.
+	Deploy Deploy
 	// Detail is a human sentence.
 	Detail string
 	// Rebalances is the group's rebalance counts at the event's poll, on

@@ -29,9 +29,29 @@ type jsonEvent struct {
 	State      string            `json:"state,omitempty"`
 	Inferred   bool              `json:"inferred"`
 	Phase      string            `json:"phase,omitempty"`
+	Deploy     *jsonDeploy       `json:"deploy,omitempty"`
 	Detail     string            `json:"detail,omitempty"`
 	// The group's rebalance counts, inline, on the types that carry them.
 	*JSONRebalances
+}
+
+// jsonDeploy is a deploy_started's or deploy_completed's deploy object.
+type jsonDeploy struct {
+	Kind         string   `json:"kind"`
+	Members      []string `json:"members"`
+	Replacements int      `json:"replacements"`
+	Rebalances   int      `json:"rebalances"`
+	Untimed      int      `json:"untimed_rebalances"`
+	StoppedMS    int64    `json:"stopped_ms"`
+}
+
+func deployJSON(d Deploy) *jsonDeploy {
+	members := d.Members
+	if members == nil {
+		members = []string{}
+	}
+	return &jsonDeploy{Kind: d.Kind, Members: members, Replacements: d.Replacements, Rebalances: d.Rebalances,
+		Untimed: d.Untimed, StoppedMS: d.Stopped.Round(time.Millisecond).Milliseconds()}
 }
 
 // MarshalEventJSON returns e as one JSON object, without a newline.
@@ -48,6 +68,10 @@ type jsonEvent struct {
 // (connection_restored: duration_ms the most, min_duration_ms the least).
 // rebalance_completed and the rebalance_storm events carry the group's
 // rebalance counts up to them (JSONRebalances: rebalances_1m …).
+// deploy, on deploy_started and deploy_completed, is an object: kind
+// ("restart", "rolling_deploy", "restart_loop"), members (the client or
+// instance ids replaced), replacements, rebalances, untimed_rebalances
+// and stopped_ms (the timed rebalances' durations added up).
 func MarshalEventJSON(e Event) ([]byte, error) {
 	j := jsonEvent{
 		Time:       e.Time.UTC().Format(EventTimeLayout),
@@ -60,6 +84,9 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 		Detail:     e.Detail,
 	}
 	spec, _ := e.Type.Spec()
+	if e.Deploy.Kind != "" || spec.Fields&FieldDeploy != 0 {
+		j.Deploy = deployJSON(e.Deploy)
+	}
 	if e.MemberID != "" || e.ClientID != "" {
 		j.MemberID, j.ClientID, j.Host = &e.MemberID, &e.ClientID, &e.Host
 	}

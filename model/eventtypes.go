@@ -30,6 +30,8 @@ const (
 	// FieldRebalances: the group's rebalance counts (JSONRebalances:
 	// rebalances_1m, rebalances_10m, rebalances_1h, stopped_ms_10m …).
 	FieldRebalances
+	// FieldDeploy: deploy, the run of replacements (model.Deploy).
+	FieldDeploy
 )
 
 // EventSpec is what every event of one type has in common: its glyph and
@@ -68,6 +70,10 @@ var eventSpecs = []EventSpec{
 	{EventLogEndBackwards, "↧", ClassBad, FieldPartitions, "partitions' log end offsets went backwards (the topic was deleted and recreated, or another cluster answers); partitions: those"},
 	{EventRebalanceStorm, "≋", ClassBad, FieldRebalances, "the last 10 minutes counted more rebalances than --max-rebalances: a storm (a crash-looping member, a rolling deploy without graceful shutdown, evictions), not a one-off"},
 	{EventRebalanceStormEnded, "∿", ClassGood, FieldRebalances, "the last 10 minutes count no more rebalances than --max-rebalances again"},
+	{EventDeployStarted, "⇉", ClassChange, FieldDeploy,
+		"a member was replaced (same client id or group.instance.id, a new member id): a restart or rolling deploy began; deploy: what it is so far"},
+	{EventDeployCompleted, "⇥", ClassInfo, FieldDeploy,
+		"no member was replaced for 2 minutes after the last replacement (or every member was, several, and the group is Stable): the restart, rolling deploy or restart loop is over; deploy: members replaced, replacements, rebalances and their stopped time; duration: first replacement to last"},
 	{EventMemberReconciling, "⇄", ClassChange, 0, "a consumer group member fell behind its target assignment (epoch or partitions); partitions: those it is to receive or give up"},
 	{EventMemberReconciled, "⇌", ClassGood, 0, "a consumer group member reached its target assignment; partitions: what it owns"},
 
@@ -80,6 +86,8 @@ var eventSpecs = []EventSpec{
 	{EventDemoCommitFailed, "!", ClassBad, 0, "demo: a commit was refused (a rebalance took the partition)"},
 	{EventDemoDuplicate, "≡", ClassChange, 0, "demo: an order was processed more than once"},
 	{EventDemoLost, "⊖", ClassBad, FieldPartitions, "demo: an order committed past (commit before) whose consumer died before processing it; partitions: where it was"},
+	{EventDemoPoison, "⊗", ClassBad, 0, "demo: a consumer cannot process a poison order and retries it, committing nothing past it; partitions: where it is"},
+	{EventDemoPoisonSkipped, "⇲", ClassGood, 0, "demo: a consumer skipped the poison order (as to a dead-letter topic) and committed past it; partitions: where it was"},
 	{EventDemoRestarted, "↻", ClassChange, 0, "demo: a consumer closed as a process restart does and started again (same client id and instance id); duration: how long it was down"},
 }
 

@@ -14,6 +14,7 @@ type Pipeline struct {
 	history *History
 	tracker *Tracker
 	lanes   *Lanes
+	deploys *deployWatch
 	tap     Tap
 	// hideKeys: PipelineOptions.HideKeys.
 	hideKeys bool
@@ -73,6 +74,7 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 		history: NewHistory(o.History),
 		tracker: tracker,
 		lanes:   NewLanes(o.LaneHorizon),
+		deploys: newDeployWatch(o.Group),
 		tap:     o.Tap,
 
 		hideKeys: o.HideKeys,
@@ -85,7 +87,8 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 // Observe takes a good poll: it fills s's derived fields (History.Annotate
 // writes into s.Partitions, so s must not be shared yet) and returns the
 // events it gives, in the order they are filed: the diff's (joins, leaves,
-// rebalances, a restored connection first), then the status changes. The
+// rebalances, a restored connection first), a deploy's start or end
+// (deploy.go), then the status changes. The
 // pipeline keeps a reference to s's members and partitions until the next
 // Observe; do not modify them.
 func (p *Pipeline) Observe(s *Snapshot) []Event {
@@ -96,8 +99,10 @@ func (p *Pipeline) Observe(s *Snapshot) []Event {
 		p.tap.Observed(*s)
 	}
 	if clusterChanged(p.cluster, s.ClusterID) {
-		// Another cluster: no rate or status is measured across it.
+		// Another cluster: no rate or status is measured across it,
+		// and no member of it replaces one of the old.
 		p.history = NewHistory(p.historyOpts)
+		p.deploys = newDeployWatch(p.deploys.group)
 	}
 	if s.ClusterID != "" {
 		p.cluster = s.ClusterID
@@ -106,10 +111,14 @@ func (p *Pipeline) Observe(s *Snapshot) []Event {
 	p.lanes.Observe(*s)
 	events := p.tracker.Observe(*s)
 	s.Rebalances = p.tracker.Rebalances()
+	deploys := p.deploys.observe(s, events)
+	for _, e := range deploys {
+		p.tracker.Add(e)
+	}
 	for _, e := range status {
 		p.tracker.Add(e)
 	}
-	return append(events, status...)
+	return append(append(events, deploys...), status...)
 }
 
 // Failed records a poll that failed at at, when the failure was seen. The

@@ -117,6 +117,8 @@ func demoKeys() []demoKey {
 				}
 				return "hot key off: orders spread over every partition"
 			}},
+		{binding: bind("R", "restart all"), act: whole(model.DemoRolling), say: sayRolling},
+		{binding: bind("P", "poison"), act: whole(model.DemoPoison), say: sayPoison},
 	}
 }
 
@@ -295,13 +297,14 @@ func (p *demoPanel) acted(msg demoActionMsg, now time.Time) (tea.Cmd, bool) {
 // fastPoll reports whether the group should be polled every FastInterval:
 // for a while after a demo key (a join or a LeaveGroup rebalances the
 // group within a second or so, often quicker than the poll interval, which
-// then only infers it, duration unknown) and while a killed member waits
-// for its eviction, so the takeover is timed too.
+// then only infers it, duration unknown), through a rolling restart, and
+// while a killed member waits for its eviction, so the takeover is timed
+// too.
 func (p *demoPanel) fastPoll(now time.Time) bool {
 	if p == nil {
 		return false
 	}
-	if now.Before(p.fastUntil) {
+	if now.Before(p.fastUntil) || p.status.Rolling.Of > 0 {
 		return true
 	}
 	// A killed member: until a little past its session timeout (a

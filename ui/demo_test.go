@@ -23,7 +23,11 @@ type fakeDemo struct {
 	rate      float64
 	paused    bool
 	hot       bool
-	calls     []string
+	poisoned  bool
+	// rolling and poison are what Status reports of R and P.
+	rolling model.DemoRollingRestart
+	poison  model.DemoPoisonOrder
+	calls   []string
 }
 
 func (f *fakeDemo) record(s string) {
@@ -135,6 +139,9 @@ func (f *fakeDemo) Restart(id string) error {
 // Status and Act are the Demo interface, over the methods above.
 func (f *fakeDemo) Status(withLedger bool) model.DemoStatus {
 	s := model.DemoStatus{Consumers: f.Consumers(), Rate: f.Rate(), Paused: f.Paused(), HotKey: f.HotKey()}
+	f.mu.Lock()
+	s.Rolling, s.Poison = f.rolling, f.poison
+	f.mu.Unlock()
 	if withLedger {
 		s.Ledger, s.HasLedger, s.Ledgers = f.Ledger(), true, f.ledgers
 	}
@@ -161,6 +168,18 @@ func (f *fakeDemo) Act(a model.DemoAction) (model.DemoOutcome, error) {
 		f.SetRate(a.Rate)
 	case model.DemoHotKey:
 		out.On = f.ToggleHotKey()
+	case model.DemoRolling:
+		f.mu.Lock()
+		f.record("RollingRestart")
+		out.Count = len(f.consumers)
+		f.mu.Unlock()
+	case model.DemoPoison:
+		f.mu.Lock()
+		f.record("Poison")
+		f.poisoned = !f.poisoned
+		out.On = f.poisoned
+		out.Poison = model.DemoPoisonOrder{OrderID: "poison-000001", Partition: model.TopicPartition{Topic: "orders", Partition: 1}, Offset: 41}
+		f.mu.Unlock()
 	default:
 		err = fmt.Errorf("fake demo: %q", a.Kind)
 	}

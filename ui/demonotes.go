@@ -137,6 +137,9 @@ func (p *demoPanel) note(c model.DemoConsumer, inGroup bool, now time.Time) stri
 		}
 		return s
 	}
+	if w := poisonNote(c); w != "" {
+		return w
+	}
 	if w := pendingNote(c, now); w != "" {
 		if slow != "" {
 			return slow + " · " + w

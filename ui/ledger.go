@@ -148,6 +148,7 @@ func (p LedgerPane) producerLine() string {
 	default:
 		segs = append(segs, st.StateOK.Render("▶ producer "+producerRate(p.st.Rate)))
 	}
+	segs = append(segs, p.playSegments()...)
 	if p.has && p.st.HotKey {
 		segs = append(segs, st.StateWarn.Render("hot key ON")+st.Muted.Render(": most orders → one partition"))
 	} else if p.has {

@@ -11,6 +11,9 @@ import (
 // is O(orders) under the demo's lock) and in compare mode every group's.
 func (d *Demo) Status(withLedger bool) model.DemoStatus {
 	s := model.DemoStatus{Consumers: d.Consumers(), Rate: d.Rate(), Paused: d.Paused(), HotKey: d.HotKey()}
+	d.mu.Lock()
+	s.Rolling, s.Poison = d.rollingStatus(), d.poisonStatus()
+	d.mu.Unlock()
 	if withLedger {
 		s.Ledger, s.Ledgers = d.ledgers()
 		s.HasLedger = true
@@ -60,6 +63,10 @@ func (d *Demo) Act(a model.DemoAction) (model.DemoOutcome, error) {
 		d.SetRate(a.Rate)
 	case model.DemoHotKey:
 		out.On = d.ToggleHotKey()
+	case model.DemoRolling:
+		out.Count, err = d.RollingRestart()
+	case model.DemoPoison:
+		out.Poison, out.On, err = d.Poison()
 	default:
 		err = fmt.Errorf("demo action %q: unknown", a.Kind)
 	}

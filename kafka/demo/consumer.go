@@ -39,6 +39,11 @@ type consumer struct {
 	stoppedAt   time.Time
 	restartedAt time.Time
 	restarts    int
+	// poisonTries counts the failures on the poison order at poisonOffset
+	// of poisonTP it is stuck on (poison.go); 0: none.
+	poisonTries  int
+	poisonTP     model.TopicPartition
+	poisonOffset int64
 }
 
 // pending is the order in hand and the phase it is in.
@@ -72,6 +77,11 @@ type proc struct {
 	// fresh is true until the first assignment: a restarted static member
 	// gets its partitions back then. Guarded by d.mu.
 	fresh bool
+
+	// retry is the poison order's partition, paused until retryAt
+	// (poison.go); the poll goroutine's own.
+	retry   *model.TopicPartition
+	retryAt time.Time
 }
 
 func newConsumer(g *group, id string) *consumer {
@@ -156,7 +166,10 @@ func (p *proc) run() {
 	defer close(p.done)
 	defer p.cl.AllowRebalance()
 	for !p.ending() {
-		fs := p.cl.PollRecords(p.pollCtx, 1)
+		ctx, cancel := p.pollContext()
+		fs := p.cl.PollRecords(ctx, 1)
+		retry := ctx.Err() != nil && p.pollCtx.Err() == nil // the poison's retry is due
+		cancel()
 		if p.ending() {
 			return
 		}
@@ -167,6 +180,7 @@ func (p *proc) run() {
 			}
 		})
 		switch {
+		case rec == nil && retry:
 		case rec != nil && p.owns(rec):
 			if !p.handle(rec) {
 				return
@@ -289,6 +303,7 @@ func (p *proc) giveBack(cl *kgo.Client, m map[string][]int32, how string) {
 	}
 	reported := c.left // max.poll.interval reported it already
 	c.assigned = minus(c.assigned, gone)
+	c.clearPoison(gone)
 	keeps := slices.Clone(c.assigned)
 	d.mu.Unlock()
 	if len(gone) == 0 || reported {

@@ -65,6 +65,10 @@ type Demo struct {
 	rate   float64
 	hot    bool
 	rateCh chan struct{}
+	// rolling is the rolling restart in progress (rolling.go); poisons
+	// the poison orders produced (poison.go).
+	rolling *rollingState
+	poisons []*poisonOrder
 
 	closeOnce sync.Once
 	closeErr  error

@@ -20,6 +20,9 @@ func (p *proc) handle(r *kgo.Record) bool {
 	tp := model.TopicPartition{Topic: r.Topic, Partition: r.Partition}
 	var o order
 	ours := json.Unmarshal(r.Value, &o) == nil && o.Run == d.run && o.OrderID != ""
+	if handled, alive := p.poisoned(r, tp, o); handled {
+		return alive
+	}
 	name := o.OrderID
 	if !ours {
 		name = fmt.Sprintf("offset %d", r.Offset)

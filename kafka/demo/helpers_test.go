@@ -14,7 +14,7 @@ import (
 )
 
 // groupWatch is kgwatch's own watcher (package kafka) polling one demo
-// group every interval, with a model.Tracker turning its snapshots into
+// group every interval, with a model.Pipeline turning its snapshots into
 // timeline events — what the audience sees.
 type groupWatch struct {
 	mu     sync.Mutex
@@ -25,8 +25,15 @@ type groupWatch struct {
 
 func watchGroup(t *testing.T, d *Demo, group string, interval time.Duration) *groupWatch {
 	t.Helper()
+	return watchGroupWith(t, d, group, interval, model.HistoryOptions{})
+}
+
+// watchGroupWith is watchGroup with the pipeline's statuses tuned by h
+// (`--stall-after`).
+func watchGroupWith(t *testing.T, d *Demo, group string, interval time.Duration, h model.HistoryOptions) *groupWatch {
+	t.Helper()
 	w := kafka.NewWatcher(kafka.Config{Brokers: d.Brokers(), Group: group, Timeout: 5 * time.Second})
-	tr := model.NewTracker(group, 0)
+	pl := model.NewPipeline(model.PipelineOptions{Group: group, Interval: interval, History: h})
 	gw := &groupWatch{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -38,9 +45,9 @@ func watchGroup(t *testing.T, d *Demo, group string, interval time.Duration) *gr
 			pcancel()
 			var evs []model.Event
 			if err != nil {
-				evs = tr.ConnectionLost(time.Now(), err)
+				evs = pl.Failed(time.Now(), err)
 			} else {
-				evs = tr.Observe(snap)
+				evs = pl.Observe(&snap)
 			}
 			gw.mu.Lock()
 			gw.events = append(gw.events, evs...)
@@ -94,6 +101,18 @@ func (gw *groupWatch) waitPolls(t *testing.T, n int) {
 		defer gw.mu.Unlock()
 		return gw.polls >= target
 	})
+}
+
+// status returns tp's status at the watch's last snapshot.
+func (gw *groupWatch) status(tp model.TopicPartition) model.Status {
+	gw.mu.Lock()
+	defer gw.mu.Unlock()
+	for _, p := range gw.snap.Partitions {
+		if p.TopicPartition == tp {
+			return p.Status
+		}
+	}
+	return ""
 }
 
 // stable reports whether the watch's last snapshot is a Stable group.

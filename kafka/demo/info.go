@@ -66,6 +66,9 @@ func (g *group) appendInfo(out []ConsumerInfo) []ConsumerInfo {
 			PendingOffset:    c.pending.offset,
 			PendingPhase:     c.pending.phase,
 			PendingUntil:     c.pending.until,
+			PoisonTries:      c.poisonTries,
+			PoisonPartition:  c.poisonTP,
+			PoisonOffset:     c.poisonOffset,
 		})
 	}
 	return out

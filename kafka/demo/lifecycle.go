@@ -220,7 +220,7 @@ func (c *consumer) startAgainLocked(took time.Duration) (model.Event, error) {
 	c.state = StateRunning
 	c.restarts++
 	c.restartedAt = time.Now()
-	c.left = false
+	c.left, c.poisonTries = false, 0
 	c.killedAt, c.evictedAt, c.stoppedAt = time.Time{}, time.Time{}, time.Time{}
 	if c.instanceID == "" || was != StateRestarting {
 		c.memberID = ""

@@ -27,6 +27,8 @@ type order struct {
 	// Run tags the demo run that wrote the order, so that a rerun against
 	// an outside cluster ignores an earlier run's orders.
 	Run string `json:"run"`
+	// Poison marks a poison order (poison.go): no consumer can process it.
+	Poison bool `json:"poison,omitempty"`
 }
 
 // produce writes orders at the configured rate until the demo closes. Each
