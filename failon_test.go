@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // hungConsumer makes group a member (franz-go's kgo, an outside client)
@@ -154,5 +157,68 @@ func TestEventsFlagAHungConsumerAtOnce(t *testing.T) {
 	if len(first) < 2 || first[0].Type != "watch_started" || first[1].Type != "status_changed" ||
 		first[1].State != "LAGGING" || first[1].Time != first[0].Time {
 		t.Fatalf("first events %+v (stderr %q): want watch_started, then status_changed to LAGGING of the same poll", first, stderr.String())
+	}
+}
+
+// --events --fail-on ends the watch with exit 3 at the first event at or
+// past the status, once its line is written: LAGGING at the first poll of
+// a consumer hung 40s ago; STALLED (which one --once poll cannot tell)
+// after --stall-after of watching.
+func TestEventsFailOn(t *testing.T) {
+	d := startDemo(t)
+	hungConsumer(t, d.Brokers(), "stuck-orders", "hung-workers")
+	for _, tt := range []struct {
+		args []string
+		want string // the state of the last event
+	}{
+		{[]string{"--fail-on", "lagging"}, "LAGGING"},
+		{[]string{"--fail-on", "stalled", "--stall-after", "2s", "-i", "200ms"}, "STALLED"},
+	} {
+		var out, stderr lockedWriter
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		args := append([]string{"-g", "hung-workers", "-b", strings.Join(d.Brokers(), ","), "--events"}, tt.args...)
+		code := runContext(ctx, args, &out, &stderr)
+		timedOut := ctx.Err()
+		cancel()
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		var last eventLine
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+			t.Fatalf("%v: last line %q: %v", tt.args, lines[len(lines)-1], err)
+		}
+		if code != exitFailOn || timedOut != nil || last.Type != "status_changed" || last.State != tt.want ||
+			!strings.HasSuffix(stderr.String(), "(--fail-on "+strings.ToLower(tt.want)+")\n") {
+			t.Errorf("%v: exit %d (ctx %v), last event %+v, stderr %q; want exit 3 at a status_changed to %s",
+				tt.args, code, timedOut, last, stderr.String(), tt.want)
+		}
+	}
+}
+
+// failOnEvent trips on a rebalance_storm for storm, on a status_changed
+// at or past the status otherwise, and on nothing else.
+func TestFailOnEvent(t *testing.T) {
+	storm := watchFlags{failOn: "storm", maxRebalances: 3, events: true}
+	lagging := watchFlags{failOn: "lagging", events: true}
+	for _, f := range []*watchFlags{&storm, &lagging} {
+		if err := f.checkFailOn(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		f    *watchFlags
+		e    model.Event
+		trip bool
+	}{
+		{&storm, model.Event{Type: model.EventRebalanceStorm, Detail: "rebalance storm"}, true},
+		{&storm, model.Event{Type: model.EventStatusChanged, State: "STOPPED"}, false},
+		{&lagging, model.Event{Type: model.EventStatusChanged, State: "STALLED", Detail: "p0 STALLED"}, true},
+		{&lagging, model.Event{Type: model.EventStatusChanged, State: "OK"}, false},
+		{&lagging, model.Event{Type: model.EventRebalanceStorm}, false},
+		{&lagging, model.Event{Type: model.EventMemberLeft, State: "LAGGING"}, false},
+	} {
+		err := tt.f.failOnEvent(tt.e)
+		var fe failOnError
+		if got := errors.As(err, &fe); got != tt.trip || tt.trip && !strings.HasPrefix(fe.msg, tt.e.Detail+" (--fail-on ") {
+			t.Errorf("--fail-on %s, %s %s: %v, want trip %v", tt.f.failOn, tt.e.Type, tt.e.State, err, tt.trip)
+		}
 	}
 }

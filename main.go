@@ -42,7 +42,7 @@ const (
 	exitOK      = 0
 	exitRuntime = 1
 	exitUsage   = 2
-	// exitFailOn: --once --fail-on STATUS found something at or past it.
+	// exitFailOn: --fail-on's status (or storm) was reached.
 	exitFailOn = 3
 )
 
@@ -61,6 +61,51 @@ var errStdoutClosed = errors.New("stdout is closed")
 type failedWriter struct{ err error }
 
 func (w failedWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// failOnStorm is --fail-on's word for a rebalance storm (--events, with
+// --max-rebalances).
+const failOnStorm = "storm"
+
+// checkFailOn reads --fail-on: a status (lagging, unowned, stopped; with
+// --events stalled and rewound too), or storm with --events and
+// --max-rebalances.
+func (f *watchFlags) checkFailOn() error {
+	if strings.EqualFold(f.failOn, failOnStorm) {
+		switch {
+		case !f.events:
+			return usageError{"--fail-on storm goes with --events (one --once poll counts no rebalances)"}
+		case f.maxRebalances == 0:
+			return usageError{"--fail-on storm needs --max-rebalances N: the storm is more than N rebalances in 10 minutes"}
+		}
+		f.failOn = failOnStorm
+		return nil
+	}
+	s, ok := model.ParseStatus(f.failOn)
+	switch {
+	case !f.once && !f.events:
+		return usageError{"--fail-on goes with --once or --events: it sets the exit status"}
+	case !ok || s == model.StatusOK:
+		return usageError{fmt.Sprintf("--fail-on %q: use lagging, unowned, stalled, rewound, stopped or storm", f.failOn)}
+	case f.once && (s == model.StatusStalled || s == model.StatusRewound):
+		// At or past STALLED would trip on STOPPED alone: a script
+		// asking for STALLED would never hear of one.
+		return usageError{fmt.Sprintf("--fail-on %s: one --once poll cannot tell %s (it needs the polls before it); use lagging, unowned or stopped, or watch with --events", f.failOn, s)}
+	}
+	f.failOnStatus = s
+	return nil
+}
+
+// failOnEvent is --fail-on for --events: the event that ends the watch
+// with exit 3 (a status_changed at or past the status, or a
+// rebalance_storm), as a failOnError; nil for any other.
+func (f *watchFlags) failOnEvent(e model.Event) error {
+	switch {
+	case f.failOn == failOnStorm && e.Type == model.EventRebalanceStorm,
+		f.failOnStatus != "" && e.Type == model.EventStatusChanged && model.Status(e.State).AtLeast(f.failOnStatus):
+		return failOnError{fmt.Sprintf("%s (--fail-on %s)", e.Detail, strings.ToLower(f.failOn))}
+	}
+	return nil
+}
 
 // failOnError is --fail-on's threshold reached: exit code 3, the output
 // printed in full.
@@ -336,7 +381,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
 	fs.DurationVar(&f.maxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
 	fs.IntVar(&f.maxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm: marked in the header, a rebalance_storm event, storm in JSON (0: no limit)")
-	fs.StringVar(&f.failOn, "fail-on", "", "with --once: exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped")
+	fs.StringVar(&f.failOn, "fail-on", "", "exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped with --once; with --events also stalled, rewound, or storm (with --max-rebalances), ending the watch at the first such event")
 	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
 	fs.BoolVar(&f.hideKeys, "hide-keys", false, "show the keys and header values of the records partitions are stuck on as their sizes (\"key 12 B hidden\"), everywhere: screen, --once, --events, --record")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
@@ -374,18 +419,9 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	if fs.Changed("fail-on") {
-		s, ok := model.ParseStatus(f.failOn)
-		switch {
-		case !f.once:
-			return usageError{"--fail-on goes with --once: it sets the exit status of one snapshot"}
-		case !ok || s == model.StatusOK:
-			return usageError{fmt.Sprintf("--fail-on %q: use lagging, unowned or stopped", f.failOn)}
-		case s == model.StatusStalled || s == model.StatusRewound:
-			// At or past STALLED would trip on STOPPED alone: a script
-			// asking for STALLED would never hear of one.
-			return usageError{fmt.Sprintf("--fail-on %s: one --once poll cannot tell %s (it needs the polls before it); use lagging, unowned or stopped", f.failOn, s)}
+		if err := f.checkFailOn(); err != nil {
+			return err
 		}
-		f.failOnStatus = s
 	}
 	switch {
 	case f.group == "" && fs.Changed("group"):
@@ -441,7 +477,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 			// Said when it happens: the events go on, the file does not.
 			rec.onStop(func(err error) { fmt.Fprintf(stderr, "kgwatch: %v; the events go on\n", err) })
 		}
-		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances, Tap: rec.tapOf(f.group)}, stdout, stderr)
+		return headless.RunEvents(ctx, w, headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances, Tap: rec.tapOf(f.group), Stop: f.failOnEvent}, stdout, stderr)
 	}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App {
 		return ui.New(ui.Watch{Group: f.group, Source: w, Tap: rec.tapOf(f.group)}, opts)

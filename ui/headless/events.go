@@ -50,6 +50,9 @@ type Options struct {
 	// Tick is how often a poll in flight is looked at, for its
 	// poll_unanswered (zero: 1s, as the TUI's clock).
 	Tick time.Duration
+	// Stop, when set, is asked of every event once its line is written;
+	// an error ends the watch, and RunEvents returns it (`--fail-on`).
+	Stop func(model.Event) error
 }
 
 // RunEvents is `--events`: it polls src on the TUI's cadence
@@ -107,6 +110,11 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 			}
 			if err := w.write(ctx, append(b, '\n')); err != nil {
 				return err
+			}
+			if opts.Stop != nil {
+				if err := opts.Stop(e); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
