@@ -175,6 +175,32 @@ type groupTrack struct {
 	poll  int64
 	// rate counts the group's rebalances by its generation's moves.
 	rate RebalanceRate
+	// seen counts, for a group whose generation cannot be read (a
+	// classic group whose clients do not tell it: librdkafka, kafka-go),
+	// the rebalances the polls see (seenGeneration); state and members
+	// are the last poll's.
+	seen    int32
+	state   string
+	members int
+	read    bool
+}
+
+// seenGeneration stands in for a generation the overview cannot read: it
+// moves by one when the group is seen entering a rebalance, or its
+// member count changed between two polls that both found it Stable (a
+// rebalance begun and ended between them). A rebalance between two polls
+// that leaves the member count as it was is missed.
+func (gt *groupTrack) seenGeneration(s *GroupSummary) int32 {
+	rebalancing := Group{State: s.State}.Rebalancing()
+	switch {
+	case !gt.read:
+		gt.seen = 1
+	case rebalancing && !(Group{State: gt.state}).Rebalancing(),
+		s.State == StateStable && gt.state == StateStable && s.Members != gt.members:
+		gt.seen++
+	}
+	gt.read, gt.state, gt.members = true, s.State, s.Members
+	return gt.seen
 }
 
 // partTrack is one partition of a group, as History tracks it; poll is
@@ -229,7 +255,11 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 	}
 	gt.poll = h.polls
 	rebalancing := Group{State: s.State}.Rebalancing()
-	rb := gt.rate.ObserveGeneration(o.TakenAt, s.Generation, Group{State: s.State}.Exists(), nil, rebalancing)
+	gen := s.Generation
+	if gen == 0 && s.Type == TypeClassic && (Group{State: s.State}).Exists() {
+		gen = gt.seenGeneration(&s)
+	}
+	rb := gt.rate.ObserveGeneration(o.TakenAt, gen, Group{State: s.State}.Exists(), nil, rebalancing)
 	s.Rebalances, s.RebalancesKnown = rb.TenMinutes.Count, rb.Generations
 	// As History.Annotate: a group Empty with lag is STOPPED; lag nobody
 	// owns is UNOWNED while members are assigned.

@@ -6,9 +6,9 @@ import (
 )
 
 // The overview counts each group's rebalances by its generation's moves
-// between polls (it sees no timeline): unknown at the first poll and for
-// a group whose generation is never told, then the moves of the last 10
-// minutes, at every poll interval.
+// between polls (it sees no timeline): unknown at the first poll, then the
+// moves of the last 10 minutes, at every poll interval; a classic group
+// whose generation is never told by the rebalances the polls see.
 func TestOverviewCountsRebalancesByGeneration(t *testing.T) {
 	for _, iv := range []time.Duration{100 * time.Millisecond, time.Second, 10 * time.Second} {
 		t.Run(iv.String(), func(t *testing.T) {
@@ -31,12 +31,37 @@ func TestOverviewCountsRebalancesByGeneration(t *testing.T) {
 			if !gs[0].RebalancesKnown || gs[0].Rebalances != 6 {
 				t.Errorf("flappy: %d rebalances (known %v), want 6: 3 → 9", gs[0].Rebalances, gs[0].RebalancesKnown)
 			}
-			if gs[1].RebalancesKnown {
-				t.Errorf("kafka-go's generation is never told: its count must be unknown, got %d", gs[1].Rebalances)
+			// kafka-go's generation is never told: the rebalances the polls
+			// see are counted instead (none here: Stable, 2 members).
+			if !gs[1].RebalancesKnown || gs[1].Rebalances != 0 {
+				t.Errorf("kafka-go: %d (known %v), want 0 seen", gs[1].Rebalances, gs[1].RebalancesKnown)
 			}
 			if !gs[2].RebalancesKnown || gs[2].Rebalances != 0 {
 				t.Errorf("kip848: %d (known %v), want 0", gs[2].Rebalances, gs[2].RebalancesKnown)
 			}
 		})
+	}
+}
+
+// A classic group whose clients tell no generation (librdkafka, kafka-go)
+// is counted by what the polls see of it: entering a rebalance, or its
+// member count changed between two Stable polls; not a poll that stays in
+// one rebalance.
+func TestOverviewCountsSeenRebalances(t *testing.T) {
+	h := NewOverviewHistory(HistoryOptions{})
+	var gs []GroupSummary
+	for i, st := range []struct {
+		state   string
+		members int
+	}{
+		{StateStable, 2}, {StatePreparingRebalance, 2}, {StatePreparingRebalance, 2}, {StateCompletingRebalance, 3},
+		{StateStable, 3}, {StateStable, 2}, {StateStable, 2}, {StatePreparingRebalance, 1}, {StateStable, 1},
+	} {
+		gs = h.Observe(&OverviewObservation{TakenAt: tl0.Add(time.Duration(i) * time.Second), Groups: []OverviewGroup{
+			{Summary: GroupSummary{ID: "rdkafka", State: st.state, Type: TypeClassic, Members: st.members}},
+		}})
+	}
+	if !gs[0].RebalancesKnown || gs[0].Rebalances != 3 {
+		t.Errorf("%d rebalances (known %v), want 3: two seen begun, one between Stable polls", gs[0].Rebalances, gs[0].RebalancesKnown)
 	}
 }
