@@ -119,6 +119,7 @@ type partState struct {
 	// handover does not make it OK for a while.
 	gaps      [cadenceGaps]int64
 	ngaps     int
+	every     int64 // the cadence the gaps make (cadence)
 	mark      int64
 	cadenceOf string
 	inherited bool
@@ -352,7 +353,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			if st.status == StatusLagging {
 				st.inherited = true
 			} else {
-				st.ngaps = 0
+				st.forgetCadence()
 			}
 		}
 		st.cadenceOf = p.MemberID

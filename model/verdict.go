@@ -125,19 +125,11 @@ func (st *partState) allowance(limit time.Duration) time.Duration {
 
 // cadence is how often st's commits come under its current owner: the
 // upper median of the last gaps seen between two of its commits; 0 before
-// one is seen.
-func (st *partState) cadence() time.Duration {
-	if st.ngaps == 0 {
-		return 0
-	}
-	g := st.gaps
-	s := g[:st.ngaps]
-	slices.Sort(s)
-	return time.Duration(s[len(s)/2])
-}
+// one is seen. addGap keeps it.
+func (st *partState) cadence() time.Duration { return time.Duration(st.every) }
 
-// addGap records one gap between commits; the first of a new owner's
-// replaces the old owner's inherited ones.
+// addGap records one gap between commits, and the cadence they make; the
+// first of a new owner's replaces the old owner's inherited ones.
 func (st *partState) addGap(gap int64) {
 	if st.inherited {
 		st.ngaps, st.inherited = 0, false
@@ -145,11 +137,18 @@ func (st *partState) addGap(gap int64) {
 	if st.ngaps < cadenceGaps {
 		st.gaps[st.ngaps] = gap
 		st.ngaps++
-		return
+	} else {
+		copy(st.gaps[:], st.gaps[1:])
+		st.gaps[cadenceGaps-1] = gap
 	}
-	copy(st.gaps[:], st.gaps[1:])
-	st.gaps[cadenceGaps-1] = gap
+	g := st.gaps
+	s := g[:st.ngaps]
+	slices.Sort(s)
+	st.every = s[len(s)/2]
 }
+
+// forgetCadence forgets the gaps: a new owner's cadence is its own.
+func (st *partState) forgetCadence() { st.ngaps, st.every = 0, 0 }
 
 // waited returns how long p's oldest unprocessed record has waited: its
 // lag age, when it agrees with what the polls saw of that record (written
