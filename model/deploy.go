@@ -32,6 +32,11 @@ import (
 // included, with room to spare.
 const DeploySpan = 2 * time.Minute
 
+// joinBeforeLeave is the longest a successor's join may come before its
+// predecessor's leave: the eviction of a killed member, a session timeout
+// (Java's and librdkafka's default 45s) and some.
+const joinBeforeLeave = time.Minute
+
 // Kinds of deploy (Deploy.Kind).
 const (
 	DeployRestart     = "restart"        // one member replaced, once
@@ -44,14 +49,20 @@ const (
 type Deploy struct {
 	Kind string
 	// Members are the client ids (instance ids of static members)
-	// replaced, in the order of their first replacement, each once.
+	// replaced, in the order of their first replacement, each once: one
+	// id stands for every member that shares it (Java's default
+	// consumer-<group>-1, librdkafka's rdkafka), Slots says how many did.
 	Members []string
-	// Replacements counts the replacements (more than len(Members) in a
-	// restart loop).
+	Slots   int
+	// Replacements counts the replacements (more than Slots in a restart
+	// loop).
 	Replacements int
-	// Rebalances counts the rebalances completed during the run (a
-	// cooperative rebalance's two phases are one); Untimed of them had no
-	// known duration. Stopped adds up the others' durations.
+	// Rebalances counts the rebalances completed during the run as the
+	// rebalance rate does (a cooperative rebalance's rounds, when polls
+	// see them apart, each); Untimed of them had no known duration.
+	// Stopped is the partition-time they stopped (the rebalance rate's
+	// stopped time: each timed one's duration times the partitions it
+	// stopped).
 	Rebalances int
 	Untimed    int
 	Stopped    time.Duration
@@ -64,13 +75,6 @@ type sighting struct {
 	left        bool // a leave, not a join
 }
 
-// deployRebalance is a rebalance_completed, for a run's cost.
-type deployRebalance struct {
-	at    time.Time
-	took  time.Duration
-	timed bool
-}
-
 // deployRun is a run of replacements in progress.
 type deployRun struct {
 	start, last time.Time
@@ -80,6 +84,34 @@ type deployRun struct {
 	times   map[string]int
 	members []string
 	n       int
+	// slots holds how many live members shared each key at most during
+	// the run: replacements of a shared client id are not a loop until
+	// they outnumber its members.
+	slots map[string]int
+}
+
+// slotsOf is how many members key stood for (at least one).
+func (r *deployRun) slotsOf(key string) int { return max(r.slots[key], 1) }
+
+// replacedSlots counts the members replaced at least once (each key's
+// replacements, up to its slots).
+func (r *deployRun) replacedSlots() int {
+	n := 0
+	for _, k := range r.members {
+		n += min(r.times[k], r.slotsOf(k))
+	}
+	return n
+}
+
+// looped reports whether some key was replaced more often than it had
+// members: a member replaced twice.
+func (r *deployRun) looped() bool {
+	for _, k := range r.members {
+		if r.times[k] > r.slotsOf(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // deployWatch finds deploys in a group's events (Pipeline.Observe feeds
@@ -89,7 +121,7 @@ type deployWatch struct {
 	instances  map[string]bool // static members' instance ids at the last poll
 	leaves     []sighting
 	joins      []sighting
-	rebalances []deployRebalance
+	rebalances []rebalanceMark
 	run        *deployRun
 }
 
@@ -112,7 +144,8 @@ func (w *deployWatch) observe(s *Snapshot, events []Event) []Event {
 			continue
 		}
 		if w.run == nil {
-			w.run = &deployRun{start: r.at, times: map[string]int{}}
+			w.run = &deployRun{start: r.at, times: map[string]int{}, slots: map[string]int{}}
+			w.countSlots(s)
 			w.replaced(r.key, now)
 			out = append(out, w.started(now, r, e))
 			continue
@@ -133,9 +166,7 @@ func (w *deployWatch) observe(s *Snapshot, events []Event) []Event {
 func (w *deployWatch) replacement(e Event) (sighting, bool) {
 	switch e.Type {
 	case EventRebalanceCompleted:
-		if e.Phase != PhaseRevoke {
-			w.rebalances = append(w.rebalances, deployRebalance{at: e.Time, took: e.Duration, timed: e.HasDuration})
-		}
+		w.rebalances = append(w.rebalances, completedMark(e))
 	case EventMemberJoined:
 		key := replaceKey(e)
 		if e.InstanceID != "" && w.instances[e.InstanceID] {
@@ -157,7 +188,10 @@ func (w *deployWatch) match(others, mine *[]sighting, key string, e Event) (sigh
 		return sighting{}, false
 	}
 	for i, o := range *others {
-		if o.key == key && o.member != e.MemberID {
+		// A successor joins before its predecessor's eviction (a kill),
+		// by a session timeout at most: a leave later than that is not
+		// its predecessor's (two members sharing a client id).
+		if o.key == key && o.member != e.MemberID && !(e.Type == EventMemberLeft && e.Time.Sub(o.at) > joinBeforeLeave) {
 			*others = append((*others)[:i], (*others)[i+1:]...)
 			return o, true
 		}
@@ -191,7 +225,7 @@ func (w *deployWatch) prune(now time.Time) {
 	old := func(at time.Time) bool { return now.Sub(at) > DeploySpan }
 	w.leaves = dropOld(w.leaves, func(s sighting) bool { return old(s.at) })
 	w.joins = dropOld(w.joins, func(s sighting) bool { return old(s.at) })
-	w.rebalances = dropOld(w.rebalances, func(m deployRebalance) bool {
+	w.rebalances = dropOld(w.rebalances, func(m rebalanceMark) bool {
 		if w.run != nil {
 			return m.at.Before(w.run.start)
 		}
@@ -215,8 +249,24 @@ func (w *deployWatch) note(s *Snapshot, now time.Time) {
 			w.instances[m.InstanceID] = true
 		}
 	}
-	if r := w.run; r != nil && r.settled.IsZero() && settledGroup(s) {
-		r.settled = now
+	if r := w.run; r != nil {
+		w.countSlots(s)
+		if r.settled.IsZero() && settledGroup(s) {
+			r.settled = now
+		}
+	}
+}
+
+// countSlots notes how many of s's members share each key.
+func (w *deployWatch) countSlots(s *Snapshot) {
+	n := map[string]int{}
+	for _, m := range s.Members {
+		if k := replaceKey(Event{ClientID: m.ClientID, InstanceID: m.InstanceID}); k != "" {
+			n[k]++
+		}
+	}
+	for k, c := range n {
+		w.run.slots[k] = max(w.run.slots[k], c)
 	}
 }
 
@@ -240,12 +290,16 @@ func (w *deployWatch) done(s *Snapshot, now time.Time) bool {
 	if now.Sub(r.last) >= DeploySpan {
 		return true
 	}
-	if r.settled.IsZero() || len(r.members) < 2 || r.n != len(r.members) || len(w.leaves) > 0 || len(s.Members) == 0 {
+	if slots := r.replacedSlots(); r.settled.IsZero() || slots < 2 || r.n != slots || len(w.leaves) > 0 || len(s.Members) == 0 {
 		return false
 	}
+	live := map[string]int{}
 	for _, m := range s.Members {
-		if r.times[replaceKey(Event{ClientID: m.ClientID, InstanceID: m.InstanceID})] == 0 {
-			return false
+		live[replaceKey(Event{ClientID: m.ClientID, InstanceID: m.InstanceID})]++
+	}
+	for k, n := range live {
+		if r.times[k] < n {
+			return false // one of its members not replaced yet
 		}
 	}
 	return true
@@ -259,23 +313,20 @@ func (w *deployWatch) summary(now time.Time) Deploy {
 	if !r.settled.IsZero() {
 		end = r.settled
 	}
-	d := Deploy{Kind: DeployRestart, Members: append([]string(nil), r.members...), Replacements: r.n}
+	d := Deploy{Kind: DeployRestart, Members: append([]string(nil), r.members...), Slots: r.replacedSlots(), Replacements: r.n}
 	switch {
-	case r.n > len(r.members):
+	case r.looped():
 		d.Kind = DeployRestartLoop
-	case len(r.members) > 1:
+	case d.Slots > 1:
 		d.Kind = DeployRolling
 	}
 	for _, m := range w.rebalances {
 		if m.at.Before(r.start) || m.at.After(end) {
 			continue
 		}
-		d.Rebalances++
-		if m.timed {
-			d.Stopped += m.took
-		} else {
-			d.Untimed++
-		}
+		d.Rebalances += m.n
+		d.Untimed += m.untimed
+		d.Stopped += m.stopped
 	}
 	return d
 }
@@ -307,7 +358,7 @@ func (w *deployWatch) completed(now time.Time, state string) Event {
 	case DeployRestart:
 		b.WriteString("restart: " + r.members[0] + " replaced")
 	case DeployRolling:
-		b.WriteString("rolling deploy: " + Count(len(r.members), "member") + " replaced")
+		b.WriteString("rolling deploy: " + Count(d.Slots, "member") + " replaced")
 	default:
 		b.WriteString("restart loop: " + loopNames(r) + " replaced " + Count(r.n, "time"))
 	}

@@ -170,12 +170,10 @@ func TestDeployRollingRestartIsOne(t *testing.T) {
 					if e.Time.Before(firstLeave) || e.Time.After(completed[0].Time) {
 						continue
 					}
-					n++
-					if e.HasDuration {
-						stopped += e.Duration
-					} else {
-						untimed++
-					}
+					m := completedMark(e) // as the rebalance rate counts them
+					n += m.n
+					untimed += m.untimed
+					stopped += m.stopped
 				}
 				if n < 1 || d.Rebalances != n || d.Untimed != untimed || d.Stopped != stopped {
 					t.Errorf("deploy counts %d rebalances (%d untimed, %s stopped); the timeline has %d (%d untimed, %s), at least 1",
@@ -208,7 +206,7 @@ func TestDeploySentence(t *testing.T) {
 	if got, want := started[0].Detail, "restart or rolling deploy began: consumer-a back as a new member 1.00s after it left"; got != want {
 		t.Errorf("started: %q\nwant      %q", got, want)
 	}
-	if got, want := completed[0].Detail, "rolling deploy: 3 members replaced in 11.0s, 6 rebalances, 1.80s of partitions stopped"; got != want {
+	if got, want := completed[0].Detail, "rolling deploy: 3 members replaced in 11.0s, 6 rebalances, 5.40s of partitions stopped"; got != want {
 		t.Errorf("completed: %q\nwant        %q", got, want)
 	}
 	b, err := MarshalEventJSON(completed[0])
@@ -216,7 +214,7 @@ func TestDeploySentence(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s", b)
-	if want := `"deploy":{"kind":"rolling_deploy","members":["consumer-a","consumer-b","consumer-c"],"replacements":3,"rebalances":6,"untimed_rebalances":0,"stopped_ms":1800}`; !strings.Contains(string(b), want) {
+	if want := `"deploy":{"kind":"rolling_deploy","members":["consumer-a","consumer-b","consumer-c"],"members_replaced":3,"replacements":3,"rebalances":6,"untimed_rebalances":0,"stopped_ms":5400}`; !strings.Contains(string(b), want) {
 		t.Errorf("JSON %s\nwant it to hold %s", b, want)
 	}
 	if !strings.Contains(string(b), `"duration_ms":11000`) {
@@ -335,4 +333,45 @@ func summaries(events []Event) string {
 		fmt.Fprintf(&b, "  %s %s\n", e.Time.Sub(tl0), summary(e))
 	}
 	return b.String()
+}
+
+// Members that share a client id (librdkafka's default "rdkafka", Java's
+// consumer-<group>-1 in every pod) replaced one by one are a rolling
+// deploy of three members, not a restart loop of one id, and it ends once
+// all three are back; a join and an unrelated member's crash 90s later
+// are not a replacement.
+func TestDeploySharedClientIDs(t *testing.T) {
+	f := &fleet{rebalance: 300 * time.Millisecond}
+	for range 3 {
+		f.add("rdkafka", 0)
+	}
+	for i := range 3 {
+		at := 10*time.Second + time.Duration(i)*5*time.Second
+		f.procs[i].to = at
+		f.procs = append(f.procs, proc{client: "rdkafka", gen: 3 + i, from: at + time.Second})
+	}
+	events := f.watch(250*time.Millisecond, 40*time.Second)
+	completed := ofType(events, EventDeployCompleted)
+	if len(completed) != 1 {
+		t.Fatalf("deploy_completed %d, want 1:\n%s", len(completed), summaries(events))
+	}
+	d := completed[0].Deploy
+	if d.Kind != DeployRolling || d.Slots != 3 || d.Replacements != 3 || completed[0].Time.Sub(tl0) > 30*time.Second {
+		t.Errorf("deploy %+v at %s: want a rolling deploy of 3 members, told once the third is back", d, completed[0].Time.Sub(tl0))
+	}
+	if want := "rolling deploy: 3 members replaced"; !strings.HasPrefix(completed[0].Detail, want) {
+		t.Errorf("detail %q, want it to begin %q", completed[0].Detail, want)
+	}
+
+	// A scale-up join at 20s, another member's crash at 110s: unrelated.
+	f = &fleet{rebalance: 300 * time.Millisecond}
+	for range 2 {
+		f.add("rdkafka", 0)
+	}
+	f.procs = append(f.procs, proc{client: "rdkafka", gen: 2, from: 20 * time.Second})
+	f.procs[0].to = 110 * time.Second
+	events = f.watch(time.Second, 4*time.Minute)
+	if n := len(ofType(events, EventDeployStarted)); n != 0 {
+		t.Errorf("a join and a crash 90s apart: %d deploy_started, want none:\n%s", n, summaries(events))
+	}
 }

@@ -37,12 +37,15 @@ type jsonEvent struct {
 
 // jsonDeploy is a deploy_started's or deploy_completed's deploy object.
 type jsonDeploy struct {
-	Kind         string   `json:"kind"`
-	Members      []string `json:"members"`
-	Replacements int      `json:"replacements"`
-	Rebalances   int      `json:"rebalances"`
-	Untimed      int      `json:"untimed_rebalances"`
-	StoppedMS    int64    `json:"stopped_ms"`
+	Kind    string   `json:"kind"`
+	Members []string `json:"members"`
+	// MembersReplaced counts the members replaced (members lists ids,
+	// which several members may share).
+	MembersReplaced int   `json:"members_replaced"`
+	Replacements    int   `json:"replacements"`
+	Rebalances      int   `json:"rebalances"`
+	Untimed         int   `json:"untimed_rebalances"`
+	StoppedMS       int64 `json:"stopped_ms"`
 }
 
 func deployJSON(d Deploy) *jsonDeploy {
@@ -50,7 +53,7 @@ func deployJSON(d Deploy) *jsonDeploy {
 	if members == nil {
 		members = []string{}
 	}
-	return &jsonDeploy{Kind: d.Kind, Members: members, Replacements: d.Replacements, Rebalances: d.Rebalances,
+	return &jsonDeploy{Kind: d.Kind, Members: members, MembersReplaced: d.Slots, Replacements: d.Replacements, Rebalances: d.Rebalances,
 		Untimed: d.Untimed, StoppedMS: d.Stopped.Round(time.Millisecond).Milliseconds()}
 }
 
@@ -70,8 +73,10 @@ func deployJSON(d Deploy) *jsonDeploy {
 // rebalance counts up to them (JSONRebalances: rebalances_1m …).
 // deploy, on deploy_started and deploy_completed, is an object: kind
 // ("restart", "rolling_deploy", "restart_loop"), members (the client or
-// instance ids replaced), replacements, rebalances, untimed_rebalances
-// and stopped_ms (the timed rebalances' durations added up).
+// instance ids replaced), members_replaced (how many members: several
+// may share an id), replacements, rebalances, untimed_rebalances and
+// stopped_ms (the partition-time the timed rebalances stopped, as the
+// rebalance rate counts it).
 func MarshalEventJSON(e Event) ([]byte, error) {
 	j := jsonEvent{
 		Time:       e.Time.UTC().Format(EventTimeLayout),

@@ -183,6 +183,9 @@ type groupTrack struct {
 	state   string
 	members int
 	read    bool
+	// told: the group has told a generation (read while Stable only);
+	// it is then never counted by what the polls see.
+	told bool
 }
 
 // seenGeneration stands in for a generation the overview cannot read: it
@@ -256,7 +259,8 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 	gt.poll = h.polls
 	rebalancing := Group{State: s.State}.Rebalancing()
 	gen := s.Generation
-	if gen == 0 && s.Type == TypeClassic && (Group{State: s.State}).Exists() {
+	gt.told = gt.told || gen > 0
+	if gen == 0 && !gt.told && s.Type == TypeClassic && (Group{State: s.State}).Exists() {
 		gen = gt.seenGeneration(&s)
 	}
 	rb := gt.rate.ObserveGeneration(o.TakenAt, gen, Group{State: s.State}.Exists(), nil, rebalancing)

@@ -65,3 +65,23 @@ func TestOverviewCountsSeenRebalances(t *testing.T) {
 		t.Errorf("%d rebalances (known %v), want 3: two seen begun, one between Stable polls", gs[0].Rebalances, gs[0].RebalancesKnown)
 	}
 }
+
+// A group that tells its generation while Stable (franz-go, Java) and
+// none while rebalancing is counted by the generation alone: a poll caught
+// mid-rebalance does not restart the count (generation 7 → unknown → 8 is
+// one rebalance, not seven).
+func TestOverviewGenerationUnknownMidRebalance(t *testing.T) {
+	h := NewOverviewHistory(HistoryOptions{})
+	var gs []GroupSummary
+	for i, st := range []struct {
+		state string
+		gen   int32
+	}{{StateStable, 7}, {StateStable, 7}, {StatePreparingRebalance, 0}, {StateStable, 8}} {
+		gs = h.Observe(&OverviewObservation{TakenAt: tl0.Add(time.Duration(i) * time.Second), Groups: []OverviewGroup{
+			{Summary: GroupSummary{ID: "java", State: st.state, Type: TypeClassic, Members: 2, Generation: st.gen}},
+		}})
+	}
+	if gs[0].Rebalances != 1 {
+		t.Errorf("%d rebalances, want 1 (7 → 8)", gs[0].Rebalances)
+	}
+}

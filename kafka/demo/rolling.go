@@ -65,8 +65,11 @@ func (d *Demo) roll(ids []string) {
 		d.rolling.done, d.rolling.current = i, id
 		d.mu.Unlock()
 		olds := d.procsOf(id)
+		if len(olds) == 0 {
+			continue // stopped or killed meanwhile (x, X): left so, the next
+		}
 		if err := d.Restart(id); err != nil {
-			continue // stopped or killed meanwhile: the next
+			continue
 		}
 		if !d.waitBack(id, olds) || !d.sleep(rollingReady) {
 			return
@@ -74,14 +77,15 @@ func (d *Demo) roll(ids []string) {
 	}
 }
 
-// procsOf returns the processes of the consumers named id, by consumer.
+// procsOf returns the processes of the running consumers named id, by
+// consumer: one the user stopped or killed is not brought back.
 func (d *Demo) procsOf(id string) map[*consumer]*proc {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := map[*consumer]*proc{}
 	for _, g := range d.groups {
 		for _, c := range g.consumers {
-			if c.id == id {
+			if c.id == id && c.state == StateRunning {
 				out[c] = c.proc
 			}
 		}
@@ -107,11 +111,16 @@ func (d *Demo) waitBack(id string, olds map[*consumer]*proc) bool {
 }
 
 // back reports whether every consumer in olds is back: a new process,
-// running, assigned.
+// running, assigned. One stopped or killed meanwhile (x, X on it while it
+// restarted) is not waited for.
 func (d *Demo) back(olds map[*consumer]*proc) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for c, old := range olds {
+		switch c.state {
+		case StateStopping, StateStopped, StateKilled, StateEvicted:
+			continue
+		}
 		if c.proc == old || c.state != StateRunning || c.proc.fresh || c.memberID == "" {
 			return false
 		}

@@ -76,3 +76,29 @@ func TestRollingRestartRestartsEachOnce(t *testing.T) {
 	}
 	t.Logf("watcher: %s", done[0].Detail)
 }
+
+// A consumer stopped (x) while the rolling restart is on its way to it is
+// left stopped when its turn comes, and the restart goes on to the end.
+func TestRollingRestartLeavesAStoppedConsumerStopped(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.Consumers = 3
+	d, _ := startDemo(t, cfg)
+	ids := []string{"consumer-a", "consumer-b", "consumer-c"}
+	waitFor(t, 10*time.Second, "three members own all partitions", func() bool { return ownsAllRecorded(d, ids...) })
+	if _, err := d.RollingRestart(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Stop("consumer-c"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "the rolling restart ends", func() bool { return d.Status(false).Rolling.Of == 0 })
+	if ci := info(d, "consumer-c"); ci.State == StateRunning || ci.Restarts != 0 {
+		t.Errorf("consumer-c: %s after %d restarts, want it left stopped", ci.State, ci.Restarts)
+	}
+	for _, id := range ids[:2] {
+		if ci := info(d, id); ci.Restarts != 1 {
+			t.Errorf("%s: %d restarts, want 1", id, ci.Restarts)
+		}
+	}
+}
