@@ -192,12 +192,19 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 	first = append(first, st.Group.Render(group), h.stateSegment(tier))
 	exists := s.HasSnap && s.Snap.Group.Exists()
 	verdict = -1
+	var rebalances []string
 	if exists {
 		lag, rates := h.lagSegments()
 		first = append(first, lag...)
 		second = append(second, rates...)
 		if !s.Snap.FallingBehind && !s.Snap.ETAKnown {
 			verdict = len(second)
+		}
+		rebalances = rebalanceSegments(st, s.Snap.Rebalances)
+		if r := s.Snap.Rebalances; model.RebalanceStorm(r, r.Max) {
+			// A storm is an alarm: on the first line, with the status,
+			// not last on a second line that is full once rates show.
+			first, rebalances = append(first, rebalances...), nil
 		}
 	}
 	// A recording ends the first line: what it leaves over comes first on
@@ -212,7 +219,7 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 		if n := len(s.Snap.Members); n > 0 || s.Snap.Group.State != model.StateEmpty {
 			second = append(second, st.Value.Render(model.Count(n, "member")))
 		}
-		second = append(second, rebalanceSegments(st, s.Snap.Rebalances)...)
+		second = append(second, rebalances...)
 		second = append(second, h.protocolSegments()...)
 	}
 	if s.Waiting() {
