@@ -2,8 +2,6 @@ package kafka
 
 import (
 	"context"
-	"net"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,17 +19,7 @@ import (
 // partition "moved" (before, the member's new id on the new cluster read
 // as a rebalance that moved every partition).
 func TestAnotherClusterOnTheSameAddresses(t *testing.T) {
-	ports := make([]int, 3)
-	addrs := make([]string, 3)
-	for i := range ports {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = ln.Addr().(*net.TCPAddr).Port
-		addrs[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))
-		ln.Close()
-	}
+	ports, addrs := freePorts(t, 3)
 	a := newTestCluster(t, false, kfake.Ports(ports...), kfake.ClusterID("cluster-a"))
 	committedGroup(t, a, "workers", "orders")
 	member := a.joinGroup(t, "workers", "consumer-a", "orders")

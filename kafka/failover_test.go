@@ -96,17 +96,7 @@ func TestPollFollowsLeaderMove(t *testing.T) {
 }
 
 func TestPollRecoversWhenBrokersReturn(t *testing.T) {
-	ports := make([]int, 3)
-	addrs := make([]string, 3)
-	for i := range ports {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = ln.Addr().(*net.TCPAddr).Port
-		addrs[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))
-		ln.Close()
-	}
+	ports, addrs := freePorts(t, 3)
 	w := NewWatcher(Config{Brokers: addrs, Group: "late", Timeout: time.Second})
 	defer w.Close()
 	if _, err := w.Poll(context.Background()); err == nil {
@@ -298,4 +288,21 @@ func TestPollNoLeaderAnswers(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no partition leader answered") || !strings.Contains(err.Error(), down) {
 		t.Fatalf("poll with the only leader down: %v; want an error saying no leader answered, naming %s", err, down)
 	}
+}
+
+// freePorts returns n loopback ports free a moment ago, and their
+// addresses, for a cluster to be started (and started again) on.
+func freePorts(t *testing.T, n int) ([]int, []string) {
+	t.Helper()
+	ports, addrs := make([]int, n), make([]string, n)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
+		addrs[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))
+		ln.Close()
+	}
+	return ports, addrs
 }

@@ -21,14 +21,7 @@ func batch(t *testing.T, codec compress.Compression, base int64, times ...time.T
 	for i, ts := range times {
 		records[i] = protocol.Record{Time: ts, Value: protocol.NewBytes(bytes.Repeat([]byte{'v'}, 100+i))}
 	}
-	rs := protocol.RecordSet{Version: 2, Attributes: protocol.Attributes(codec), Records: protocol.NewRecordReader(records...)}
-	var buf bytes.Buffer
-	if _, err := rs.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()[4:] // size prefix
-	binary.BigEndian.PutUint64(b, uint64(base))
-	return b
+	return keyedBatch(t, codec, base, records...)
 }
 
 func TestRecordTime(t *testing.T) {

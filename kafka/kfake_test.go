@@ -224,18 +224,7 @@ func (tc *testCluster) produce(t testing.TB, topic string, partition, n int, at 
 	for i := range records {
 		records[i] = kafka.Record{Time: at, Value: kafka.NewBytes([]byte(fmt.Sprintf(`{"order":%d}`, i)))}
 	}
-	cl, done := tc.client()
-	res, err := cl.Produce(context.Background(), &kafka.ProduceRequest{
-		Topic: topic, Partition: partition, RequiredAcks: kafka.RequireAll,
-		Records: kafka.NewRecordReader(records...),
-	})
-	done()
-	if err == nil {
-		err = res.Error
-	}
-	if err != nil {
-		t.Fatalf("produce %d records to %s/%d: %v", n, topic, partition, err)
-	}
+	tc.produceRecords(t, topic, partition, records...)
 }
 
 // deleteRecords moves a partition's log start up to offset, as retention
