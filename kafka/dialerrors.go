@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go/protocol"
-	"github.com/segmentio/kafka-go/protocol/apiversions"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Explaining a failure to connect. kafka-go reports what its last read
@@ -206,11 +206,9 @@ func (c *watchedConn) probePlaintext() {
 	if dl, ok := ctx.Deadline(); ok {
 		raw.SetDeadline(dl)
 	}
-	res, err := protocol.NewConn(raw, clientID).RoundTrip(&apiversions.Request{})
-	if err != nil {
-		return
-	}
-	if _, ok := res.(*apiversions.Response); !ok {
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.SetVersion(0) // every broker answers v0, whatever it speaks
+	if _, err := exchange(raw, req); err != nil {
 		return
 	}
 	c.mu.Lock()

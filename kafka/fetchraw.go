@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -12,63 +11,32 @@ import (
 
 	kafka "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// The lag-age Fetch reads its response itself (protocol.RawExchanger)
-// rather than through kafka-go's decoder, which decodes every record of
-// every batch into a 64 KiB page of its own (10,000 partitions: 640 MB
-// allocated per poll), skips batches cut short by the byte limits, and
-// ignores LogAppendTime. Here only the batch headers and the records up to
-// the wanted offset are read, in place, from one buffer.
+// The lag-age Fetch is a kmsg request like the others; its answer's
+// record bytes stay raw (kmsg keeps RecordBatches as a slice of the
+// response) and are read here, in place: only the batch headers and the
+// records up to the wanted offset (kafka-go's decoder decoded every record
+// of every batch into a 64 KiB page of its own, skipped batches cut short
+// by the byte limits and ignored LogAppendTime).
 
-// fetchCorrelationID tags raw fetch exchanges; the connection is not
-// shared while one is in flight.
-const fetchCorrelationID = 0x4b48
-
-// Required records the negotiated version; the exchange is always raw.
-func (r *fetchRequest) Required(versions map[protocol.ApiKey]int16) bool {
-	r.version = versions[protocol.Fetch]
-	return true
-}
-
-// RawExchange writes the request and reads, from its response, the
-// timestamp of the record at each requested offset.
-func (r *fetchRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
-	if r.version < 4 {
-		return nil, fmt.Errorf("fetch v%d: the broker is older than Kafka 0.11, records carry no timestamps", r.version)
-	}
-	if err := protocol.WriteRequest(rw, r.version, fetchCorrelationID, clientID, r); err != nil {
-		return nil, err
-	}
-	var hdr [8]byte
-	if _, err := io.ReadFull(rw, hdr[:]); err != nil {
-		return nil, err
-	}
-	size := int32(binary.BigEndian.Uint32(hdr[:4]))
-	if id := int32(binary.BigEndian.Uint32(hdr[4:])); id != fetchCorrelationID {
-		return nil, fmt.Errorf("fetch response: correlation id %d, want %d", id, fetchCorrelationID)
-	}
-	if size < 4 || size > fetchMaxBytes+fetchMaxBytes/2 {
-		return nil, fmt.Errorf("fetch response: size %d out of range", size)
-	}
-	body := make([]byte, size-4)
-	if _, err := io.ReadFull(rw, body); err != nil {
-		return nil, err
-	}
-	return parseFetch(body, r.version, r.Topics, r.also)
-}
+// Fetch versions the lag-age read sends: v4 is the first whose records
+// carry timestamps, v13 the first to name topics by id only.
+const (
+	minFetch = 4
+	maxFetch = 12
+)
 
 // fetchStamps is what a Fetch response says of each requested record:
 // stamps of the one at each partition's fetch offset, also of the further
-// offsets asked (fetchRequest.also) that the answer reached.
+// offsets asked that the answer reached.
 type fetchStamps struct {
 	stamps map[model.TopicPartition]readResult
 	also   map[stampKey]stamp
 }
-
-func (*fetchStamps) ApiKey() protocol.ApiKey { return protocol.Fetch }
 
 // readResult is what a Fetch response says about one wanted record.
 type readResult struct {
@@ -76,50 +44,13 @@ type readResult struct {
 	leaderMoved bool
 }
 
-// errShortFetch reports a response that ends before its fields do.
-var errShortFetch = errors.New("fetch response: truncated")
-
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) take(n int) []byte {
-	if r.err != nil || n < 0 || len(r.b) < n {
-		r.err = errShortFetch
-		r.b = nil
-		return nil
+// readFetch reads a Fetch answer to topics: for each requested partition
+// it finds the wanted record and the records at the further offsets also
+// names (nil: none).
+func readFetch(res *kmsg.FetchResponse, topics []kmsg.FetchRequestTopic, also map[model.TopicPartition][]int64) (*fetchStamps, error) {
+	if res.ErrorCode != 0 {
+		return nil, fmt.Errorf("fetch: %w", errCode(res.ErrorCode))
 	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) i16() int16 {
-	if b := r.take(2); b != nil {
-		return int16(binary.BigEndian.Uint16(b))
-	}
-	return 0
-}
-
-func (r *reader) i32() int32 {
-	if b := r.take(4); b != nil {
-		return int32(binary.BigEndian.Uint32(b))
-	}
-	return 0
-}
-
-func (r *reader) i64() int64 {
-	if b := r.take(8); b != nil {
-		return int64(binary.BigEndian.Uint64(b))
-	}
-	return 0
-}
-
-// parseFetch reads a Fetch response (versions 4 to 11, not flexible) and,
-// for each requested partition, finds the wanted record and the records at
-// the further offsets also names (nil: none).
-func parseFetch(body []byte, version int16, topics []fetchRequestTopic, also map[model.TopicPartition][]int64) (*fetchStamps, error) {
 	want := make(map[model.TopicPartition]int64)
 	for _, t := range topics {
 		for _, p := range t.Partitions {
@@ -127,55 +58,31 @@ func parseFetch(body []byte, version int16, topics []fetchRequestTopic, also map
 		}
 	}
 	out := &fetchStamps{stamps: make(map[model.TopicPartition]readResult, len(want))}
-	r := &reader{b: body}
-	r.i32() // throttle time
-	if version >= 7 {
-		if code := r.i16(); code != 0 {
-			return nil, fmt.Errorf("fetch: %w", errCode(code))
-		}
-		r.i32() // session id
-	}
-	nt := r.i32()
-	for i := int32(0); i < nt && r.err == nil; i++ {
-		topic := string(r.take(int(r.i16())))
-		np := r.i32()
-		for j := int32(0); j < np && r.err == nil; j++ {
-			tp := model.TopicPartition{Topic: topic, Partition: r.i32()}
-			code := r.i16()
-			hw := r.i64() // high watermark
-			r.i64()       // last stable offset
-			logStart := int64(-1)
-			if version >= 5 {
-				logStart = r.i64()
-			}
-			if na := r.i32(); na > 0 {
-				r.take(16 * int(na)) // aborted transactions
-			}
-			if version >= 11 {
-				r.i32() // preferred read replica
-			}
-			records := r.take(int(max(r.i32(), 0)))
+	for _, t := range res.Topics {
+		for _, p := range t.Partitions {
+			tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			offset, ok := want[tp]
-			if !ok || r.err != nil {
+			if !ok {
 				continue
 			}
-			switch ec := kafka.Error(code); {
+			switch ec := kafka.Error(p.ErrorCode); {
 			case ec == kafka.OffsetOutOfRange:
 				// Only partitions with lag are read, so the offset is
-				// below log-start: retention deleted the record.
-				if logStart < 0 || offset < logStart {
+				// below log-start: retention deleted the record. (Below
+				// v5 the answer does not say the log start: -1.)
+				if p.LogStartOffset < 0 || offset < p.LogStartOffset {
 					out.stamps[tp] = readResult{stamp: stamp{offset: offset, gone: true}}
 				}
 			case ec != 0:
-				if leaderMoved(code) {
+				if leaderMoved(p.ErrorCode) {
 					out.stamps[tp] = readResult{leaderMoved: true}
 				}
 			default:
-				if s, ok := stampIn(records, offset, hw); ok {
+				if s, ok := stampIn(p.RecordBatches, offset, p.HighWatermark); ok {
 					out.stamps[tp] = readResult{stamp: s}
 				}
 				for _, off := range also[tp] {
-					if s, ok := stampIn(records, off, hw); ok {
+					if s, ok := stampIn(p.RecordBatches, off, p.HighWatermark); ok {
 						if out.also == nil {
 							out.also = make(map[stampKey]stamp)
 						}
@@ -184,9 +91,6 @@ func parseFetch(body []byte, version int16, topics []fetchRequestTopic, also map
 				}
 			}
 		}
-	}
-	if r.err != nil {
-		return nil, r.err
 	}
 	return out, nil
 }

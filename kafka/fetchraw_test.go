@@ -8,7 +8,7 @@ import (
 
 	"github.com/segmentio/kafka-go/compress"
 	"github.com/segmentio/kafka-go/protocol"
-	"github.com/segmentio/kafka-go/protocol/fetch"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -105,7 +105,7 @@ func fetchBody(topic string, partition int32, code int16, logStart int64, record
 
 func TestParseFetch(t *testing.T) {
 	tp := model.TopicPartition{Topic: "t", Partition: 3}
-	req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: 4}}}}
+	req := []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 3, FetchOffset: 4}}}}
 	t0 := time.UnixMilli(1_700_000_000_000)
 
 	res, err := parseFetch(fetchBody("t", 3, 0, 0, batch(t, 0, 4, t0)), 11, req, nil)
@@ -139,7 +139,7 @@ func FuzzParseFetch(f *testing.F) {
 	f.Add(fetchBody("t", 3, 1, 10, nil), int64(4))
 	f.Add(fetchBody("t", 3, 0, 0, keyedBatch(seed, 0, 4, keyed(t0, "order-42", "v", protocol.Header{Key: "trace-id", Value: []byte("abc")}))), int64(4))
 	f.Fuzz(func(t *testing.T, body []byte, offset int64) {
-		req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: offset}}}}
+		req := []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 3, FetchOffset: offset}}}}
 		res, err := parseFetch(body, 11, req, nil)
 		if (res == nil) == (err == nil) {
 			t.Fatalf("answer %v and error %v: want exactly one", res, err)
@@ -180,4 +180,15 @@ func FuzzParseFetch(f *testing.F) {
 			t.Fatalf("no record at %d, yet time %v", offset, ts)
 		}
 	})
+}
+
+// parseFetch decodes a Fetch response body of version with kmsg, as the
+// watcher's exchange does, and reads it.
+func parseFetch(body []byte, version int16, topics []kmsg.FetchRequestTopic, also map[model.TopicPartition][]int64) (*fetchStamps, error) {
+	res := kmsg.NewPtrFetchResponse()
+	res.SetVersion(version)
+	if err := res.ReadFrom(body); err != nil {
+		return nil, err
+	}
+	return readFetch(res, topics, also)
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go/protocol/fetch"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -15,7 +15,7 @@ import (
 // of range.
 func TestParseFetchAlso(t *testing.T) {
 	tp := model.TopicPartition{Topic: "t", Partition: 3}
-	req := []fetchRequestTopic{{Topic: "t", Partitions: []fetch.RequestPartition{{Partition: 3, FetchOffset: 4}}}}
+	req := []kmsg.FetchRequestTopic{{Topic: "t", Partitions: []kmsg.FetchRequestTopicPartition{{Partition: 3, FetchOffset: 4}}}}
 	t0 := time.UnixMilli(1_700_000_000_000)
 	times := []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(3 * time.Second)}
 	records := append(batch(t, 0, 4, times[:2]...), batch(t, 0, 6, times[2:]...)...)

@@ -210,11 +210,31 @@ func askVersions(rw io.ReadWriter) (brokerVersions, error) {
 	return out, nil
 }
 
+// requestFormatter writes kmsg's request header; requestBufs holds
+// encoding buffers for reuse (a poll at 10,000 partitions encodes ~0.5 MB
+// of requests), up to maxPooledRequest each.
+var (
+	requestFormatter = kmsg.NewRequestFormatter(kmsg.FormatterClientID(clientID))
+	requestBufs      = sync.Pool{New: func() any { return new([]byte) }}
+)
+
+const (
+	maxPooledRequest = 4 << 20
+	// trustedResponseSize is how much of a response's claimed size is
+	// allocated at once.
+	trustedResponseSize = 16 << 20
+)
+
 // exchange writes req (its version set) with kmsg's request header and
 // reads and decodes its response.
 func exchange(rw io.ReadWriter, req kmsg.Request) (kmsg.Response, error) {
-	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID(clientID))
-	if _, err := rw.Write(f.AppendRequest(nil, req, kmsgCorrelationID)); err != nil {
+	buf := requestBufs.Get().(*[]byte)
+	*buf = requestFormatter.AppendRequest((*buf)[:0], req, kmsgCorrelationID)
+	_, err := rw.Write(*buf)
+	if cap(*buf) <= maxPooledRequest {
+		requestBufs.Put(buf)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var hdr [8]byte
@@ -229,8 +249,10 @@ func exchange(rw io.ReadWriter, req kmsg.Request) (kmsg.Response, error) {
 	if id := int32(binary.BigEndian.Uint32(hdr[4:])); id != kmsgCorrelationID {
 		return nil, fmt.Errorf("%s response: correlation id %d, want %d", name, id, kmsgCorrelationID)
 	}
+	// The claim is believed up to a bound: beyond it the buffer grows
+	// with the bytes that arrive.
 	var body bytes.Buffer
-	body.Grow(int(min(size-4, 1<<20)))
+	body.Grow(int(min(size-4, trustedResponseSize)))
 	if _, err := io.CopyN(&body, rw, int64(size-4)); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF

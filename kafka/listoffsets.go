@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	kafka "github.com/segmentio/kafka-go"
-	"github.com/segmentio/kafka-go/protocol/listoffsets"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -90,10 +90,10 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 	}
 	// ends and starts: the requests' partitions by leader. With needStart
 	// nil both ask the same partitions: one slice serves both.
-	ends := make(map[int32][]listoffsets.RequestTopic)
+	ends := make(map[int32][]kmsg.ListOffsetsRequestTopic)
 	starts := ends
 	if needStart != nil {
-		starts = make(map[int32][]listoffsets.RequestTopic)
+		starts = make(map[int32][]kmsg.ListOffsetsRequestTopic)
 	}
 	var tm *topicMeta // the topic of the last partition, looked up once a run
 	var tmName string
@@ -128,7 +128,7 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 
 	type result struct {
 		leader     int32
-		start, end *listoffsets.Response
+		start, end *kmsg.ListOffsetsResponse
 		err        error
 	}
 	results := make([]result, 0, len(ends))
@@ -182,7 +182,7 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 			for pi, p := range t.Partitions {
 				tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 				po := model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset}
-				s, okS := listoffsets.ResponsePartition{Offset: model.NoOffset}, true
+				s, okS := kmsg.ListOffsetsResponseTopicPartition{Offset: model.NoOffset}, true
 				switch {
 				case needStart == nil:
 					s, okS = start.find(ti, pi, tp)
@@ -218,13 +218,13 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 
 // appendPartition adds tp to leader's request: to its last topic when it
 // is tp's, else to a new one.
-func appendPartition(byLeader map[int32][]listoffsets.RequestTopic, leader int32, tp model.TopicPartition) {
+func appendPartition(byLeader map[int32][]kmsg.ListOffsetsRequestTopic, leader int32, tp model.TopicPartition) {
 	rts := byLeader[leader]
 	if n := len(rts); n == 0 || rts[n-1].Topic != tp.Topic {
-		rts = append(rts, listoffsets.RequestTopic{Topic: tp.Topic})
+		rts = append(rts, kmsg.ListOffsetsRequestTopic{Topic: tp.Topic})
 	}
 	last := &rts[len(rts)-1]
-	last.Partitions = append(last.Partitions, listoffsets.RequestPartition{Partition: tp.Partition, CurrentLeaderEpoch: -1})
+	last.Partitions = append(last.Partitions, kmsg.ListOffsetsRequestTopicPartition{Partition: tp.Partition, CurrentLeaderEpoch: -1})
 	byLeader[leader] = rts
 }
 
@@ -242,22 +242,25 @@ func (tm *topicMeta) partition(p int32) (partitionMeta, bool) {
 	return partitionMeta{}, false
 }
 
-// listOffsetsAt sends one ListOffsets request for all of rts to leader.
-func (w *Watcher) listOffsetsAt(ctx context.Context, leader int32, rts []listoffsets.RequestTopic, ts int64) (*listoffsets.Response, error) {
-	topics := make([]listoffsets.RequestTopic, len(rts))
+// listOffsetsAt sends one ListOffsets request for all of rts to leader,
+// at v1 or above (v0 answers in its own shape; Kafka 4 refuses it).
+func (w *Watcher) listOffsetsAt(ctx context.Context, leader int32, rts []kmsg.ListOffsetsRequestTopic, ts int64) (*kmsg.ListOffsetsResponse, error) {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	req.Topics = make([]kmsg.ListOffsetsRequestTopic, len(rts))
 	for i, t := range rts {
-		parts := make([]listoffsets.RequestPartition, len(t.Partitions))
+		parts := make([]kmsg.ListOffsetsRequestTopicPartition, len(t.Partitions))
 		for j, p := range t.Partitions {
 			p.Timestamp = ts
 			parts[j] = p
 		}
-		topics[i] = listoffsets.RequestTopic{Topic: t.Topic, Partitions: parts}
+		req.Topics[i] = kmsg.ListOffsetsRequestTopic{Topic: t.Topic, Partitions: parts}
 	}
-	res, err := w.roundTrip(ctx, &listOffsetsRequest{ReplicaID: -1, Topics: topics, route: route{leader}})
+	res, err := w.sendKmsg(ctx, leader, req, 1, -1)
 	if err != nil {
 		return nil, err
 	}
-	return res.(*listoffsets.Response), nil
+	return res.(*kmsg.ListOffsetsResponse), nil
 }
 
 // answerIndex finds a partition in a ListOffsets answer. Brokers answer
@@ -265,14 +268,14 @@ func (w *Watcher) listOffsetsAt(ctx context.Context, leader int32, rts []listoff
 // looked for there first; a map of the answer is built only for one that
 // is not (at 10,000 partitions a map per answer was a tenth of a poll).
 type answerIndex struct {
-	r   *listoffsets.Response
-	idx map[model.TopicPartition]listoffsets.ResponsePartition
+	r   *kmsg.ListOffsetsResponse
+	idx map[model.TopicPartition]kmsg.ListOffsetsResponseTopicPartition
 }
 
-func newAnswerIndex(r *listoffsets.Response) *answerIndex { return &answerIndex{r: r} }
+func newAnswerIndex(r *kmsg.ListOffsetsResponse) *answerIndex { return &answerIndex{r: r} }
 
 // find returns the answer for tp, asked as topic ti's partition pi.
-func (a *answerIndex) find(ti, pi int, tp model.TopicPartition) (listoffsets.ResponsePartition, bool) {
+func (a *answerIndex) find(ti, pi int, tp model.TopicPartition) (kmsg.ListOffsetsResponseTopicPartition, bool) {
 	if ti < len(a.r.Topics) && a.r.Topics[ti].Topic == tp.Topic {
 		if ps := a.r.Topics[ti].Partitions; pi < len(ps) && ps[pi].Partition == tp.Partition {
 			return ps[pi], true
@@ -283,7 +286,7 @@ func (a *answerIndex) find(ti, pi int, tp model.TopicPartition) (listoffsets.Res
 		for _, t := range a.r.Topics {
 			n += len(t.Partitions)
 		}
-		a.idx = make(map[model.TopicPartition]listoffsets.ResponsePartition, n)
+		a.idx = make(map[model.TopicPartition]kmsg.ListOffsetsResponseTopicPartition, n)
 		for _, t := range a.r.Topics {
 			for _, p := range t.Partitions {
 				a.idx[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p

@@ -2,12 +2,14 @@ package kafka
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go/protocol/fetch"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -257,7 +259,10 @@ func record(obs *model.Observation, tp model.TopicPartition, s stamp) {
 // fetchAt reads, in one Fetch request to leader, the records at the wanted
 // offsets.
 func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchStamps, error) {
-	var topics []fetch.RequestTopic
+	req := kmsg.NewPtrFetchRequest()
+	req.ReplicaID = -1
+	req.MaxBytes = fetchMaxBytes
+	req.SessionEpoch = -1 // no fetch session
 	var also map[model.TopicPartition][]int64
 	for _, wt := range ws {
 		budget := int32(fetchPartitionMaxBytes)
@@ -270,28 +275,26 @@ func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchS
 		}
 		// Keep request order (misses first): consecutive partitions of a
 		// topic share an entry, a topic may recur.
-		if n := len(topics); n == 0 || topics[n-1].Topic != wt.tp.Topic {
-			topics = append(topics, fetch.RequestTopic{Topic: wt.tp.Topic})
+		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != wt.tp.Topic {
+			req.Topics = append(req.Topics, kmsg.FetchRequestTopic{Topic: wt.tp.Topic})
 		}
-		t := &topics[len(topics)-1]
-		t.Partitions = append(t.Partitions, fetch.RequestPartition{
+		t := &req.Topics[len(req.Topics)-1]
+		t.Partitions = append(t.Partitions, kmsg.FetchRequestTopicPartition{
 			Partition:          wt.tp.Partition,
 			CurrentLeaderEpoch: -1,
 			FetchOffset:        wt.offset,
+			LastFetchedEpoch:   -1,
 			LogStartOffset:     -1,
 			PartitionMaxBytes:  budget,
 		})
 	}
-	res, err := w.roundTrip(ctx, &fetchRequest{
-		ReplicaID:    -1,
-		MaxBytes:     fetchMaxBytes,
-		SessionEpoch: -1, // no fetch session
-		Topics:       topics,
-		route:        route{leader},
-		also:         also,
-	})
+	res, err := w.sendKmsg(ctx, leader, req, minFetch, maxFetch)
 	if err != nil {
+		var ue *UnsupportedError
+		if errors.As(err, &ue) && ue.BrokerMin >= 0 && ue.BrokerMax < minFetch {
+			return nil, fmt.Errorf("fetch v%d: the broker is older than Kafka 0.11, records carry no timestamps", ue.BrokerMax)
+		}
 		return nil, err
 	}
-	return res.(*fetchStamps), nil
+	return readFetch(res.(*kmsg.FetchResponse), req.Topics, also)
 }

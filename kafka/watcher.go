@@ -19,7 +19,6 @@ import (
 
 	kafka "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
-	"github.com/segmentio/kafka-go/protocol/findcoordinator"
 	"github.com/segmentio/kafka-go/sasl"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -335,15 +334,10 @@ func (w *Watcher) coordinator(ctx context.Context, brokers map[int32]broker) (br
 	lastAddr := ""
 	for _, id := range ids {
 		via := brokers[id]
-		res, err := w.roundTrip(ctx, &findCoordinatorRequest{Key: w.cfg.Group, route: route{id}})
+		c, err := w.findCoordinator(ctx, id)
 		if err == nil {
-			if r := res.(*findcoordinator.Response); r.ErrorCode != 0 {
-				err = errCode(r.ErrorCode)
-			} else {
-				c := broker{id: r.NodeID, addr: net.JoinHostPort(r.Host, strconv.Itoa(int(r.Port)))}
-				w.coord, w.askedVia = &c, id
-				return c, nil
-			}
+			w.coord, w.askedVia = &c, id
+			return c, nil
 		}
 		if last != nil {
 			earlier += fmt.Sprintf("via broker %s: %v; ", lastAddr, last)
@@ -453,4 +447,30 @@ func groupTopics(obs model.Observation) []string {
 	}
 	sort.Strings(topics)
 	return topics
+}
+
+// findCoordinator asks broker id for the group's coordinator, at the
+// highest FindCoordinator version both sides speak (v4 and up ask in a
+// list of keys and answer in one).
+func (w *Watcher) findCoordinator(ctx context.Context, id int32) (broker, error) {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorKey = w.cfg.Group
+	req.CoordinatorKeys = []string{w.cfg.Group}
+	res, err := w.sendKmsg(ctx, id, req, 0, -1)
+	if err != nil {
+		return broker{}, err
+	}
+	r := res.(*kmsg.FindCoordinatorResponse)
+	node, host, port, code := r.NodeID, r.Host, r.Port, r.ErrorCode
+	if r.Version >= 4 {
+		if len(r.Coordinators) != 1 {
+			return broker{}, fmt.Errorf("%d coordinators in the answer for one group", len(r.Coordinators))
+		}
+		c := r.Coordinators[0]
+		node, host, port, code = c.NodeID, c.Host, c.Port, c.ErrorCode
+	}
+	if code != 0 {
+		return broker{}, errCode(code)
+	}
+	return broker{id: node, addr: net.JoinHostPort(host, strconv.Itoa(int(port)))}, nil
 }
