@@ -28,7 +28,10 @@ const (
 // unreachable or frozen), err says so and the poll fails as a whole: a
 // snapshot of nothing but per-partition errors is an outage, not data,
 // and an outage counts from the last poll that had answers.
-func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string) (offsets map[model.TopicPartition]model.PartitionOffsets, moved bool, err error) {
+//
+// Log starts are read only where startCache.need says; the others come
+// from the cache (w.starts).
+func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string, committed map[model.TopicPartition]int64) (offsets map[model.TopicPartition]model.PartitionOffsets, moved bool, err error) {
 	n := 0
 	for _, t := range topics {
 		if tm, ok := w.meta.topics[t]; ok {
@@ -48,7 +51,13 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 			}
 		}
 	}
-	r := w.logOffsetsFor(ctx, brokers, all, n, nil)
+	now := w.now()
+	needStart := func(tp model.TopicPartition) bool {
+		c, ok := committed[tp]
+		return w.starts.need(tp, now, c, ok)
+	}
+	r := w.logOffsetsFor(ctx, brokers, all, n, needStart)
+	w.starts.fill(r.offsets, needStart, now)
 	if failed := len(r.failed); failed > 0 && failed == r.leaders {
 		more := ""
 		if failed > 1 {

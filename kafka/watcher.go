@@ -74,6 +74,9 @@ type Watcher struct {
 	askedVia int32
 	meta     metadataCache
 	stamps   stampCache
+	starts   startCache
+	// clock replaces time.Now for the log-start cadence when set (tests).
+	clock func() time.Time
 	// vers holds each connection's API versions, for kmsg requests.
 	vers versionCache
 	// topicIDs names the topic ids metadata answers gave.
@@ -212,14 +215,14 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 			return obs, err
 		}
 	}
-	offsets, moved, err := w.listOffsets(ctx, brokers, topics)
+	offsets, moved, err := w.listOffsets(ctx, brokers, topics, obs.Committed)
 	if err != nil {
 		return obs, err
 	}
 	if moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
 		// Leaders moved (an election, a reassignment): ask the new ones
 		// now rather than show the partitions as failed until next poll.
-		retry, _, _ := w.listOffsets(ctx, brokers, topics)
+		retry, _, _ := w.listOffsets(ctx, brokers, topics, obs.Committed)
 		for tp, po := range retry {
 			if old, ok := offsets[tp]; !ok || old.Err != "" {
 				offsets[tp] = po
@@ -228,6 +231,7 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 	}
 	obs.Offsets = offsets
 	w.lagStamps(ctx, &obs)
+	w.starts.sawGone(obs.OldestGone)
 	return obs, nil
 }
 
@@ -473,4 +477,12 @@ func (w *Watcher) findCoordinator(ctx context.Context, id int32) (broker, error)
 		return broker{}, errCode(code)
 	}
 	return broker{id: node, addr: net.JoinHostPort(host, strconv.Itoa(int(port)))}, nil
+}
+
+// now is the watcher's clock.
+func (w *Watcher) now() time.Time {
+	if w.clock != nil {
+		return w.clock()
+	}
+	return time.Now()
 }

@@ -1,0 +1,86 @@
+package kafka
+
+import (
+	"time"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// logStartEvery is how long a partition's log start, once read, is kept
+// before it is read again. It moves only when retention or a
+// DeleteRecords deletes records, and only matters to lag where the commit
+// is near it, so a poll asks it of the partitions that need it (see
+// startCache.need), not of every partition every poll (at 10,000
+// partitions it was half of each poll's ListOffsets).
+const logStartEvery = 30 * time.Second
+
+// startCache holds the log starts the group watcher read, and when.
+type startCache struct {
+	m map[model.TopicPartition]startRead
+	// gone holds partitions whose record at the commit the last lag-age
+	// Fetch found deleted: retention passed the commit, the start moved.
+	gone map[model.TopicPartition]bool
+}
+
+type startRead struct {
+	offset int64
+	at     time.Time
+	// end is the log end the last poll read.
+	end int64
+}
+
+// need reports whether tp's log start must be read in a poll at now, the
+// group's commit on it being committed (ok false: none): when it was never
+// read or is older than logStartEvery, when the commit is near it (in the
+// oldest tenth of the log, where retention deletes next, or at or below
+// it, where the lag counts from the start), or when the record at the
+// commit was found deleted.
+func (c *startCache) need(tp model.TopicPartition, now time.Time, committed int64, ok bool) bool {
+	s, has := c.m[tp]
+	switch {
+	case !has, now.Sub(s.at) >= logStartEvery, now.Before(s.at):
+		return true
+	case ok && committed <= s.offset+max(1, (s.end-s.offset)/10), c.gone[tp]:
+		return true
+	}
+	return false
+}
+
+// fill completes offsets read at now: the starts read are kept, the ones
+// not asked are given from the cache. A log end below the start kept (the
+// topic was deleted and made again) drops it: the next poll reads it.
+func (c *startCache) fill(offsets map[model.TopicPartition]model.PartitionOffsets, asked func(model.TopicPartition) bool, now time.Time) {
+	if c.m == nil {
+		c.m = make(map[model.TopicPartition]startRead, len(offsets))
+	}
+	for tp, po := range offsets {
+		if po.Err != "" {
+			continue
+		}
+		if asked(tp) {
+			c.m[tp] = startRead{offset: po.LogStart, at: now, end: po.LogEnd}
+			continue
+		}
+		s, ok := c.m[tp]
+		if !ok || po.LogEnd < s.offset {
+			delete(c.m, tp)
+			continue // a start never read stays NoOffset for this poll
+		}
+		s.end = po.LogEnd
+		c.m[tp] = s
+		po.LogStart = s.offset
+		offsets[tp] = po
+	}
+}
+
+// sawGone records which partitions' records at the commit were found
+// deleted in a poll's lag-age read.
+func (c *startCache) sawGone(gone map[model.TopicPartition]bool) {
+	clear(c.gone)
+	for tp := range gone {
+		if c.gone == nil {
+			c.gone = make(map[model.TopicPartition]bool)
+		}
+		c.gone[tp] = true
+	}
+}

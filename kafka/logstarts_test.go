@@ -1,0 +1,137 @@
+package kafka
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// TestStartCacheNeed: a log start is read again when it was never read,
+// when it is logStartEvery old (or the clock went back), when the commit
+// is in the oldest tenth of the log or below, and after the record at the
+// commit was found deleted; not otherwise. On a simulated clock, across
+// ages and commits (start 50, end 200: the oldest tenth ends at 65).
+func TestStartCacheNeed(t *testing.T) {
+	tp := model.TopicPartition{Topic: "t", Partition: 0}
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, age := range []time.Duration{0, time.Second, logStartEvery - time.Millisecond, logStartEvery, time.Hour, -time.Second} {
+		for _, c := range []struct {
+			committed int64
+			has, gone bool
+		}{{100, true, false}, {66, true, false}, {65, true, false}, {50, true, false}, {49, true, false}, {0, false, false}, {100, true, true}} {
+			var sc startCache
+			sc.fill(map[model.TopicPartition]model.PartitionOffsets{tp: {LogStart: 50, LogEnd: 200}},
+				func(model.TopicPartition) bool { return true }, t0)
+			if c.gone {
+				sc.sawGone(map[model.TopicPartition]bool{tp: true})
+			}
+			want := age >= logStartEvery || age < 0 || c.has && c.committed <= 65 || c.gone
+			if got := sc.need(tp, t0.Add(age), c.committed, c.has); got != want {
+				t.Errorf("age %v commit %d (has %v, gone %v): need %v, want %v", age, c.committed, c.has, c.gone, got, want)
+			}
+		}
+	}
+	var empty startCache
+	if !empty.need(tp, t0, 100, true) {
+		t.Error("a start never read is not asked")
+	}
+}
+
+// TestWarmPollAsksLogStartsOnlyWhereTheyMatter: after the first poll a
+// warm poll sends one ListOffsets per leader (the log ends) and keeps
+// showing the starts it read; a commit in the oldest tenth of its log has
+// its start asked every poll; every start is asked again logStartEvery
+// later (simulated clock), and one that retention moved then shows.
+func TestWarmPollAsksLogStartsOnlyWhereTheyMatter(t *testing.T) {
+	tc := newTestCluster(t, false)
+	const group, topic = "start-workers", "orders"
+	tc.createTopic(t, topic, 3)
+	for p := range 3 {
+		tc.produce(t, topic, p, 20, time.Now().Add(-time.Minute))
+	}
+	tc.commit(t, group, topic, map[int]int64{0: 10, 1: 10, 2: 10})
+	var mu sync.Mutex
+	var earliestAsked []int32
+	tc.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		mu.Lock()
+		defer mu.Unlock()
+		for _, rt := range req.Topics {
+			for _, rp := range rt.Partitions {
+				if rp.Timestamp == earliest {
+					earliestAsked = append(earliestAsked, rp.Partition)
+				}
+			}
+		}
+		return nil, nil, false
+	})
+	w := newTestWatcher(t, tc, group)
+	now := time.Unix(1_700_000_000, 0)
+	w.clock = func() time.Time { return now }
+	poll := func(step time.Duration) (model.Snapshot, []int32) {
+		t.Helper()
+		now = now.Add(step)
+		mu.Lock()
+		earliestAsked = nil
+		mu.Unlock()
+		tc.resetCounts()
+		s, err := w.Poll(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		asked := slices.Clone(earliestAsked)
+		slices.Sort(asked)
+		return s, asked
+	}
+	starts := func(s model.Snapshot) map[int32]int64 {
+		out := map[int32]int64{}
+		for _, p := range s.Partitions {
+			out[p.Partition] = p.LogStart
+		}
+		return out
+	}
+	if _, asked := poll(0); len(asked) != 3 {
+		t.Fatalf("first poll asked the start of %v, want all 3 partitions", asked)
+	}
+	leaders := tc.requestCounts()["ListOffsets"] / 2
+	s, asked := poll(time.Second)
+	if len(asked) != 0 {
+		t.Errorf("warm poll asked the start of %v, want none", asked)
+	}
+	if n := tc.requestCounts()["ListOffsets"]; n != leaders {
+		t.Errorf("warm poll sent %d ListOffsets, want %d (one per leader)", n, leaders)
+	}
+	if got := starts(s); !maps.Equal(got, map[int32]int64{0: 0, 1: 0, 2: 0}) {
+		t.Errorf("warm poll's starts %v, want the 0s read before", got)
+	}
+	// p2's commit falls into the oldest tenth of its log (0..20).
+	tc.commit(t, group, topic, map[int]int64{0: 10, 1: 10, 2: 1})
+	for range 2 {
+		if _, asked := poll(time.Second); !slices.Equal(asked, []int32{2}) {
+			t.Errorf("commit near the start: starts asked %v, want [2]", asked)
+		}
+	}
+	// Retention passes p1's commit; its start is read again within
+	// logStartEvery, and from then on at each poll (commit below it).
+	tc.deleteRecords(t, topic, 1, 15)
+	s, asked = poll(logStartEvery)
+	if len(asked) != 3 {
+		t.Errorf("logStartEvery later, starts asked %v, want all 3", asked)
+	}
+	if got := starts(s); !maps.Equal(got, map[int32]int64{0: 0, 1: 15, 2: 0}) {
+		t.Errorf("starts %v after retention moved p1's to 15", got)
+	}
+	if _, asked := poll(time.Second); !slices.Equal(asked, []int32{1, 2}) {
+		t.Errorf("commits at or near the start: starts asked %v, want [1 2]", asked)
+	}
+}
