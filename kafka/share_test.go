@@ -142,7 +142,7 @@ func TestOverviewGroupTypes(t *testing.T) {
 		return len(gs) == 3 && byID["jobs-q"].Members == 2 && byID["g848"].Members == 1 && byID["jobs-q"].Committed == 3
 	}, func() string { return fmt.Sprintf("%+v", gs) })
 	for _, g := range gs {
-		want := map[string]string{"jobs-q": model.TypeShare, "g848": model.TypeConsumer, "classic-idle": model.TypeClassic}[g.ID]
+		want := map[string]model.GroupType{"jobs-q": model.TypeShare, "g848": model.TypeConsumer, "classic-idle": model.TypeClassic}[g.ID]
 		if g.Type != want || g.Err != "" {
 			t.Errorf("%s: type %q err %q, want %q", g.ID, g.Type, g.Err, want)
 		}
