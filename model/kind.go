@@ -85,11 +85,11 @@ type Kind struct {
 // kinds declares every group type kgwatch knows, in ListGroups' names.
 var kinds = [...]Kind{
 	{Type: TypeClassic, Described: true, Rebalance: RebalanceGeneration, AssignorLabel: "assignor "},
-	{Type: TypeConsumer, Label: "consumer", Title: "consumer protocol (KIP-848)", Described: true,
+	{Type: TypeConsumer, Label: string(TypeConsumer), Title: "consumer protocol (KIP-848)", Described: true,
 		CoordinatorAssigned: true, TargetAssignment: true, Rebalance: RebalanceReconcile, AssignorLabel: "server assignor "},
-	{Type: TypeShare, Label: "share", Title: "share group (KIP-932)", Described: true,
+	{Type: TypeShare, Label: string(TypeShare), Title: "share group (KIP-932)", Described: true,
 		CoordinatorAssigned: true, SharedPartitions: true, Rebalance: RebalanceReassign},
-	{Type: TypeStreams, Label: "streams", Title: "streams group"},
+	{Type: TypeStreams, Label: string(TypeStreams), Title: "streams group"},
 }
 
 // Kinds returns every known group type's kind.
