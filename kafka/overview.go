@@ -274,14 +274,14 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 		return nil, false, nil
 	}
 	reads = make([]groupRead, len(lg))
-	byType := map[string][]int{}
+	byType := map[model.GroupType][]int{}
 	for i, g := range lg {
 		// v4+ gives the state, v5+ the type: a streams group keeps the
 		// listed state, as no describe kgwatch speaks knows it.
-		reads[i].sum = model.GroupSummary{ID: g.Group, Type: g.GroupType, ProtocolType: listedProtocolType(g), State: g.GroupState}
-		switch g.GroupType {
+		reads[i].sum = model.GroupSummary{ID: g.Group, Type: model.GroupType(g.GroupType), ProtocolType: listedProtocolType(g), State: g.GroupState}
+		switch t := model.GroupType(g.GroupType); t {
 		case model.TypeConsumer, model.TypeShare, model.TypeStreams:
-			byType[g.GroupType] = append(byType[g.GroupType], i)
+			byType[t] = append(byType[t], i)
 		default: // classic, or a broker too old to say (before v5)
 			byType[model.TypeClassic] = append(byType[model.TypeClassic], i)
 		}

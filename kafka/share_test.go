@@ -88,6 +88,16 @@ func TestPollShareGroup(t *testing.T) {
 	if v, w := tc.version("ShareGroupDescribe"), tc.version("DescribeShareGroupOffsets"); v != 1 || w != 1 {
 		t.Errorf("ShareGroupDescribe v%d, DescribeShareGroupOffsets v%d: want v1 each (kmsg's and kfake's highest)", v, w)
 	}
+	// A steady poll reads the group once, as what it is: its describe and
+	// its start offsets, no OffsetFetch.
+	tc.resetCounts()
+	if _, err := w.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if c := tc.requestCounts(); c["ShareGroupDescribe"] != 1 || c["DescribeShareGroupOffsets"] != 1 ||
+		c["OffsetFetch"]+c["DescribeGroups"]+c["ConsumerGroupDescribe"]+c["Metadata"] != 0 {
+		t.Errorf("steady poll sent %v: want one ShareGroupDescribe, one DescribeShareGroupOffsets, no other describe, topic ids cached", c)
+	}
 }
 
 // The broker's lag of a share group where records wait: produced after the
@@ -142,7 +152,7 @@ func TestOverviewGroupTypes(t *testing.T) {
 		return len(gs) == 3 && byID["jobs-q"].Members == 2 && byID["g848"].Members == 1 && byID["jobs-q"].Committed == 3
 	}, func() string { return fmt.Sprintf("%+v", gs) })
 	for _, g := range gs {
-		want := map[string]string{"jobs-q": model.TypeShare, "g848": model.TypeConsumer, "classic-idle": model.TypeClassic}[g.ID]
+		want := map[string]model.GroupType{"jobs-q": model.TypeShare, "g848": model.TypeConsumer, "classic-idle": model.TypeClassic}[g.ID]
 		if g.Type != want || g.Err != "" {
 			t.Errorf("%s: type %q err %q, want %q", g.ID, g.Type, g.Err, want)
 		}

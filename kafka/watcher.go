@@ -87,7 +87,7 @@ type Watcher struct {
 	// the group (a streams group): then no describe or ListGroups is sent
 	// until OffsetFetch finds the group gone or fails, and listedProtocol
 	// is its listed protocol type.
-	kind           string
+	kind           model.GroupType
 	listed         bool
 	listedProtocol string
 	closed         bool

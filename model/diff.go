@@ -14,7 +14,7 @@ type snapView struct {
 	at       time.Time
 	state    string // normalized: a group that does not exist is Dead
 	assignor string
-	typ      string
+	typ      GroupType
 	known    bool // the members' assignments say who owns what
 	coop     bool // a classic group seen rebalancing cooperatively
 	// target is a consumer or share group's target assignment epoch.

@@ -7,14 +7,14 @@ import (
 )
 
 // brokerRebalance reports the rebalances of a group the coordinator
-// assigns (consumer and share groups). Their owners are known at every
+// assigns (Kind.CoordinatorAssigned). Their owners are known at every
 // poll, and a rebalance is the target assignment moving, not a state: it
 // starts when the target assignment epoch moves (or a member is seen
 // behind the target), each member reports member_reconciling and
 // member_reconciled, and it completes once every member has reconciled,
 // with the partitions that moved since it started.
 func (d *differ) brokerRebalance(b stamp, prev, cur *snapView, causes []string, restored bool) []Event {
-	if cur.typ == TypeShare {
+	if cur.typ.Kind().Rebalance == RebalanceReassign {
 		return d.shareReassigned(b, prev, cur, causes)
 	}
 	moved := prev.brokerAssigned() && cur.target != prev.target

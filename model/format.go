@@ -15,10 +15,11 @@ import (
 type JSONSnapshot struct {
 	Group string `json:"group"`
 	State string `json:"state"`
-	// GroupType is "classic", "consumer", "share" or "streams"; "" when
-	// unknown (the group does not exist).
-	GroupType    string `json:"group_type"`
-	ProtocolType string `json:"protocol_type"`
+	// GroupType is the group's type as ListGroups names it ("classic",
+	// "consumer", "share", "streams"); "" when unknown (the group does
+	// not exist).
+	GroupType    GroupType `json:"group_type"`
+	ProtocolType string    `json:"protocol_type"`
 	// Assignor is the classic protocol chosen, or a consumer or share
 	// group's server assignor.
 	Assignor    string `json:"assignor"`
@@ -164,7 +165,8 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		Members:      make([]JSONMember, 0, len(s.Members)),
 		Partitions:   make([]JSONPartition, 0, len(s.Partitions)),
 	}
-	epochs := s.Group.CoordinatorAssigned() // classic groups have generations, not epochs
+	kind := s.Group.Kind()
+	epochs := kind.CoordinatorAssigned // classic groups have generations, not epochs
 	if epochs {
 		j.GroupEpoch, j.AssignmentEpoch = ptr(s.Group.Epoch), ptr(s.Group.AssignmentEpoch)
 	}
@@ -206,7 +208,7 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		if epochs {
 			jm.MemberEpoch = ptr(m.MemberEpoch)
 		}
-		if s.Group.Type == TypeConsumer {
+		if kind.TargetAssignment {
 			target := m.TargetPartitions
 			if target == nil {
 				target = []TopicPartition{}
@@ -284,8 +286,8 @@ func FormatTable(s Snapshot) string {
 		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", group)
 	case s.Group.State == StateUnknown:
 		what := "is not a classic group kgwatch can describe"
-		if t := s.Group.Type; t == TypeStreams {
-			what = "is a streams group, which kgwatch lists but cannot describe yet"
+		if k := s.Group.Kind(); s.Group.Type.Known() && !k.Described {
+			what = "is a " + k.Label + " group, which kgwatch lists but cannot describe yet"
 		}
 		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' %s: its members are unknown, its offsets are shown.\n\n", group, what)
 	default:

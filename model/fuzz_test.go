@@ -16,7 +16,7 @@ var fuzzStates = []string{
 }
 
 // fuzzTypes are the group types a fuzzed snapshot may have.
-var fuzzTypes = []string{"", TypeClassic, TypeConsumer, TypeShare}
+var fuzzTypes = []GroupType{"", TypeClassic, TypeConsumer, TypeShare}
 
 // byteReader hands out the fuzz input a byte at a time, then zeros.
 type byteReader struct {

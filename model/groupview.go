@@ -95,7 +95,7 @@ func ViewGroups(gs []GroupSummary, key GroupSortKey, query string, onlyLag bool)
 		}
 		ok := true
 		for _, w := range words {
-			if !containsFold(g.ID, w) && !containsFold(g.State, w) && !containsFold(g.StateText(), w) && !containsFold(string(g.Status), w) && !containsFold(g.Type, w) {
+			if !containsFold(g.ID, w) && !containsFold(g.State, w) && !containsFold(g.StateText(), w) && !containsFold(string(g.Status), w) && !containsFold(string(g.Type), w) {
 				ok = false
 				break
 			}

@@ -17,7 +17,7 @@ type GroupSummary struct {
 	// Type is the group's type (TypeClassic, TypeConsumer, TypeShare,
 	// TypeStreams) as ListGroups v5 or the describe that answered says;
 	// "" when the broker does not say.
-	Type         string
+	Type         GroupType
 	ProtocolType string
 	// Members is the member count DescribeGroups reports.
 	Members int
@@ -101,7 +101,7 @@ type JSONGroupSummary struct {
 func MarshalJSONOverview(gs []GroupSummary) ([]byte, error) {
 	out := make([]JSONGroupSummary, 0, len(gs))
 	for _, g := range gs {
-		j := JSONGroupSummary{Group: g.ID, State: g.State, GroupType: g.Type, ProtocolType: g.ProtocolType, Members: g.Members,
+		j := JSONGroupSummary{Group: g.ID, State: g.State, GroupType: string(g.Type), ProtocolType: g.ProtocolType, Members: g.Members,
 			Partitions: g.Partitions, Committed: g.Committed, TotalLag: g.TotalLag, LagFromStart: g.LagFromStart,
 			FromStartPartitions: g.FromStartPartitions, MaxLag: g.MaxLag, Status: statusJSON(g.Status), Error: g.Err}
 		if g.MaxLagAgeKnown {
@@ -183,7 +183,7 @@ func FormatOverview(gs []GroupSummary) string {
 			r = append(r, age)
 		}
 		if typed {
-			r = append(r, dash(g.Type))
+			r = append(r, dash(string(g.Type)))
 		}
 		rows = append(rows, append(r, errText))
 	}

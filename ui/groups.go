@@ -155,12 +155,7 @@ func (g *GroupsPane) groupColumns() []column[model.GroupSummary] {
 	st := g.styles
 	return []column[model.GroupSummary]{
 		{title: "GROUP", min: 16, max: 48, grow: 1, text: func(r *model.GroupSummary) string { return r.ID }},
-		{title: "TYPE", drop: 9, grow: 7, hideEmpty: true, text: func(r *model.GroupSummary) string {
-			if r.Type == model.TypeClassic || r.Type == "" {
-				return ""
-			}
-			return r.Type
-		}},
+		{title: "TYPE", drop: 9, grow: 7, hideEmpty: true, text: func(r *model.GroupSummary) string { return r.Type.Kind().Label }},
 		{title: "STATE", min: 24, max: 24, narrowAt: 6, drop: 4, grow: 0,
 			text:   func(r *model.GroupSummary) string { s, _ := groupState(r, true); return s },
 			narrow: func(r *model.GroupSummary) string { s, _ := groupState(r, false); return s },

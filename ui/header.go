@@ -232,41 +232,33 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 	return first, second, verdict
 }
 
-// protocolSegments say what kind of group it is and how it assigns: a
-// classic group's assignor (and "cooperative" when its members keep their
-// partitions through a rebalance), a consumer group's epochs and server
-// assignor, a share group's epoch.
+// protocolSegments say what kind of group it is and how it assigns, as
+// its kind declares: its title (a consumer group's protocol, a share
+// group), its epochs (and the target assignment's, when it lags), its
+// assignor (a classic group's with "cooperative" when its members keep
+// their partitions through a rebalance).
 func (h Header) protocolSegments() []string {
 	st, g := h.styles, h.st.Snap.Group
-	assignor := func(label string) string {
-		return st.Label.Render(label) + st.Value.Render(model.Printable(g.Assignor))
-	}
+	k := g.Kind()
 	var segs []string
-	switch g.Type {
-	case model.TypeConsumer:
-		segs = append(segs, st.Value.Render("consumer protocol (KIP-848)"))
+	if k.Title != "" {
+		segs = append(segs, st.Value.Render(k.Title))
+	}
+	if k.CoordinatorAssigned {
 		epoch := "epoch " + strconv.Itoa(int(g.Epoch))
-		if g.AssignmentEpoch != g.Epoch {
+		if k.TargetAssignment && g.AssignmentEpoch != g.Epoch {
 			epoch += ", target " + strconv.Itoa(int(g.AssignmentEpoch))
 		}
 		segs = append(segs, st.Label.Render(epoch))
-		if g.Assignor != "" {
-			segs = append(segs, assignor("server assignor "))
+	}
+	if k.AssignorLabel != "" && g.Assignor != "" {
+		a := st.Label.Render(k.AssignorLabel) + st.Value.Render(model.Printable(g.Assignor))
+		// "cooperative-sticky (cooperative)" says it twice, and the
+		// 14 cells cost the segment its place once rates show.
+		if k.Rebalance == model.RebalanceGeneration && g.Cooperative && !strings.Contains(strings.ToLower(g.Assignor), "cooperative") {
+			a += st.Label.Render(" (cooperative)")
 		}
-	case model.TypeShare:
-		segs = append(segs, st.Value.Render("share group (KIP-932)"), st.Label.Render("epoch "+strconv.Itoa(int(g.Epoch))))
-	case model.TypeStreams:
-		segs = append(segs, st.Value.Render("streams group"))
-	default:
-		if g.Assignor != "" {
-			a := assignor("assignor ")
-			// "cooperative-sticky (cooperative)" says it twice, and the
-			// 14 cells cost the segment its place once rates show.
-			if g.Cooperative && !strings.Contains(strings.ToLower(g.Assignor), "cooperative") {
-				a += st.Label.Render(" (cooperative)")
-			}
-			segs = append(segs, a)
-		}
+		segs = append(segs, a)
 	}
 	return segs
 }

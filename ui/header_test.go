@@ -108,3 +108,35 @@ func TestHeaderKeepsTheAssignor(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderSaysTheKind: the header names the group's kind and shows
+// what it has: a share group its epoch (no target: it has none) and no
+// assignor, a streams group (listed only) its name alone, a classic group
+// its assignor and no epoch.
+func TestHeaderSaysTheKind(t *testing.T) {
+	for _, c := range []struct {
+		typ       model.GroupType
+		want, not []string
+	}{
+		{model.TypeShare, []string{"share group (KIP-932)", "epoch 4"}, []string{"target", "assignor"}},
+		{model.TypeStreams, []string{"streams group"}, []string{"epoch", "assignor"}},
+		{model.TypeClassic, []string{"assignor simple"}, []string{"epoch", "group ("}},
+	} {
+		snap := stableSnapshot()
+		snap.Group.Type, snap.Group.Assignor, snap.Group.Epoch, snap.Group.AssignmentEpoch = c.typ, "simple", 4, 5
+		h := NewHeader(NewStyles(true))
+		h.SetSize(160, 3)
+		h.SetState(WatchState{Brokers: testBrokers, Group: "order-workers", Interval: time.Second, Snap: snap, HasSnap: true, LastGood: t0, Now: t0})
+		line2 := strings.Split(ansi.Strip(h.View()), "\n")[1]
+		for _, w := range c.want {
+			if !strings.Contains(line2, w) {
+				t.Errorf("%s: %q lacks %q", c.typ, line2, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(line2, n) {
+				t.Errorf("%s: %q says %q", c.typ, line2, n)
+			}
+		}
+	}
+}

@@ -54,14 +54,15 @@ const (
 	CommitBefore = "before"
 )
 
-// Group protocols: Kafka's group.protocol.
+// Group protocols: Kafka's group.protocol, named as the type of group each
+// makes.
 const (
 	// ProtocolClassic is the classic protocol: JoinGroup/SyncGroup, the
 	// group's leader assigns with a client-side assignor.
-	ProtocolClassic = "classic"
+	ProtocolClassic = string(model.TypeClassic)
 	// ProtocolConsumer is KIP-848's consumer protocol: the broker assigns
 	// with a server-side assignor, members reconcile incrementally.
-	ProtocolConsumer = "consumer"
+	ProtocolConsumer = string(model.TypeConsumer)
 )
 
 // Assignors. The classic ones are Java's partition.assignment.strategy

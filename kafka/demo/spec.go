@@ -36,7 +36,7 @@ func (s GroupSpec) Cooperative() bool {
 func (s GroupSpec) String() string {
 	name := s.Assignor
 	if s.Protocol == ProtocolConsumer {
-		name = "consumer"
+		name = ProtocolConsumer
 		if s.Assignor != "" && s.Assignor != AssignorUniform {
 			name += "-" + s.Assignor
 		}
@@ -93,9 +93,9 @@ func ParseCompare(s string) ([]GroupSpec, error) {
 		switch tok {
 		case AssignorRange, AssignorRoundRobin, AssignorSticky, AssignorCooperativeSticky:
 			spec.Protocol, spec.Assignor = ProtocolClassic, tok
-		case "consumer", "consumer-" + AssignorUniform:
+		case ProtocolConsumer, ProtocolConsumer + "-" + AssignorUniform:
 			spec.Protocol, spec.Assignor = ProtocolConsumer, AssignorUniform
-		case "consumer-" + AssignorRange:
+		case ProtocolConsumer + "-" + AssignorRange:
 			spec.Protocol, spec.Assignor = ProtocolConsumer, AssignorRange
 		default:
 			return nil, fmt.Errorf("unknown group %q: want range, roundrobin, sticky, cooperative-sticky, consumer or consumer-range (static: in front for static members)", tok)

@@ -1,0 +1,82 @@
+package kafka
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// groupKind is how the watcher reads one type of group (its capabilities
+// are model.Kind's): each lives in a file of its own, kind_<type>.go, and
+// has an entry in groupKinds. Adding a type is that file, that entry and
+// the type's model.Kind.
+type groupKind struct {
+	typ model.GroupType
+	// protocolType is the protocol type the kind's groups have, as Apache
+	// Kafka lists them; "" to take what ListGroups lists.
+	protocolType string
+	// describe describes the watched group as one of this kind into
+	// obs.Group and obs.Members: its state, assignor, epochs or
+	// generation, members and their assignments. found is false when the
+	// coordinator knows no group of this kind by the name (the answer's
+	// GROUP_ID_NOT_FOUND, or a state that says so); an *UnsupportedError
+	// or kafka.UnsupportedVersion says the broker does not run the kind.
+	describe func(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (found bool, err error)
+	// fetchCommitted fills obs.Committed and obs.CommitErrs (and what else
+	// the kind's offsets tell); nil: OffsetFetch, as for classic groups.
+	fetchCommitted func(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (broker, error)
+}
+
+// groupKinds lists the kinds the watcher describes, in the order in which
+// a group of unknown type is described: the type-specific describes
+// first, then classic DescribeGroups, as librdkafka does. Each answers
+// GROUP_ID_NOT_FOUND for a group of another type (Apache Kafka 4: "Group
+// … is not a consumer group"; DescribeGroups v6 "… is not a classic
+// group", below v6 state Dead and no error), or the broker does not speak
+// it: then the next is asked. A type listed but in none of them (streams,
+// for now) is shown from ListGroups and its commits (Watcher.listedAs).
+var groupKinds = []groupKind{consumerKind, shareKind, classicKind}
+
+// kindOf returns the reader of groups of type t; ok is false for a type
+// the watcher cannot describe.
+func kindOf(t model.GroupType) (k groupKind, ok bool) {
+	for _, k := range groupKinds {
+		if k.typ == t {
+			return k, true
+		}
+	}
+	return groupKind{}, false
+}
+
+// detectOrder is groupKinds with the kind of type first (the one last
+// learned: a steady poll sends one describe), the others after in their
+// order.
+func detectOrder(first model.GroupType) []groupKind {
+	k, ok := kindOf(first)
+	if !ok {
+		return groupKinds
+	}
+	out := make([]groupKind, 0, len(groupKinds))
+	out = append(out, k)
+	for _, o := range groupKinds {
+		if o.typ != first {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// listedProtocolType is the protocol type of a listed group as Apache
+// Kafka lists it: its ConsumerGroup and ShareGroup list "consumer" and
+// "share" (asListedGroup); a broker that lists "" for a group it types
+// consumer or share (kfake does for consumer) is read the same way.
+func listedProtocolType(lg kmsg.ListGroupsResponseGroup) string {
+	if lg.ProtocolType == "" {
+		if k, ok := kindOf(model.GroupType(lg.GroupType)); ok {
+			return k.protocolType
+		}
+	}
+	return lg.ProtocolType
+}

@@ -1,0 +1,148 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// classicKind reads classic groups (JoinGroup/SyncGroup) with
+// DescribeGroups; their commits are OffsetFetch's.
+var classicKind = groupKind{typ: model.TypeClassic, describe: describeClassic}
+
+// consumerProtocol is the protocol type of a group whose members speak
+// Kafka's consumer protocol: a classic group of consumers (their
+// assignments and subscriptions are ConsumerProtocol bytes), and what a
+// consumer group (KIP-848) is listed with.
+const consumerProtocol = "consumer"
+
+// speaksConsumerProtocol reports whether a classic group of protocol type
+// pt carries consumer-protocol assignments and subscriptions: "consumer",
+// or "" (a group no member has joined yet says none).
+func speaksConsumerProtocol(pt string) bool { return pt == consumerProtocol || pt == "" }
+
+// describeClassic describes the watched group with DescribeGroups. A
+// state Dead or "" is no such classic group.
+func describeClassic(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (bool, error) {
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	req.Groups = []string{w.cfg.Group}
+	d, _, err := oneGroup(ctx, w, brokers, "describe group", req, -1,
+		func(r *kmsg.DescribeGroupsResponse) []kmsg.DescribeGroupsResponseGroup { return r.Groups },
+		func(g kmsg.DescribeGroupsResponseGroup) int16 { return groupCode(g.ErrorCode) })
+	if err != nil || d.ErrorCode != 0 || d.State == "" || d.State == model.StateDead {
+		return false, err
+	}
+	obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeClassic, d.ProtocolType
+	obs.Group.Assignor = d.Protocol
+	obs.Members, obs.Group.Cooperative = classicMembers(d)
+	obs.Group.Generation = classicGeneration(d)
+	return true, nil
+}
+
+// classicMembers turns a DescribeGroups group's members into model members.
+// Assignments and subscriptions are decoded (with kmsg's consumer protocol
+// codecs) only for the consumer protocol; a member whose assignment is
+// empty (the group is rebalancing: coordinators send none then) or
+// undecodable is listed with no partitions.
+//
+// cooperative reports whether some member joined still owning partitions
+// (its ConsumerProtocolSubscription v1+ lists them): eager members revoke
+// everything before they join, cooperative ones keep what they are not
+// asked to give up, so the group rebalances incrementally.
+func classicMembers(g kmsg.DescribeGroupsResponseGroup) (out []model.Member, cooperative bool) {
+	out = make([]model.Member, 0, len(g.Members))
+	consumer := speaksConsumerProtocol(g.ProtocolType)
+	for _, m := range g.Members {
+		mm := model.Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+		if m.InstanceID != nil {
+			mm.InstanceID = *m.InstanceID
+		}
+		if consumer {
+			if parts, err := decodeAssignment(m.MemberAssignment); err == nil {
+				mm.Partitions = parts
+			}
+			if meta, err := decodeSubscription(m.ProtocolMetadata); err == nil && meta != nil {
+				mm.SubscribedTopics = meta.Topics
+				for _, o := range meta.OwnedPartitions {
+					cooperative = cooperative || len(o.Partitions) > 0
+				}
+			}
+		}
+		out = append(out, mm)
+	}
+	return out, cooperative
+}
+
+// classicGeneration is a classic group's generation as its members'
+// subscriptions tell it (model.Group.Generation): each member's
+// ConsumerProtocolSubscription v2+ carries the generation it joined from,
+// so the highest of them, plus one, is the generation they joined into.
+// 0 when none says (clients that send v0 or v1, such as kafka-go; only
+// new members, which send -1; or not Stable, when DescribeGroups gives
+// no subscriptions). DescribeGroups itself reports no generation.
+func classicGeneration(g kmsg.DescribeGroupsResponseGroup) int32 {
+	if g.State != model.StateStable || !speaksConsumerProtocol(g.ProtocolType) {
+		return 0
+	}
+	from := int32(-1)
+	for _, m := range g.Members {
+		if meta, err := decodeSubscription(m.ProtocolMetadata); err == nil && meta != nil && meta.Version >= 2 {
+			from = max(from, meta.Generation)
+		}
+	}
+	return max(from+1, 0)
+}
+
+var errNegativeVersion = errors.New("consumer protocol: negative version")
+
+// decodeAssignment decodes a ConsumerProtocolAssignment (any version); nil
+// bytes are no assignment.
+func decodeAssignment(b []byte) ([]model.TopicPartition, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var a kmsg.ConsumerMemberAssignment
+	if err := a.ReadFrom(b); err != nil {
+		return nil, err
+	}
+	if a.Version < 0 {
+		return nil, errNegativeVersion
+	}
+	n := 0
+	for _, t := range a.Topics {
+		n += len(t.Partitions)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]model.TopicPartition, 0, n)
+	for _, t := range a.Topics {
+		for _, p := range t.Partitions {
+			out = append(out, model.TopicPartition{Topic: t.Topic, Partition: p})
+		}
+	}
+	if !slices.IsSortedFunc(out, model.CompareTP) {
+		slices.SortFunc(out, model.CompareTP)
+	}
+	return out, nil
+}
+
+// decodeSubscription decodes a ConsumerProtocolSubscription; nil bytes
+// give nil.
+func decodeSubscription(b []byte) (*kmsg.ConsumerMemberMetadata, error) {
+	if len(b) == 0 {
+		return nil, nil
+	}
+	var m kmsg.ConsumerMemberMetadata
+	if err := m.ReadFrom(b); err != nil {
+		return nil, err
+	}
+	if m.Version < 0 {
+		return nil, errNegativeVersion
+	}
+	return &m, nil
+}

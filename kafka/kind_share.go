@@ -1,0 +1,115 @@
+package kafka
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kgwatch/kgwatch/model"
+)
+
+// shareKind reads share groups (KIP-932) with ShareGroupDescribe, and
+// their share-partition start offsets and lag with
+// DescribeShareGroupOffsets.
+var shareKind = groupKind{typ: model.TypeShare, protocolType: shareProtocol, describe: describeShare, fetchCommitted: fetchShareOffsets}
+
+// shareProtocol is the protocol type Apache Kafka lists share groups with.
+const shareProtocol = "share"
+
+// describeShare describes the watched group with ShareGroupDescribe,
+// naming the topics its assignments give only by id.
+func describeShare(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (bool, error) {
+	req := kmsg.NewPtrShareGroupDescribeRequest()
+	req.GroupIDs = []string{w.cfg.Group}
+	d, c, err := oneGroup(ctx, w, brokers, "describe share group", req, -1,
+		func(r *kmsg.ShareGroupDescribeResponse) []kmsg.ShareGroupDescribeResponseGroup { return r.Groups },
+		func(g kmsg.ShareGroupDescribeResponseGroup) int16 { return groupCode(g.ErrorCode) })
+	if err != nil || d.ErrorCode != 0 {
+		return false, err
+	}
+	ids := map[[16]byte]bool{}
+	for _, m := range d.Members {
+		unnamed(ids, shareAssignment(m.Assignment.TopicPartitions))
+	}
+	if err := w.resolveTopicIDs(ctx, c, ids); err != nil && ctx.Err() != nil {
+		return false, err
+	}
+	obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.GroupState, model.TypeShare, shareProtocol
+	obs.Group.Assignor, obs.Group.Epoch, obs.Group.AssignmentEpoch = d.Assignor, d.GroupEpoch, d.AssignmentEpoch
+	obs.Members = shareMembers(d, w.topicName)
+	return true, nil
+}
+
+// fetchShareOffsets fills obs.Committed with the share-partition start
+// offsets (a share group's committed offsets), obs.ShareLag with the
+// broker's lag and obs.CommitErrs, from DescribeShareGroupOffsets.
+func fetchShareOffsets(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (broker, error) {
+	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+	rg.GroupID = w.cfg.Group // nil Topics: every topic the group has state for
+	req.Groups = []kmsg.DescribeShareGroupOffsetsRequestGroup{rg}
+	sg, c, err := oneGroup(ctx, w, brokers, "describe share group offsets", req, -1,
+		func(r *kmsg.DescribeShareGroupOffsetsResponse) []kmsg.DescribeShareGroupOffsetsResponseGroup {
+			return r.Groups
+		},
+		func(g kmsg.DescribeShareGroupOffsetsResponseGroup) int16 { return groupCode(g.ErrorCode) })
+	if err != nil {
+		return c, err
+	}
+	obs.Committed, obs.ShareLag, obs.CommitErrs = shareOffsets(sg, w.topicName)
+	return c, nil
+}
+
+// shareMembers turns a ShareGroupDescribe group's members into model
+// members.
+func shareMembers(g kmsg.ShareGroupDescribeResponseGroup, name func([16]byte) string) []model.Member {
+	out := make([]model.Member, 0, len(g.Members))
+	for _, m := range g.Members {
+		mm := model.Member{
+			MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, MemberEpoch: m.MemberEpoch,
+			Partitions:       assigned(shareAssignment(m.Assignment.TopicPartitions), name),
+			SubscribedTopics: m.SubscribedTopicNames,
+		}
+		if m.RackID != nil {
+			mm.Rack = *m.RackID
+		}
+		out = append(out, mm)
+	}
+	return out
+}
+
+// shareAssignment is a share member's assignment as the consumer group
+// type (ConsumerGroupDescribe's) spells it: the two have the same fields.
+func shareAssignment(tps []kmsg.ShareGroupDescribeResponseGroupMemberAssignmentTopicPartition) []kmsg.AssignmentTopicPartition {
+	out := make([]kmsg.AssignmentTopicPartition, len(tps))
+	for i, t := range tps {
+		out[i] = kmsg.AssignmentTopicPartition(t)
+	}
+	return out
+}
+
+// shareOffsets turns a DescribeShareGroupOffsets group into start offsets
+// (the committed offsets of a share group), the broker's lag and
+// per-partition errors.
+func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]byte) string) (start, lag map[model.TopicPartition]int64, errs map[model.TopicPartition]string) {
+	start = make(map[model.TopicPartition]int64)
+	lag = make(map[model.TopicPartition]int64)
+	for _, t := range g.Topics {
+		topic := topicNamed(t.Topic, t.TopicID, name)
+		for _, p := range t.Partitions {
+			tp := model.TopicPartition{Topic: topic, Partition: p.Partition}
+			if p.ErrorCode != 0 {
+				if errs == nil {
+					errs = make(map[model.TopicPartition]string)
+				}
+				errs[tp] = "share start offset: " + errText(p.ErrorCode)
+				continue
+			}
+			if p.StartOffset >= 0 {
+				start[tp] = p.StartOffset
+				lag[tp] = p.Lag
+			}
+		}
+	}
+	return start, lag, errs
+}

@@ -1,0 +1,260 @@
+package model
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// NewSnapshot computes lag for every partition that is owned or committed,
+// per-member lag and the totals. Partitions are sorted by topic and number,
+// members by client id then member id.
+func NewSnapshot(o Observation) Snapshot {
+	s := Snapshot{TakenAt: o.TakenAt, Brokers: o.Brokers, ClusterID: o.ClusterID, Group: o.Group}
+
+	members := make([]Member, len(o.Members))
+	copy(members, o.Members)
+	sort.SliceStable(members, func(a, b int) bool {
+		if members[a].ClientID != members[b].ClientID {
+			return members[a].ClientID < members[b].ClientID
+		}
+		return members[a].MemberID < members[b].MemberID
+	})
+
+	// entries lists every partition to show once: committed ones carry
+	// their offset, owned ones their first owner's index (-1: unowned),
+	// targeted ones (consumer groups) the index of a member whose target
+	// holds them; shared holds the further owners of partitions assigned
+	// to several members (share groups). Partitions are found and sorted
+	// by an integer key (topic, partition), never by their strings: at
+	// 10,000 partitions a map keyed by TopicPartition and a sort comparing
+	// names were most of the cost.
+	for i := range members {
+		members[i].Lag = 0
+		if members[i].TargetPartitions != nil {
+			target := slices.Clone(members[i].TargetPartitions)
+			slices.SortFunc(target, CompareTP)
+			members[i].TargetPartitions = slices.Compact(target)
+		}
+	}
+	scratch := entryScratchPool.Get().(*entryScratch)
+	defer entryScratchPool.Put(scratch)
+	entries := collectEntries(o.Committed, members, scratch)
+	// Each member's partitions, in the same order, from the sorted entries.
+	for i := range members {
+		members[i].Partitions = make([]TopicPartition, 0, len(members[i].Partitions))
+	}
+	nShared := 0
+	for _, e := range entries {
+		if e.owner >= 0 {
+			members[e.owner].Partitions = append(members[e.owner].Partitions, e.tp)
+		}
+		for _, j := range e.sharedOwners() {
+			members[j].Partitions = append(members[j].Partitions, e.tp)
+			nShared++
+		}
+	}
+	if o.Group.Kind().TargetAssignment {
+		for i := range members {
+			m := &members[i]
+			// A negative epoch is a static member gone for now (it left
+			// with epoch -2 and keeps its partitions until its session
+			// times out): it is not reconciling.
+			m.Reconciling = m.MemberEpoch >= 0 &&
+				(m.MemberEpoch < o.Group.AssignmentEpoch || !slices.Equal(m.Partitions, m.TargetPartitions))
+		}
+	}
+
+	// Rows are filled in place: they are large, and copying them costs more
+	// than the lookups. A partition with one owner takes its Owners from
+	// one array of every member's; shared ones (share groups) share
+	// another.
+	rows := make([]PartitionLag, len(entries))
+	alone := make([]Owner, len(members))
+	for i, m := range members {
+		alone[i] = Owner{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host}
+	}
+	var olds []OldestRecord // the rows' Oldest, one array
+	if len(o.OldestRecords) > 0 {
+		olds = make([]OldestRecord, 0, len(o.OldestRecords))
+	}
+	var owners []Owner
+	if nShared > 0 {
+		owners = make([]Owner, 0, nShared+len(entries))
+	}
+	for k, en := range entries {
+		tp, i := en.tp, int(en.owner)
+		row := &rows[k]
+		row.TopicPartition = tp
+		row.Committed, row.LogStart, row.LogEnd = en.committed, NoOffset, NoOffset
+		if i >= 0 {
+			row.MemberID, row.ClientID, row.Host = members[i].MemberID, members[i].ClientID, members[i].Host
+			if en.shared == nil {
+				row.Owners = alone[i : i+1 : i+1]
+			} else {
+				from := len(owners)
+				owners = append(owners, alone[i])
+				for _, j := range en.sharedOwners() {
+					owners = append(owners, alone[j])
+				}
+				row.Owners = owners[from:len(owners):len(owners)]
+			}
+		} else if en.pending >= 0 {
+			row.PendingMemberID, row.PendingClientID = members[en.pending].MemberID, members[en.pending].ClientID
+		}
+		e, commitUnread := o.CommitErrs[tp]
+		if commitUnread {
+			row.Err = e
+		}
+		if off, ok := o.Offsets[tp]; ok {
+			row.LogStart, row.LogEnd = off.LogStart, off.LogEnd
+			if off.Err != "" {
+				row.Err = joinErr(row.Err, off.Err)
+			}
+		} else if row.Err == "" {
+			row.Err = "no offsets: partition not found in metadata"
+		}
+		if bad := impossibleOffsets(row.Committed, row.LogStart, row.LogEnd); bad != "" {
+			// A broker's numbers that no log can have: shown as an
+			// error, never as lag.
+			row.Err = joinErr(row.Err, bad)
+			row.Committed, row.LogStart, row.LogEnd = max(row.Committed, NoOffset), NoOffset, NoOffset
+		}
+		row.Lag, row.LagFromStart = Lag(row.Committed, row.LogStart, row.LogEnd)
+		if commitUnread {
+			// No commit read is not no commit: the lag is unknown, not
+			// the whole log, and adds nothing to the totals.
+			row.Lag, row.LagFromStart = 0, false
+		}
+		if l, ok := o.ShareLag[tp]; ok && l >= 0 && row.LogEnd >= 0 {
+			row.Lag, row.LagFromBroker = l, true
+		}
+		if row.LogEnd >= 0 && row.Committed > row.LogEnd {
+			// Lag 0 would say all is well; the consumer will get
+			// OFFSET_OUT_OF_RANGE and reset by auto.offset.reset.
+			row.Err = joinErr(row.Err, "committed offset "+strconv.FormatInt(row.Committed, 10)+
+				" is past log-end "+strconv.FormatInt(row.LogEnd, 10)+" (log truncated or topic recreated?)")
+		}
+		row.LagMarkersOnly = row.Lag > 0 && o.OldestMarkerOnly[tp]
+		ts, hasTS := o.OldestTimestamp[tp]
+		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(*row, o.TakenAt, ts, hasTS, o.OldestGone[tp])
+		if commitUnread {
+			row.LagAge, row.LagAgeKnown, row.LagAgeGone = 0, false, false
+		}
+		if r, ok := o.OldestRecords[tp]; ok && row.Lag > 0 && !commitUnread && !row.LagMarkersOnly && len(olds) < cap(olds) {
+			olds = append(olds, r)
+			row.Oldest = olds[len(olds)-1 : len(olds) : len(olds)]
+		}
+
+		s.TotalLag = AddLag(s.TotalLag, row.Lag)
+		s.MaxLag = max(s.MaxLag, row.Lag)
+		if row.LagAgeKnown && (!s.MaxLagAgeKnown || row.LagAge > s.MaxLagAge) {
+			s.MaxLagAge, s.MaxLagAgeKnown = row.LagAge, true
+		}
+		if i >= 0 {
+			members[i].Lag = AddLag(members[i].Lag, row.Lag)
+		}
+		for _, j := range en.sharedOwners() {
+			members[j].Lag = AddLag(members[j].Lag, row.Lag)
+		}
+	}
+	s.Members = members
+	s.Partitions = rows
+	return s
+}
+
+// entry is one partition to show: its committed offset (NoOffset: none),
+
+// LagAge returns how long a partition's oldest unprocessed record has
+// waited at takenAt, given the timestamp of the record at the committed
+// offset (or log-start) when one was read (hasTS), and whether that record
+// is gone. A partition with no lag has age 0; unreadable offsets, a gone
+// record or no timestamp give no age (known false). A timestamp after
+// takenAt (clock skew) gives 0. The age is whole milliseconds: Kafka's
+// timestamps are, and what is finer is the poll's clock, not the record's
+// wait (it would make every age differ from the last poll's in digits no
+// one reads, and a recording pay for them).
+func LagAge(p PartitionLag, takenAt, ts time.Time, hasTS, gone bool) (age time.Duration, known, isGone bool) {
+	if p.LogEnd < 0 {
+		return 0, false, false
+	}
+	if p.Lag == 0 || p.LagMarkersOnly {
+		return 0, true, false
+	}
+	if gone || (p.Committed >= 0 && p.LogStart >= 0 && p.Committed < p.LogStart) {
+		return 0, false, true
+	}
+	if !hasTS {
+		return 0, false, false
+	}
+	return max(takenAt.Sub(ts), 0).Truncate(time.Millisecond), true, false
+}
+
+// AddLag adds two lags (never negative), saturating at math.MaxInt64: a
+// broker answering offsets near the int64 limit must not make a total
+// smaller than one of its parts.
+func AddLag(a, b int64) int64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxInt64
+}
+
+// impossibleOffsets says what is wrong with offsets no partition can have
+// (a negative offset other than NoOffset, a log end before the log start),
+// "" when they are possible.
+func impossibleOffsets(committed, logStart, logEnd int64) string {
+	switch {
+	case committed < NoOffset:
+		return "impossible committed offset " + strconv.FormatInt(committed, 10)
+	case logStart < NoOffset || logEnd < NoOffset:
+		return "impossible log offsets: log-start " + strconv.FormatInt(logStart, 10) + ", log-end " + strconv.FormatInt(logEnd, 10)
+	case logStart >= 0 && logEnd >= 0 && logEnd < logStart:
+		return "impossible log offsets: log-end " + strconv.FormatInt(logEnd, 10) + " is below log-start " + strconv.FormatInt(logStart, 10)
+	}
+	return ""
+}
+
+// Lag returns how many messages a partition is behind. With a commit it is
+// logEnd-committed; with none it counts from logStart and fromStart is true
+// (a consumer with auto.offset.reset=earliest would read all of it). Unknown
+// offsets give zero lag. Lag is never negative.
+func Lag(committed, logStart, logEnd int64) (lag int64, fromStart bool) {
+	if logEnd < 0 {
+		return 0, committed < 0
+	}
+	if committed < 0 {
+		if logStart < 0 {
+			return 0, true
+		}
+		return max(logEnd-logStart, 0), true
+	}
+	return max(logEnd-committed, 0), false
+}
+
+// ShortID shortens a member id for display: client id prefixes are dropped
+// and the tail of the generated UUID kept, its last 8 characters. The id is
+// made Printable first, so the tail is what a terminal would show of the
+// whole id, and never cuts a character in two.
+func ShortID(memberID string) string {
+	s := Printable(memberID)
+	n := 0
+	for i := len(s); i > 0; {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+		if n++; n == 8 {
+			return s[i:]
+		}
+	}
+	return s
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
