@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // JSONSnapshot is the stable JSON shape of a snapshot (`--once -o json`).
@@ -278,7 +276,7 @@ func MarshalJSONSnapshot(s Snapshot) ([]byte, error) {
 // LagFromStartNote follows the table.
 func FormatTable(s Snapshot) string {
 	var b strings.Builder
-	group := Printable(s.Group.ID)
+	group := Name(s.Group.ID)
 	switch {
 	case s.Group.State == StateEmpty:
 		fmt.Fprintf(&b, "\nConsumer group '%s' has no active members.\n\n", group)
@@ -313,7 +311,7 @@ func FormatTable(s Snapshot) string {
 			age = Age(p.LagAge)
 		}
 		rows = append(rows, []string{
-			s.Group.ID, p.Topic, strconv.Itoa(int(p.Partition)),
+			NameCell(s.Group.ID, MaxNameCells), NameCell(p.Topic, MaxNameCells), strconv.Itoa(int(p.Partition)),
 			Offset(p.Committed), Offset(p.LogEnd), lag,
 			dash(p.MemberID), dash(p.Host), dash(p.ClientID), age, dash(string(p.Status)),
 		})
@@ -358,7 +356,7 @@ func writeColumns(b *strings.Builder, rows [][]string, right []bool) {
 	for _, r := range rows {
 		for i := range r {
 			r[i] = Printable(r[i])
-			w := cellWidth(r[i])
+			w := Width(r[i])
 			cells = append(cells, w)
 			widths[i] = max(widths[i], w)
 		}
@@ -388,19 +386,6 @@ func writeColumns(b *strings.Builder, rows [][]string, right []bool) {
 		}
 		b.WriteString("\n")
 	}
-}
-
-// cellWidth is the cells s takes on a terminal. Printable ASCII, what
-// nearly every cell of a table holds, is one cell a byte; the rest is
-// measured by grapheme (at 10,000 partitions measuring every cell took
-// most of --once's time).
-func cellWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			return ansi.StringWidth(s)
-		}
-	}
-	return len(s)
 }
 
 const spaces = "                                                                "

@@ -166,7 +166,7 @@ func FormatOverview(gs []GroupSummary) string {
 		if g.Err != "" {
 			errText = " (" + g.Err + ")"
 		}
-		r := []string{g.ID, g.State}
+		r := []string{NameCell(g.ID, MaxNameCells), g.State}
 		if statused {
 			r = append(r, g.Status.Label())
 		}

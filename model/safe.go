@@ -29,7 +29,14 @@ import (
 //   - bytes that are not UTF-8 are written \xff;
 //   - combining marks past maxMarks in a row on one character are written
 //     as Go escapes too: a name of one letter and 900 marks ("Zalgo text")
-//     is drawn by some terminals over the rows above and below.
+//     is drawn by some terminals over the rows above and below, and one of
+//     40 spacing marks (U+0903) takes 41 cells;
+//   - characters that draw nothing (the Hangul fillers U+115F, U+3164 and
+//     U+FFA0, the blank braille pattern U+2800), and the few whose width
+//     terminals and Bubble Tea's renderer count differently (the Hangul
+//     vowel and final jamo that only decomposed syllables use, a few
+//     symbol blocks), and unassigned code points, are written as escapes,
+//     so what Width measures is what the terminal draws.
 //
 // Everything else, wide characters and a few combining marks on a
 // character included, is kept. A string with nothing to replace is
@@ -114,9 +121,10 @@ func firstUnsafe(s string) int {
 // for the scripts that stack them (Vietnamese, Devanagari, Hebrew points).
 const maxMarks = 4
 
-// isMark reports whether r is a combining mark (it draws on the character
-// before it).
-func isMark(r rune) bool { return r >= 0x300 && unicode.In(r, unicode.Mn, unicode.Me) }
+// isMark reports whether r is a combining mark: nonspacing and enclosing
+// marks draw on the character before it, spacing marks (Mc, the vowel
+// signs of Indic scripts) take a cell of their own beside it.
+func isMark(r rune) bool { return r >= 0x300 && unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) }
 
 // marksBefore counts the combining marks in a row that end s[:i].
 func marksBefore(s string, i int) int {
@@ -134,8 +142,10 @@ func marksBefore(s string, i int) int {
 
 // unsafeRune reports whether a rune above ASCII must not reach a terminal
 // as itself: C1 controls, format characters (Cf: bidi controls, zero-width
-// characters, BOM, soft hyphen, tags), line and paragraph separators, and
-// variation selectors (which switch a character to emoji width).
+// characters, BOM, soft hyphen, tags), line and paragraph separators,
+// variation selectors (which switch a character to emoji width), the
+// invisible characters and those of disputed width (see widthRanges), and
+// unassigned code points (a terminal's table may not know their width).
 func unsafeRune(r rune) bool {
 	switch {
 	case r >= 0x80 && r < 0xa0:
@@ -145,7 +155,31 @@ func unsafeRune(r rune) bool {
 	case r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef:
 		return true
 	}
-	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Cs, unicode.Noncharacter_Code_Point)
+	for _, rg := range widthRanges {
+		if r >= rg[0] && r <= rg[1] {
+			return true
+		}
+	}
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Cs, unicode.Noncharacter_Code_Point) ||
+		!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs, unicode.Co)
+}
+
+// widthRanges are the characters Printable escapes for their width: they
+// draw nothing, or the terminal (wcwidth(3), which tmux and most terminals
+// use) and Bubble Tea's renderer count them differently, so a row holding
+// one would be drawn off its columns. Measured: glibc's wcwidth against
+// ansi.StringWidthWc over every assigned code point.
+var widthRanges = [][2]rune{
+	{0x115f, 0x11ff},   // Hangul choseong filler (blank, 2 cells), jungseong and jongseong (0 cells on terminals, 1 to the renderer)
+	{0x2630, 0x2637},   // trigrams: 1 cell on terminals, 2 to the renderer
+	{0x268a, 0x268f},   // monograms and digrams: likewise
+	{0x2800, 0x2800},   // blank braille pattern
+	{0x3164, 0x3164},   // Hangul filler (blank, 2 cells)
+	{0x3248, 0x324f},   // circled numbers on black squares: 2 cells on terminals, 1 to the renderer
+	{0xd7b0, 0xd7ff},   // Hangul jamo extended-B: 0 cells on terminals, 1 to the renderer
+	{0xffa0, 0xffa0},   // halfwidth Hangul filler (blank)
+	{0x1d165, 0x1d172}, // musical stems and flags: 1 cell on terminals, 0 to the renderer
+	{0x1d300, 0x1d376}, // Tai Xuan Jing and counting rod symbols: 1 cell on terminals, 2 to the renderer
 }
 
 func escapeRune(r rune) string {

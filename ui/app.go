@@ -116,7 +116,7 @@ func recordingBanner(st Styles, r RecordingStatus, w int) string {
 func recordingName(path string) string {
 	name := model.Printable(path)
 	if textWidth(name) > 24 {
-		name = ellipsis + ansi.TruncateLeft(name, textWidth(name)-23, "")
+		name = ellipsis + ansi.TruncateLeftWc(name, textWidth(name)-23, "")
 	}
 	return name
 }

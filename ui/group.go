@@ -136,7 +136,7 @@ func (g *GroupPage) Init() tea.Cmd {
 func (g *GroupPage) Close() { g.cancel() }
 
 // Title is the window title.
-func (g *GroupPage) Title() string { return "kgwatch · " + model.Printable(g.watch.Group) }
+func (g *GroupPage) Title() string { return "kgwatch · " + model.Name(g.watch.Group) }
 
 // SetSize sizes the page.
 func (g *GroupPage) SetSize(w, h int) {

@@ -154,7 +154,7 @@ func groupState(s *model.GroupSummary, words bool) (string, int) {
 func (g *GroupsPane) groupColumns() []column[model.GroupSummary] {
 	st := g.styles
 	return []column[model.GroupSummary]{
-		{title: "GROUP", min: 16, max: 48, grow: 1, text: func(r *model.GroupSummary) string { return r.ID }},
+		{title: "GROUP", min: 16, max: 48, grow: 1, text: func(r *model.GroupSummary) string { return model.Name(r.ID) }},
 		{title: "TYPE", drop: 9, grow: 7, hideEmpty: true, text: func(r *model.GroupSummary) string { return r.Type.Kind().Label }},
 		{title: "STATE", min: 24, max: 24, narrowAt: 6, drop: 4, grow: 0,
 			text:   func(r *model.GroupSummary) string { s, _ := groupState(r, true); return s },
@@ -297,7 +297,7 @@ func (g *GroupsPane) title(start, end int, visible []model.GroupSummary) string 
 		extra = append(extra, glyphBarByLag+" age unknown: bar by lag")
 	}
 	s += st.Muted.Render("  " + strings.Join(extra, " · "))
-	return ansi.Truncate(s, g.width, ellipsis)
+	return ansi.TruncateWc(s, g.width, ellipsis)
 }
 
 // bar draws how long the group's oldest unprocessed record has waited, on

@@ -185,9 +185,9 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 	}
 	// A long group name gives way: the state, status and staleness after
 	// it are what the header is for.
-	group := model.Printable(s.Group)
+	group := model.Name(s.Group)
 	if limit := max(12, h.width/3); textWidth(group) > limit {
-		group = ansi.Truncate(group, limit, ellipsis)
+		group = ansi.TruncateWc(group, limit, ellipsis)
 	}
 	first = append(first, st.Group.Render(group), h.stateSegment(tier))
 	exists := s.HasSnap && s.Snap.Group.Exists()
@@ -336,7 +336,7 @@ func (h Header) View() string {
 		lines = append(lines, b)
 	}
 	for i, l := range lines {
-		lines[i] = ansi.Truncate(l, h.width, ellipsis)
+		lines[i] = ansi.TruncateWc(l, h.width, ellipsis)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -222,7 +222,7 @@ func (g *GroupPage) body() string {
 	case !s.HasSnap:
 		return center("connecting to "+strings.Join(printableAll(s.Brokers), ",")+"…", g.bodyW, g.bodyH)
 	case s.Waiting():
-		return center("waiting for group "+model.Printable(g.watch.Group)+" to appear · polling every "+g.opts.Interval.String(), g.bodyW, g.bodyH)
+		return center("waiting for group "+model.Name(g.watch.Group)+" to appear · polling every "+g.opts.Interval.String(), g.bodyW, g.bodyH)
 	case !g.split && g.focus == paneMembers:
 		return g.members.View()
 	case !g.split && g.focus == paneTimeline:

@@ -361,5 +361,5 @@ func (m *Members) title(start, end int) string {
 	if len(extra) > 0 {
 		s += m.styles.Muted.Render("  " + strings.Join(extra, " · "))
 	}
-	return ansi.Truncate(s, m.width, ellipsis)
+	return ansi.TruncateWc(s, m.width, ellipsis)
 }

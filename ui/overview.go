@@ -240,7 +240,7 @@ func (o *OverviewPage) shortHelp(w int) string {
 	}
 	o.help.SetWidth(w)
 	if rest <= 0 || head == "" || lipgloss.Width(head) > rest {
-		return ansi.Truncate(tail, w, ellipsis)
+		return ansi.TruncateWc(tail, w, ellipsis)
 	}
 	return head + sep + tail
 }
@@ -268,7 +268,7 @@ func (o *OverviewPage) header(w int) string {
 	}
 	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(brokerList(o.opts.Brokers, w-len("brokers "))))
 	line := strings.Join(segs, st.Separator.Render(" · "))
-	lines := []string{ansi.Truncate(line, w, ellipsis)}
+	lines := []string{ansi.TruncateWc(line, w, ellipsis)}
 	if p.Err != nil {
 		msg := glyphStale + " poll failed"
 		if wait := p.RetryAt.Sub(now); wait > 0 {

@@ -393,7 +393,7 @@ func (t *Table) title(start, end int, visible []model.PartitionLag, topic string
 		extra = append(extra, glyphBarByLag+" age unknown: bar by lag")
 	}
 	s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
-	return ansi.Truncate(s, t.width, ellipsis)
+	return ansi.TruncateWc(s, t.width, ellipsis)
 }
 
 // row writes one partition row. The selected row is rendered plain and then

@@ -5,11 +5,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // cell truncates s to w terminal cells (with an ellipsis) and pads it with
 // spaces to exactly w cells, on the right or, with right set, on the left.
-// Widths are cells, not runes, so wide runes keep columns aligned.
+// Widths are cells by model.Width's rule (code points, as the terminal
+// counts them), not runes or graphemes, so wide runes and spacing marks
+// keep columns aligned.
 func cell(s string, w int, right bool) string {
 	if w <= 0 {
 		return ""
@@ -53,7 +57,7 @@ func fitBlock(s string, w, h int) string {
 	}
 	for i, l := range lines {
 		if textWidth(l) > w {
-			lines[i] = ansi.Truncate(l, w, "")
+			lines[i] = ansi.TruncateWc(l, w, "")
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -65,7 +69,7 @@ func center(s string, w, h int) string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
+	lines := strings.Split(ansi.WrapWc(s, w, ""), "\n")
 	if len(lines) > h {
 		lines = lines[:h]
 	}
@@ -94,16 +98,17 @@ var narrowGlyphs = func() map[rune]bool {
 	m := map[rune]bool{}
 	for _, r := range glyphBarFull + glyphBarTrack + glyphWorst + glyphCursor + glyphFocused +
 		glyphUnfocused + glyphStable + glyphEmpty + glyphRebalance + glyphWaiting + glyphStale + ellipsis + "·–•↑↓" {
-		if ansi.StringWidth(string(r)) == 1 {
+		if model.Width(string(r)) == 1 {
 			m[r] = true
 		}
 	}
 	return m
 }()
 
-// textWidth is ansi.StringWidth with a fast path for what the UI renders
+// textWidth is model.Width, the one width rule (code points counted as
+// the terminal counts them), with a fast path for what the UI renders
 // most: ASCII, its own one-cell glyphs and SGR sequences. Anything else
-// (wide runes, combining marks, other escapes) goes to ansi.StringWidth.
+// (wide runes, marks, other escapes) goes to ansi.StringWidthWc.
 func textWidth(s string) int {
 	w := 0
 	for i := 0; i < len(s); {
@@ -118,29 +123,30 @@ func textWidth(s string) int {
 				j++
 			}
 			if j >= len(s) || s[j] != 'm' {
-				return ansi.StringWidth(s)
+				return ansi.StringWidthWc(s)
 			}
 			i = j + 1
 		case c >= 0x80:
 			r, n := utf8.DecodeRuneInString(s[i:])
 			if !narrowGlyphs[r] {
-				return ansi.StringWidth(s)
+				return ansi.StringWidthWc(s)
 			}
 			w++
 			i += n
 		default:
-			return ansi.StringWidth(s)
+			return ansi.StringWidthWc(s)
 		}
 	}
 	return w
 }
 
-// truncate cuts s to w cells, ending in tail when it had to cut. Plain
-// ASCII is cut by slicing; anything else goes to ansi.Truncate.
+// truncate cuts s to w cells by textWidth's rule, ending in tail when it
+// had to cut. Plain ASCII is cut by slicing; anything else goes to
+// model.Truncate.
 func truncate(s string, w int, tail string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f {
-			return ansi.Truncate(s, w, tail)
+			return model.Truncate(s, w, tail)
 		}
 	}
 	if len(s) <= w {

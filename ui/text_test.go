@@ -9,7 +9,8 @@ import (
 )
 
 // textWidth and truncate take shortcuts; they must agree with ansi's
-// grapheme-aware functions on everything the UI renders.
+// code-point functions (the width rule the renderer and the terminal
+// share) on everything the UI renders.
 func TestTextWidthMatchesANSI(t *testing.T) {
 	in := []string{
 		"", "plain", "█████░░░ ◀", "▸order", "消費者-甲", "worker-🚀-b", "e\u0301", "⚠\ufe0f",
@@ -25,14 +26,14 @@ func TestTextWidthMatchesANSI(t *testing.T) {
 		}
 	}
 	for _, s := range in {
-		if got, want := textWidth(s), ansi.StringWidth(s); got != want {
-			t.Errorf("textWidth(%q) = %d, ansi.StringWidth = %d", s, got, want)
+		if got, want := textWidth(s), ansi.StringWidthWc(s); got != want {
+			t.Errorf("textWidth(%q) = %d, ansi.StringWidthWc = %d", s, got, want)
 		}
 	}
 	for _, s := range []string{"order-rebalancing", "ab", "x", ""} {
 		for w := 0; w <= len(s)+1; w++ {
-			if got, want := truncate(s, w, ellipsis), ansi.Truncate(s, w, ellipsis); got != want {
-				t.Errorf("truncate(%q, %d) = %q, ansi.Truncate = %q", s, w, got, want)
+			if got, want := truncate(s, w, ellipsis), ansi.TruncateWc(s, w, ellipsis); got != want {
+				t.Errorf("truncate(%q, %d) = %q, ansi.TruncateWc = %q", s, w, got, want)
 			}
 		}
 	}

@@ -252,7 +252,7 @@ func (t Timeline) wrapped(e *model.Event, clockW, agoW int) []string {
 	if w < 8 || textWidth(text) <= w {
 		return nil
 	}
-	lines := strings.Split(ansi.Wrap(text, w, ""), "\n")
+	lines := strings.Split(ansi.WrapWc(text, w, ""), "\n")
 	out := make([]string, 0, len(lines)-1)
 	for _, l := range lines[1:] {
 		out = append(out, cell(spaces(col)+strings.TrimLeft(l, " "), t.width, false))
@@ -275,7 +275,7 @@ func (t Timeline) title(start, end int) string {
 		extra = append(extra, glyphHighlight+" partitions of the selected event")
 	}
 	s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
-	return ansi.Truncate(s, t.width, ellipsis)
+	return ansi.TruncateWc(s, t.width, ellipsis)
 }
 
 // line writes one event. The selected line is rendered plain and reversed
@@ -310,7 +310,7 @@ func (t Timeline) line(b *strings.Builder, e *model.Event, selected, again bool,
 	text := eventText(e)
 	if selected && t.width-used >= 8 && textWidth(text) > t.width-used {
 		// Written in full below (wrapped): this line holds its start.
-		text = strings.Split(ansi.Wrap(text, t.width-used, ""), "\n")[0]
+		text = strings.Split(ansi.WrapWc(text, t.width-used, ""), "\n")[0]
 	}
 	text = cell(text, max(t.width-used, 0), false)
 	switch {
