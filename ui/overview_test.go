@@ -54,7 +54,7 @@ func (f *fakeOverview) Overview(ctx context.Context) (model.OverviewObservation,
 }
 
 // overviewGroups is a cluster with a group in each state, judged and
-// sorted as the source judges and sorts them (model.OverviewHistory,
+// sorted as the page's pipeline judges and sorts them (model.OverviewPipeline,
 // model.DefaultGroupSort: the group in trouble first).
 func overviewGroups() []model.GroupSummary {
 	gs := []model.GroupSummary{
