@@ -450,7 +450,6 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err := f.security.apply(&cfg); err != nil {
 		return err
 	}
-	hist := model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}
 	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances}
 	rec, err := f.openRecorder(brokers)
 	if err != nil {
@@ -460,7 +459,6 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	opts.Recording = rec.statusOf()
 	if f.group == "" {
 		o := kafka.NewOverviewWatcher(cfg)
-		o.SetHistoryOptions(hist)
 		defer o.Close()
 		if f.once {
 			return printOverview(ctx, o, f, stdout)
@@ -549,18 +547,19 @@ func timedOut(err error) bool {
 }
 
 // printOverview prints every group once (--once without --group). The
-// groups are judged as the TUI's overview judges them, by the
-// OverviewWatcher's model.OverviewHistory; model.Pipeline is one group's.
+// groups are judged as the TUI's overview judges them, by a
+// model.OverviewPipeline; model.Pipeline is one group's.
 func printOverview(ctx context.Context, o *kafka.OverviewWatcher, f watchFlags, stdout io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	gs, err := o.Overview(ctx)
+	obs, err := o.Overview(ctx)
 	if timedOut(err) {
 		return fmt.Errorf("%w (no answer within --timeout %s)", err, f.timeout)
 	}
 	if err != nil {
 		return err
 	}
+	gs := model.NewOverviewPipeline(model.OverviewPipelineOptions{History: model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}}).Observe(&obs)
 	if f.output == "json" {
 		b, jerr := model.MarshalJSONOverview(gs)
 		if jerr != nil {

@@ -243,19 +243,20 @@ type overviewTap struct {
 
 func (o overviewTap) Batched() bool { return o.src.Batched() }
 
-func (o overviewTap) Overview(ctx context.Context) ([]model.GroupSummary, error) {
-	gs, err := o.src.Overview(ctx)
+func (o overviewTap) Overview(ctx context.Context) (model.OverviewObservation, error) {
+	obs, err := o.src.Overview(ctx)
 	if ctx.Err() != nil {
-		return gs, err // the page stopped waiting: it will not show this
+		return obs, err // the page stopped waiting: it will not show this
 	}
 	if err != nil {
 		text := err.Error()
 		o.r.add(time.Time{}, func(w *record.Writer, at time.Time) error { return w.OverviewFailed(at, text) })
-		return gs, err
+		return obs, err
 	}
-	cp := slices.Clone(gs)
-	o.r.add(time.Time{}, func(w *record.Writer, at time.Time) error { return w.Overview(at, cp) })
-	return gs, nil
+	// The raw read, as the page's pipeline is fed it (nothing changes
+	// an observation once read).
+	o.r.add(time.Time{}, func(w *record.Writer, at time.Time) error { return w.OverviewPoll(at, &obs) })
+	return obs, nil
 }
 
 // demo records what the demo panel reads of d and the actions it asks.

@@ -106,7 +106,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		if group == "" {
-			err = replayOverviewOnce(path, at, f.output, stdout)
+			err = replayOverviewOnce(path, h, at, f.output, stdout)
 		} else {
 			err = replayOnce(path, group, at, f.output, stdout)
 		}
@@ -487,17 +487,22 @@ func replayOnce(path, group string, at time.Time, output string, stdout io.Write
 }
 
 // replayOverviewOnce is `replay FILE --once --at T` of a recording of the
-// overview: its last good poll by T, as the live --once without --group
-// prints it.
-func replayOverviewOnce(path string, at time.Time, output string, stdout io.Writer) error {
+// overview: its last good poll by T, judged as the live overview judged
+// it (its polls up to T through the overview's pipeline), printed as the
+// live --once without --group prints it.
+func replayOverviewOnce(path string, h record.Header, at time.Time, output string, stdout io.Writer) error {
 	var last []model.GroupSummary
 	polled := false
+	pipe := model.NewOverviewPipeline(model.OverviewPipelineOptions{History: model.HistoryOptions{StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge}})
 	err := playFile(path, "", func(rec *record.Record, _ []model.Event) (bool, error) {
 		if rec.At.After(at) {
 			return false, nil
 		}
-		if rec.Kind == record.KindOverview {
-			last, polled = rec.Groups, true
+		switch rec.Kind {
+		case record.KindOverviewPoll:
+			last, polled = pipe.Observe(&rec.Overview), true
+		case record.KindOverview: // judged when recorded (format 2)
+			last, polled = pipe.Observe(&model.OverviewObservation{Judged: rec.Groups}), true
 		}
 		return true, nil
 	})

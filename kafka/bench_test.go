@@ -135,7 +135,7 @@ func BenchmarkOverview1000(b *testing.B) {
 	tc.createTopic(b, "orders", 6)
 	tc.produceEach(b, "orders", 6, 5, time.Now())
 	tc.commitGroups(b, groupNames(1000), "orders", map[int32]int64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 0})
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
 	defer o.Close()
 	if _, err := o.Overview(context.Background()); err != nil {
 		b.Fatal(err)

@@ -80,7 +80,7 @@ func TestBootstrapPastHungBroker(t *testing.T) {
 		took = append(took, d)
 	}
 	for i := 0; i < 10; i++ {
-		o := NewOverviewWatcher(Config{Brokers: brokers, Timeout: timeout})
+		o := judge(NewOverviewWatcher(Config{Brokers: brokers, Timeout: timeout}))
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		start := time.Now()
 		gs, err := o.Overview(ctx)

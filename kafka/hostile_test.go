@@ -81,7 +81,7 @@ func TestHostileNamesEndToEnd(t *testing.T) {
 		t.Errorf("JSON lost the true strings: group %q, client %q", j.Group, j.Members[0].ClientID)
 	}
 
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	gs, err := o.Overview(context.Background())
 	if err != nil {

@@ -10,18 +10,10 @@ import (
 	"sync"
 	"time"
 
-	kafka "github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
 )
-
-// offsetFetchParallel bounds the OffsetFetch requests in flight per
-// coordinator when it is too old (before v8) to take many groups in one.
-const offsetFetchParallel = 8
-
-// offsetFetchBatch is the most groups asked in one OffsetFetch (v8+).
-const offsetFetchBatch = 500
 
 // OverviewWatcher reads a summary of every group of a cluster, of every
 // type. Like Watcher it only reads. One Overview sends, per poll and per
@@ -52,8 +44,6 @@ type OverviewWatcher struct {
 	// batched: the last successful Overview read every coordinator's
 	// commits in batched requests (see Batched).
 	batched bool
-	// hist judges each group's status poll after poll.
-	hist *model.OverviewHistory
 }
 
 // overviewFetchRounds bounds the lag-age Fetch requests per leader and
@@ -65,15 +55,7 @@ const overviewFetchRounds = 3
 // It connects lazily, on the first Overview.
 func NewOverviewWatcher(cfg Config) *OverviewWatcher {
 	cfg.Group = ""
-	return &OverviewWatcher{w: NewWatcher(cfg), hist: model.NewOverviewHistory(model.HistoryOptions{})}
-}
-
-// SetHistoryOptions sets how groups are judged (StallAfter is
-// `--stall-after`) and forgets the polls judged so far.
-func (o *OverviewWatcher) SetHistoryOptions(opts model.HistoryOptions) {
-	o.w.mu.Lock()
-	defer o.w.mu.Unlock()
-	o.hist = model.NewOverviewHistory(opts)
+	return &OverviewWatcher{w: NewWatcher(cfg)}
 }
 
 // Close releases the watcher's connections.
@@ -121,37 +103,38 @@ func (r *groupRead) own(tp model.TopicPartition, member string) {
 	}
 }
 
-// Overview reads every group, the group in trouble first
-// (model.GroupsByStatus): its lag as the group view counts it, its oldest
-// lag's age, and its status as judged over the polls so far (the first
-// can tell only OK, UNOWNED and STOPPED). It fails when a broker cannot
-// list its groups, since the overview would silently miss them; failures
-// that concern one group (its description, its commits, log-end offsets)
-// are recorded in that group's Err.
-func (o *OverviewWatcher) Overview(ctx context.Context) ([]model.GroupSummary, error) {
+// Overview reads every group of the cluster: what its coordinator says
+// of it, its commits and assignments, the log offsets of its partitions
+// and the records its lag ages need (OverviewObservation.OldestRecords).
+// It only reads: a model.OverviewPipeline judges the poll. It fails when
+// a broker cannot list its groups, since the overview would silently miss
+// them; failures that concern one group (its description, its commits)
+// are recorded in that group's Summary.Err, and log offsets it could not
+// read in the observation's Offsets and LogErr.
+func (o *OverviewWatcher) Overview(ctx context.Context) (model.OverviewObservation, error) {
 	w := o.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return nil, errors.New("overview: watcher is closed")
+		return model.OverviewObservation{}, errors.New("overview: watcher is closed")
 	}
 	if w.addr == nil {
-		return nil, errors.New("overview: no broker address configured")
+		return model.OverviewObservation{}, errors.New("overview: no broker address configured")
 	}
-	gs, err := o.overview(ctx)
+	obs, err := o.overview(ctx)
 	if err != nil {
 		w.resetTransport()
-		return nil, namedCodes(err)
+		return model.OverviewObservation{}, namedCodes(err)
 	}
-	return gs, nil
+	return obs, nil
 }
 
-func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, error) {
+func (o *OverviewWatcher) overview(ctx context.Context) (model.OverviewObservation, error) {
 	w := o.w
 	takenAt := time.Now()
 	brokers, err := w.brokers(ctx)
 	if err != nil {
-		return nil, err
+		return model.OverviewObservation{}, err
 	}
 	ids := sortedKeys(brokers)
 
@@ -170,7 +153,7 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 	}
 	wg.Wait()
 	if err := oneLineJoin(errs); err != nil {
-		return nil, err
+		return model.OverviewObservation{}, err
 	}
 
 	n := 0
@@ -195,10 +178,8 @@ func (o *OverviewWatcher) overview(ctx context.Context) ([]model.GroupSummary, e
 	}
 	obs.Offsets, obs.LogErr = o.logOffsets(ctx, brokers, obs.Groups)
 	obs.Records = o.lagRecords(ctx, &obs)
-	out := o.hist.Observe(&obs)
-	model.SortGroupsBy(out, model.GroupsByStatus)
 	o.batched = !slices.Contains(perGroup, true)
-	return out, nil
+	return obs, nil
 }
 
 // lagRecords reads what the groups' lag ages need (obs.OldestRecords) with
@@ -316,317 +297,6 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 	return reads, perGroup, nil
 }
 
-// askGroups sends req, which names the groups at idx, to b (at a version
-// from minV to maxV, as sendKmsg) and hands each group its part of the
-// answer: groups lists the answer's groups, id names one. A group gets
-// why on its Err (after what: "describe", "commits") when the request
-// failed or the answer leaves it out.
-func askGroups[R kmsg.Response, G any](ctx context.Context, w *Watcher, b broker, req kmsg.Request, minV, maxV int16, reads []groupRead, idx []int, what string,
-	groups func(R) []G, id func(*G) string, take func(*groupRead, *G)) {
-	res, err := w.sendKmsg(ctx, b.id, req, minV, maxV)
-	if err != nil {
-		for _, i := range idx {
-			reads[i].sum.Err = joinText(reads[i].sum.Err, what+": "+err.Error())
-		}
-		return
-	}
-	gs := groups(res.(R))
-	byID := make(map[string]*G, len(gs))
-	for k := range gs {
-		byID[id(&gs[k])] = &gs[k]
-	}
-	for _, i := range idx {
-		r := &reads[i]
-		g, ok := byID[r.sum.ID]
-		if !ok {
-			r.sum.Err = joinText(r.sum.Err, what+": group missing from the coordinator's answer")
-			continue
-		}
-		take(r, g)
-	}
-}
-
-// groupIDs returns the ids of the groups at idx.
-func groupIDs(reads []groupRead, idx []int) []string {
-	ids := make([]string, len(idx))
-	for k, i := range idx {
-		ids[k] = reads[i].sum.ID
-	}
-	return ids
-}
-
-// describeClassic describes the classic groups at idx in one
-// DescribeGroups.
-func (o *OverviewWatcher) describeClassic(ctx context.Context, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
-	req := kmsg.NewPtrDescribeGroupsRequest()
-	req.Groups = groupIDs(reads, idx)
-	askGroups(ctx, o.w, b, req, 0, -1, reads, idx, "describe",
-		func(res *kmsg.DescribeGroupsResponse) []kmsg.DescribeGroupsResponseGroup { return res.Groups },
-		func(g *kmsg.DescribeGroupsResponseGroup) string { return g.Group },
-		func(r *groupRead, g *kmsg.DescribeGroupsResponseGroup) {
-			switch {
-			case kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || (g.ErrorCode == 0 && (g.State == "" || g.State == model.StateDead)):
-				r.sum.State = model.StateDead
-				return
-			case g.ErrorCode != 0:
-				r.sum.Err = joinText(r.sum.Err, "describe: "+errText(g.ErrorCode))
-				return
-			}
-			r.sum.State = g.State
-			if r.sum.Type == "" {
-				r.sum.Type = model.TypeClassic
-			}
-			if g.ProtocolType != "" {
-				r.sum.ProtocolType = g.ProtocolType
-			}
-			// Members and what they own, read as classicMembers does;
-			// of their subscriptions only the generation they tell.
-			r.sum.Members = len(g.Members)
-			r.sum.Generation = classicGeneration(*g)
-			if g.ProtocolType != "consumer" && g.ProtocolType != "" {
-				return
-			}
-			for _, m := range g.Members {
-				parts, err := decodeAssignment(m.MemberAssignment)
-				if err != nil {
-					continue // undecodable: no partitions, as in the group view
-				}
-				for _, tp := range parts {
-					r.own(tp, m.MemberID)
-				}
-			}
-		})
-}
-
-// describeConsumer describes the consumer groups at idx in one
-// ConsumerGroupDescribe.
-func (o *OverviewWatcher) describeConsumer(ctx context.Context, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
-	req := kmsg.NewPtrConsumerGroupDescribeRequest()
-	req.Groups = groupIDs(reads, idx)
-	askGroups(ctx, o.w, b, req, 0, -1, reads, idx, "describe",
-		func(res *kmsg.ConsumerGroupDescribeResponse) []kmsg.ConsumerGroupDescribeResponseGroup {
-			return res.Groups
-		},
-		func(g *kmsg.ConsumerGroupDescribeResponseGroup) string { return g.Group },
-		func(r *groupRead, g *kmsg.ConsumerGroupDescribeResponseGroup) {
-			if !describedOK(r, g.ErrorCode) {
-				return
-			}
-			r.sum.State, r.sum.Members, r.sum.Generation = g.State, len(g.Members), g.AssignmentEpoch
-			for _, m := range g.Members {
-				r.assigned = append(r.assigned, m.Assignment.TopicPartitions)
-				r.assignedBy = append(r.assignedBy, m.MemberID)
-				r.targeted = append(r.targeted, m.TargetAssignment.TopicPartitions)
-			}
-		})
-}
-
-// describeShare describes the share groups at idx in one
-// ShareGroupDescribe.
-func (o *OverviewWatcher) describeShare(ctx context.Context, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
-	req := kmsg.NewPtrShareGroupDescribeRequest()
-	req.GroupIDs = groupIDs(reads, idx)
-	askGroups(ctx, o.w, b, req, 0, -1, reads, idx, "describe",
-		func(res *kmsg.ShareGroupDescribeResponse) []kmsg.ShareGroupDescribeResponseGroup { return res.Groups },
-		func(g *kmsg.ShareGroupDescribeResponseGroup) string { return g.GroupID },
-		func(r *groupRead, g *kmsg.ShareGroupDescribeResponseGroup) {
-			if !describedOK(r, g.ErrorCode) {
-				return
-			}
-			r.sum.State, r.sum.Members, r.sum.Generation = g.GroupState, len(g.Members), g.AssignmentEpoch
-			for _, m := range g.Members {
-				r.assigned = append(r.assigned, shareAssignment(m.Assignment.TopicPartitions))
-				r.assignedBy = append(r.assignedBy, m.MemberID)
-			}
-		})
-}
-
-// describedOK records on r what a type-specific describe's error code
-// said, and reports whether the answer is a description.
-func describedOK(r *groupRead, code int16) bool {
-	switch {
-	case kafka.Error(code) == kafka.GroupIdNotFound:
-		r.sum.State = model.StateDead // gone since it was listed
-	case code != 0:
-		r.sum.Err = joinText(r.sum.Err, "describe: "+errText(code))
-	default:
-		return true
-	}
-	return false
-}
-
-// fetchCommits reads the committed offsets of the groups at idx: one
-// OffsetFetch per offsetFetchBatch groups when the broker speaks v8, else
-// one per group (perGroup), offsetFetchParallel at a time.
-func (o *OverviewWatcher) fetchCommits(ctx context.Context, b broker, reads []groupRead, idx []int) (perGroup bool) {
-	w := o.w
-	if len(idx) == 0 {
-		return false
-	}
-	if w.vers.supports(b.id, 9, 8) {
-		for from := 0; from < len(idx); from += offsetFetchBatch {
-			batch := idx[from:min(from+offsetFetchBatch, len(idx))]
-			askGroups(ctx, w, b, offsetFetch(groupIDs(reads, batch)...), 8, maxOffsetFetch, reads, batch, "commits",
-				func(res *kmsg.OffsetFetchResponse) []kmsg.OffsetFetchResponseGroup { return res.Groups },
-				func(g *kmsg.OffsetFetchResponseGroup) string { return g.Group },
-				func(r *groupRead, g *kmsg.OffsetFetchResponseGroup) { takeCommits(r, *g) })
-		}
-		return false
-	}
-	sem := make(chan struct{}, offsetFetchParallel)
-	var wg sync.WaitGroup
-	for _, i := range idx {
-		r := &reads[i]
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			res, err := w.sendKmsg(ctx, b.id, offsetFetch(r.sum.ID), 0, maxOffsetFetch)
-			if err != nil {
-				r.sum.Err = joinText(r.sum.Err, "commits: "+err.Error())
-				return
-			}
-			if gs := offsetGroups(res.(*kmsg.OffsetFetchResponse), r.sum.ID); len(gs) == 1 {
-				takeCommits(r, gs[0])
-			}
-		}()
-	}
-	wg.Wait()
-	return true
-}
-
-// takeCommits records one group's OffsetFetch answer on r.
-func takeCommits(r *groupRead, g kmsg.OffsetFetchResponseGroup) {
-	if code := g.ErrorCode; code != 0 && kafka.Error(code) != kafka.GroupIdNotFound {
-		r.sum.Err = joinText(r.sum.Err, "commits: "+errText(code))
-		return
-	}
-	var cerrs map[model.TopicPartition]string
-	r.committed, cerrs = committed(g)
-	if len(cerrs) > 0 {
-		r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("commits of %s unreadable", plural(len(cerrs), "partition")))
-	}
-}
-
-// fetchShareStarts reads the share groups at idx's start offsets and lag
-// in one DescribeShareGroupOffsets.
-func (o *OverviewWatcher) fetchShareStarts(ctx context.Context, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
-	w := o.w
-	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
-	for _, id := range groupIDs(reads, idx) {
-		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
-		rg.GroupID = id
-		req.Groups = append(req.Groups, rg)
-	}
-	askGroups(ctx, w, b, req, 0, -1, reads, idx, "start offsets",
-		func(res *kmsg.DescribeShareGroupOffsetsResponse) []kmsg.DescribeShareGroupOffsetsResponseGroup {
-			return res.Groups
-		},
-		func(g *kmsg.DescribeShareGroupOffsetsResponseGroup) string { return g.GroupID },
-		func(r *groupRead, g *kmsg.DescribeShareGroupOffsetsResponseGroup) {
-			if g.ErrorCode != 0 && kafka.Error(g.ErrorCode) != kafka.GroupIdNotFound {
-				r.sum.Err = joinText(r.sum.Err, "start offsets: "+errText(g.ErrorCode))
-				return
-			}
-			var errs map[model.TopicPartition]string
-			r.committed, r.shareLag, errs = shareOffsets(*g, w.topicName) // no id is learned meanwhile
-			if len(errs) > 0 {
-				r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("start offsets of %s unreadable", plural(len(errs), "partition")))
-			}
-		})
-}
-
-// logOffsets reads the log offsets the groups' lag needs
-// (logOffsetsFor): the log end of every partition a group committed or is
-// assigned, and the log start of those some group is assigned without a
-// commit (the others keep model.NoOffset). Partitions it could not read
-// have an Err; the reasons are returned as text, each naming a partition
-// it concerns.
-func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]broker, groups []model.OverviewGroup) (map[model.TopicPartition]model.PartitionOffsets, string) {
-	w := o.w
-	union := make(map[model.TopicPartition]int64)
-	starts := make(map[model.TopicPartition]bool)
-	for _, g := range groups {
-		for tp, c := range g.Committed {
-			union[tp] = c
-		}
-		for tp := range g.Assigned {
-			if _, ok := g.Committed[tp]; !ok {
-				union[tp] = model.NoOffset
-				starts[tp] = true
-			}
-		}
-	}
-	if len(union) == 0 {
-		return nil, ""
-	}
-	obs := model.Observation{Committed: union}
-	topics := groupTopics(obs)
-	if w.meta.needsRefresh(topics, &obs, time.Now()) {
-		if err := w.refreshMetadata(ctx, brokers[sortedKeys(brokers)[0]], topics); err != nil {
-			return nil, err.Error()
-		}
-	}
-
-	tps := make([]model.TopicPartition, 0, len(union))
-	for tp := range union {
-		tps = append(tps, tp)
-	}
-	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
-	r := w.logOffsetsFor(ctx, brokers, slices.Values(tps), len(tps), func(tp model.TopicPartition) bool { return starts[tp] })
-	return r.offsets, logProblems(tps, r.offsets)
-}
-
-// logProblems names the reasons some of tps's offsets could not be read,
-// once each, with the first partition it concerns: "orders/1: partition
-// has no leader", "orders/0 and 2 more partitions: log offsets from
-// leader …".
-func logProblems(tps []model.TopicPartition, offsets map[model.TopicPartition]model.PartitionOffsets) string {
-	type problem struct {
-		first model.TopicPartition
-		n     int
-	}
-	var order []string
-	var problems map[string]*problem
-	for _, tp := range tps {
-		e := offsets[tp].Err
-		if e == "" {
-			continue
-		}
-		if p, ok := problems[e]; ok {
-			p.n++
-			continue
-		}
-		if problems == nil {
-			problems = make(map[string]*problem)
-		}
-		problems[e] = &problem{first: tp, n: 1}
-		order = append(order, e)
-	}
-	texts := make([]string, len(order))
-	for i, e := range order {
-		p := problems[e]
-		at := fmt.Sprintf("%s/%d", p.first.Topic, p.first.Partition)
-		if p.n > 1 {
-			at += " and " + plural(p.n-1, "more partition")
-		}
-		texts[i] = at + ": " + e
-	}
-	return strings.Join(texts, "; ")
-}
-
 func sortedKeys[V any](m map[int32]V) []int32 {
 	ids := make([]int32, 0, len(m))
 	for id := range m {
@@ -634,13 +304,6 @@ func sortedKeys[V any](m map[int32]V) []int32 {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	return ids
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func joinText(a, b string) string {

@@ -43,7 +43,7 @@ func BenchmarkOverviewSpreadCold1000(b *testing.B) { benchOverviewCold(b, spread
 
 func BenchmarkOverviewSpreadWarm1000(b *testing.B) {
 	tc := spreadGroups(b)
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
 	defer o.Close()
 	if _, err := o.Overview(context.Background()); err != nil {
 		b.Fatal(err)
@@ -66,7 +66,7 @@ func benchOverviewCold(b *testing.B, tc *testCluster) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second})
+		o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
 		gs, err := o.Overview(context.Background())
 		o.Close()
 		if err != nil || len(gs) != 1000 {

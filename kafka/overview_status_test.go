@@ -114,7 +114,7 @@ func TestOverviewNeverCommitted(t *testing.T) {
 		}
 		var early earliestPartitions
 		early.watch(tc)
-		o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+		o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 		defer o.Close()
 		var gs []model.GroupSummary
 		waitFor(t, 10*time.Second, "both groups Stable with their partitions", func() bool {
@@ -164,7 +164,7 @@ func TestOverviewNeverCommittedConsumerProtocol(t *testing.T) {
 	tc.createTopic(t, "orders", 3)
 	tc.produceEach(t, "orders", 3, 20, time.Now().Add(-time.Minute))
 	tc.consumer848(t, "kip848", "consumer-a", []string{"orders"}, kgo.DisableAutoCommit())
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	var g model.GroupSummary
 	waitFor(t, 15*time.Second, "the consumer group owning its 3 partitions", func() bool {
@@ -231,7 +231,7 @@ func TestOverviewStatuses(t *testing.T) {
 		return strings.Join(out, " ")
 	}
 	// One poll, as --once: what a single poll can tell.
-	once := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	once := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	gs := overviewOnce(t, once)
 	once.Close()
 	// Records a minute old waiting on an owned partition are LAGGING
@@ -240,9 +240,9 @@ func TestOverviewStatuses(t *testing.T) {
 		t.Errorf("one poll: %s, want %s", got, want)
 	}
 
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
-	o.SetHistoryOptions(model.HistoryOptions{StallAfter: 2 * time.Second})
+	o.pipe = model.NewOverviewPipeline(model.OverviewPipelineOptions{History: model.HistoryOptions{StallAfter: 2 * time.Second}})
 	start := time.Now()
 	// unowned's lag nobody owns, its commit unmoved for --stall-after,
 	// is STALLED by then, the worse (as in the group view); stalled
@@ -283,7 +283,7 @@ func TestOverviewLagAges(t *testing.T) {
 		off := int64(2 * k)
 		tc.commit(t, fmt.Sprintf("g%d", k), "orders", map[int]int64{0: off, 1: off, 2: off})
 	}
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	ageOf := func(gs []model.GroupSummary, k int) time.Duration {
 		g := findGroup(t, gs, fmt.Sprintf("g%d", k))
@@ -347,7 +347,7 @@ func TestOverviewLagAges(t *testing.T) {
 // cold (as --once) and warm, every group's lag age read.
 func TestOverviewThousandGroupsSpread(t *testing.T) {
 	tc := spreadGroups(t)
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
 	defer o.Close()
 	total := func(c map[string]int) int {
 		n := 0

@@ -18,8 +18,30 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
+// judgedOverview is an OverviewWatcher whose polls are judged as the
+// TUI's overview judges them: by one model.OverviewPipeline, poll after
+// poll.
+type judgedOverview struct {
+	*OverviewWatcher
+	pipe *model.OverviewPipeline
+}
+
+// judge judges o's polls with the default options.
+func judge(o *OverviewWatcher) *judgedOverview {
+	return &judgedOverview{OverviewWatcher: o, pipe: model.NewOverviewPipeline(model.OverviewPipelineOptions{})}
+}
+
+// Overview reads one overview and judges it.
+func (j *judgedOverview) Overview(ctx context.Context) ([]model.GroupSummary, error) {
+	obs, err := j.OverviewWatcher.Overview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return j.pipe.Observe(&obs), nil
+}
+
 // overviewOnce reads one overview with a deadline.
-func overviewOnce(t *testing.T, o *OverviewWatcher) []model.GroupSummary {
+func overviewOnce(t *testing.T, o *judgedOverview) []model.GroupSummary {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -51,7 +73,7 @@ func TestOverviewThreeGroups(t *testing.T) {
 			n := tc.joinGroup(t, "no-commits", "consumer-n", "payments")
 			waitAssigned(t, 1, n)
 
-			o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+			o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 			defer o.Close()
 			var gs []model.GroupSummary
 			waitFor(t, 10*time.Second, "three groups, Stable ones settled", func() bool {
@@ -93,7 +115,7 @@ func TestOverviewRequestCount(t *testing.T) {
 	tc := newTestCluster(t, true)
 	tc.createTopic(t, "orders", 6)
 	tc.produceEach(t, "orders", 6, 5, time.Now())
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 
 	made := 0
@@ -140,7 +162,7 @@ func TestOverviewRequestCount(t *testing.T) {
 
 func TestOverviewNoGroups(t *testing.T) {
 	tc := newTestCluster(t, false)
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	if gs := overviewOnce(t, o); len(gs) != 0 {
 		t.Fatalf("overview of an empty cluster = %+v, want none", gs)
@@ -168,7 +190,7 @@ func containsAll(s string, subs ...string) bool {
 // Every broker unreachable: one line naming each.
 func TestOverviewErrorsOnOneLine(t *testing.T) {
 	tc := newTestCluster(t, false)
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: time.Second}))
 	defer o.Close()
 	overviewOnce(t, o) // learn the brokers
 	tc.Close()
@@ -194,7 +216,7 @@ func TestOverviewThousandGroups(t *testing.T) {
 	tc.createTopic(t, "orders", 6)
 	tc.produceEach(t, "orders", 6, 5, time.Now())
 	tc.commitGroups(t, groupNames(1000), "orders", map[int32]int64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 0})
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
 	defer o.Close()
 	tc.resetCounts()
 	overviewOnce(t, o) // cold, as --once: connections, metadata
@@ -247,7 +269,7 @@ func TestOverviewWithoutOffsetFetchV8(t *testing.T) {
 	tc.createTopic(t, "orders", 3)
 	tc.produceEach(t, "orders", 3, 5, time.Now())
 	tc.commitGroups(t, groupNames(5), "orders", map[int32]int64{0: 1, 1: 2, 2: 3})
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	overviewOnce(t, o)
 	tc.resetCounts()
@@ -318,7 +340,7 @@ func TestOverviewNamesLeaderlessPartition(t *testing.T) {
 	tc.commit(t, "g", "orders", map[int]int64{0: 4, 1: 4, 2: 4, 3: 4})
 	leaderlessMetadata(tc, "orders", map[int32]int32{1: -1, 2: 7})
 
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 2 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 2 * time.Second}))
 	defer o.Close()
 	g := findGroup(t, overviewOnce(t, o), "g")
 	want := "log end of 2 partitions unknown: orders/1: partition metadata: " + errText(kerr.LeaderNotAvailable.Code) +
@@ -354,7 +376,7 @@ func TestOverviewGroupMissingFromDescribe(t *testing.T) {
 		}
 		return res, nil, true
 	})
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	gs := overviewOnce(t, o)
 	if g := findGroup(t, gs, "dropped"); g.Err != "describe: group missing from the coordinator's answer" || g.TotalLag != 3 {
@@ -383,7 +405,7 @@ func TestOverviewBatchedAfterFailure(t *testing.T) {
 		res.ErrorCode = kerr.CoordinatorNotAvailable.Code
 		return res, nil, true
 	})
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	if _, err := o.Overview(context.Background()); err == nil {
 		t.Fatal("overview with a broker refusing ListGroups: no error")

@@ -68,7 +68,7 @@ func TestRebalanceCountOfARealGroup(t *testing.T) {
 		t.Errorf("counted %d rebalances (%d inferred), want 6; events:%s", got, st.TenMinutes.Inferred, eventList(events))
 	}
 	// The overview reads the same generation, for its REBAL/10m.
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	gs, err := o.Overview(context.Background())
 	if err != nil {

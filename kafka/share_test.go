@@ -140,7 +140,7 @@ func TestOverviewGroupTypes(t *testing.T) {
 	tc.consumer848(t, "g848", "consumer-x", []string{"orders"})
 	tc.commit(t, "classic-idle", "orders", map[int]int64{0: 1, 1: 1, 2: 1})
 
-	o := NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	var gs []model.GroupSummary
 	waitFor(t, 20*time.Second, "three groups, members joined", func() bool {

@@ -59,6 +59,11 @@ type OverviewObservation struct {
 	LogErr string
 	// Records holds what was read of the records OldestRecords named.
 	Records map[RecordAt]RecordStamp
+	// Judged, when not nil, are the groups as they were judged when
+	// recorded, in place of the raw read (a recording of format 2 kept
+	// the overview so): OverviewPipeline shows them as they are, and
+	// the other fields are unused.
+	Judged []GroupSummary
 }
 
 // row fills r with partition tp of g as NewSnapshot computes its lag:

@@ -29,26 +29,31 @@ func benchOverview(at time.Duration, groups int) *OverviewObservation {
 	return o
 }
 
-// BenchmarkOverviewObserve1000 is one poll of 1,000 groups of 6
-// partitions through a warm OverviewHistory.
-func BenchmarkOverviewObserve1000(b *testing.B) {
-	h := NewOverviewHistory(HistoryOptions{})
+// benchWarm measures one poll of 1,000 groups of 6 partitions through
+// observe, warmed by four polls.
+func benchWarm(b *testing.B, observe func(*OverviewObservation) []GroupSummary) {
 	polls := make([]*OverviewObservation, 8)
 	for i := range polls {
 		polls[i] = benchOverview(time.Duration(i)*time.Second, 1000)
 	}
 	for _, o := range polls[:4] {
-		h.Observe(o)
+		observe(o)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		o := polls[i%len(polls)]
 		o.TakenAt = ht0.Add(time.Duration(10+i) * time.Second)
-		if gs := h.Observe(o); len(gs) != 1000 {
+		if gs := observe(o); len(gs) != 1000 {
 			b.Fatal(len(gs))
 		}
 	}
+}
+
+// BenchmarkOverviewObserve1000 is one poll through a warm
+// OverviewHistory.
+func BenchmarkOverviewObserve1000(b *testing.B) {
+	benchWarm(b, NewOverviewHistory(HistoryOptions{}).Observe)
 }
 
 // BenchmarkOverviewObserveCold1000 is the first poll (--once).
@@ -61,4 +66,11 @@ func BenchmarkOverviewObserveCold1000(b *testing.B) {
 			b.Fatal(len(gs))
 		}
 	}
+}
+
+// BenchmarkOverviewPipeline1000 is one poll through a warm
+// OverviewPipeline: judged and sorted, as the overview page takes each
+// poll.
+func BenchmarkOverviewPipeline1000(b *testing.B) {
+	benchWarm(b, NewOverviewPipeline(OverviewPipelineOptions{}).Observe)
 }

@@ -25,12 +25,13 @@ type Source interface {
 }
 
 // OverviewSource is what the overview needs from a poller
-// (kafka.OverviewWatcher satisfies it). Batched reports whether the last
+// (kafka.OverviewWatcher satisfies it): each poll's raw read, which the
+// page judges (model.OverviewPipeline). Batched reports whether the last
 // Overview read each coordinator's commits in one request (OffsetFetch
 // v8+): then it polls at --interval; else it sends one request per group
 // and polls no faster than 100 of those a second.
 type OverviewSource interface {
-	Overview(ctx context.Context) ([]model.GroupSummary, error)
+	Overview(ctx context.Context) (model.OverviewObservation, error)
 	Batched() bool
 }
 

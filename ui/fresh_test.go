@@ -120,7 +120,7 @@ func TestOverviewAgeCountsWhilePollUnanswered(t *testing.T) {
 	a, clk := overviewApp(t, src, &watched{}, 120, 30)
 	o := a.overview
 	clk.Set(t0.Add(time.Second))
-	if _, cmd := a.Update(pollTickMsg[[]model.GroupSummary]{p: o.poll, seq: o.poll.seq}); cmd == nil {
+	if _, cmd := a.Update(pollTickMsg[model.OverviewObservation]{p: o.poll, seq: o.poll.seq}); cmd == nil {
 		t.Fatal("the due tick started no overview poll")
 	}
 	for _, step := range []struct {
@@ -131,7 +131,7 @@ func TestOverviewAgeCountsWhilePollUnanswered(t *testing.T) {
 		{4, "⋯ data 4.0s old"},
 	} {
 		clk.Set(t0.Add(time.Duration(step.sec) * time.Second))
-		if _, cmd := a.Update(pollClockMsg[[]model.GroupSummary]{p: o.poll, seq: o.poll.seq}); cmd == nil {
+		if _, cmd := a.Update(pollClockMsg[model.OverviewObservation]{p: o.poll, seq: o.poll.seq}); cmd == nil {
 			t.Fatalf("+%ds: the overview's clock step was not re-armed", step.sec)
 		}
 		if out := plain(a); !strings.Contains(out, step.want) {

@@ -16,19 +16,22 @@ import (
 )
 
 // OverviewPage shows every group of the cluster in one pane, polled from
-// its source; enter asks the root to open the selected group.
+// its source and judged by one model.OverviewPipeline; enter asks the root
+// to open the selected group.
 type OverviewPage struct {
 	opts   Options
 	keys   KeyMap
 	styles Styles
 	help   help.Model
-	poll   *poller[[]model.GroupSummary]
+	ctx    context.Context
+	poll   *poller[model.OverviewObservation]
+	pipe   *model.OverviewPipeline
 	src    OverviewSource
 	pane   GroupsPane
 
-	groups []model.GroupSummary
-	has    bool // a poll succeeded
-	paused bool // a group page shows: no polling
+	groups []model.GroupSummary // as the pipeline judged the last good poll
+	has    bool                 // a poll succeeded
+	paused bool                 // a group page shows: no polling
 	// The view of the groups: sort (o; from model.DefaultGroupSort, the
 	// group in trouble first), filter (/: id, state, status or type), only with
 	// lag (l).
@@ -65,9 +68,18 @@ func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st S
 	km.Open.SetEnabled(canOpen)
 	h := help.New()
 	h.Styles = st.Help
-	o := &OverviewPage{opts: opts, keys: km, styles: st, help: h, pane: NewGroupsPane(st, km), src: src, sort: model.DefaultGroupSort}
-	o.poll = newPoller(ctx, opts.Timeout, src.Overview)
+	o := &OverviewPage{opts: opts, keys: km, styles: st, help: h, pane: NewGroupsPane(st, km), ctx: ctx, src: src, sort: model.DefaultGroupSort}
+	o.start()
 	return o
+}
+
+// start makes the page's poller and pipeline anew: no poll yet.
+func (o *OverviewPage) start() {
+	o.poll = newPoller(o.ctx, o.opts.Timeout, o.src.Overview)
+	o.pipe = model.NewOverviewPipeline(model.OverviewPipelineOptions{
+		History: model.HistoryOptions{StallAfter: o.opts.StallAfter, MaxLagAge: o.opts.MaxLagAge},
+	})
+	o.groups, o.has = nil, false
 }
 
 // Init starts the poll loop.
@@ -101,6 +113,24 @@ func (o *OverviewPage) pollNow() tea.Cmd {
 	return o.poll.now(o.opts.Now())
 }
 
+// restart forgets every poll, as a page just opened, keeping the view
+// (sort, filter, only lag, the cursor): a replay going back plays its
+// records again from the start.
+func (o *OverviewPage) restart() {
+	o.start()
+	o.pane.SetStale(false)
+	o.refresh()
+}
+
+// pollSync polls the source at once, on the caller's goroutine, and takes
+// its answer as a live poll's: a replay feeds its records so, its clock
+// at each. It returns the groups shown after; the next poll is left to
+// the caller.
+func (o *OverviewPage) pollSync() []model.GroupSummary {
+	o.Update(o.poll.sync(o.opts.Now()))
+	return o.groups
+}
+
 // Update handles one message; messages of other pages are ignored.
 func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 	now := o.opts.Now()
@@ -108,25 +138,25 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		cmd = o.handleKey(msg)
-	case pollResultMsg[[]model.GroupSummary]:
-		gs, err, took, ok := o.poll.result(msg, now)
+	case pollResultMsg[model.OverviewObservation]:
+		obs, err, took, ok := o.poll.result(msg, now)
 		if !ok {
 			return nil
 		}
 		if err == nil {
-			o.groups, o.has = gs, true
+			o.groups, o.has = o.pipe.Observe(&obs), true
 			o.refresh()
 		}
 		o.pane.SetStale(err != nil && o.has)
 		if !o.paused {
 			cmd = o.poll.schedule(now, OverviewPollDelay(o.opts.Interval, len(o.groups), o.poll.Failures, took, o.src.Batched()))
 		}
-	case pollTickMsg[[]model.GroupSummary]:
+	case pollTickMsg[model.OverviewObservation]:
 		if o.paused {
 			return nil
 		}
 		cmd = o.poll.tick(msg, now)
-	case pollClockMsg[[]model.GroupSummary]:
+	case pollClockMsg[model.OverviewObservation]:
 		var ok bool
 		if cmd, ok = o.poll.clockTick(msg); !ok {
 			return nil

@@ -15,7 +15,10 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// fakeOverview is an OverviewSource replaying scripted results.
+// fakeOverview is an OverviewSource replaying scripted results: groups
+// as judged (the page shows them as they are, as it shows the polls of
+// a recording of format 2), or raw reads for the page's pipeline to
+// judge.
 type fakeOverview struct {
 	batched bool
 	mu      sync.Mutex
@@ -25,6 +28,7 @@ type fakeOverview struct {
 
 type overviewResult struct {
 	groups []model.GroupSummary
+	obs    *model.OverviewObservation // when set, in place of groups
 	err    error
 }
 
@@ -32,7 +36,7 @@ type overviewResult struct {
 // v8 do (one request per group), unless batched is set.
 func (f *fakeOverview) Batched() bool { return f.batched }
 
-func (f *fakeOverview) Overview(ctx context.Context) ([]model.GroupSummary, error) {
+func (f *fakeOverview) Overview(ctx context.Context) (model.OverviewObservation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
@@ -40,11 +44,17 @@ func (f *fakeOverview) Overview(ctx context.Context) ([]model.GroupSummary, erro
 	if len(f.results) > 1 {
 		f.results = f.results[1:]
 	}
-	return r.groups, r.err
+	switch {
+	case r.err != nil:
+		return model.OverviewObservation{}, r.err
+	case r.obs != nil:
+		return *r.obs, nil
+	}
+	return model.OverviewObservation{Judged: r.groups}, nil
 }
 
 // overviewGroups is a cluster with a group in each state, judged and
-// sorted as the source judges and sorts them (model.OverviewHistory,
+// sorted as the page's pipeline judges and sorts them (model.OverviewPipeline,
 // model.DefaultGroupSort: the group in trouble first).
 func overviewGroups() []model.GroupSummary {
 	gs := []model.GroupSummary{
@@ -104,7 +114,7 @@ func feedOverview(t *testing.T, a *App, cmd tea.Cmd) tea.Cmd {
 		t.Fatal("expected an overview poll, got no command")
 	}
 	msg := cmd()
-	if _, ok := msg.(pollResultMsg[[]model.GroupSummary]); !ok {
+	if _, ok := msg.(pollResultMsg[model.OverviewObservation]); !ok {
 		t.Fatalf("command produced %T, want overviewMsg", msg)
 	}
 	_, next := a.Update(msg)

@@ -96,6 +96,16 @@ func (p *poller[T]) now(at time.Time) tea.Cmd {
 	}
 }
 
+// sync polls at once on the caller's goroutine and returns the answer,
+// for the page's Update to take as any poll's (a replay feeds its records
+// so, its clock standing at each). A poll in flight becomes stale.
+func (p *poller[T]) sync(at time.Time) pollResultMsg[T] {
+	p.seq++
+	p.polling, p.started = true, at
+	v, err := p.fetch(p.ctx)
+	return pollResultMsg[T]{p: p, seq: p.seq, val: v, err: err, started: at}
+}
+
 // await is the poll's answer, or a clock step if it takes longer than
 // clockInterval.
 func (p *poller[T]) await(seq uint64, done <-chan pollResultMsg[T]) tea.Msg {

@@ -110,8 +110,11 @@ type replayDriver struct {
 	// in order, up to now: ← and → jump between them.
 	points []time.Time
 
-	demo   replayDemo
-	groups []model.GroupSummary // the overview as of now
+	demo replayDemo
+	// ovRec is the overview's last record by now: what its source
+	// answers (a read, groups judged when recorded, or a failure).
+	ovRec  *record.Record
+	groups []model.GroupSummary // the overview shown as of now
 	ovOK   bool                 // the last overview poll succeeded
 
 	seq      uint64 // tick loop step; other ticks are stale
@@ -123,13 +126,20 @@ type replayDriver struct {
 // Now is the virtual clock as the pages see it.
 func (d *replayDriver) Now() time.Time { return d.now }
 
-// Overview is the overview as of now (the overview page's source, polled
-// when it comes back from a group).
-func (d *replayDriver) Overview(context.Context) ([]model.GroupSummary, error) {
-	if !d.ovOK && len(d.groups) == 0 {
-		return nil, errors.New("replay: no overview recorded by now")
+// Overview is the overview page's source: the poll recorded last by now,
+// as its live source answered it (the page judges a read as the live page
+// did, with its own pipeline).
+func (d *replayDriver) Overview(context.Context) (model.OverviewObservation, error) {
+	rec := d.ovRec
+	switch {
+	case rec == nil:
+		return model.OverviewObservation{}, errors.New("replay: no overview recorded by now")
+	case rec.Kind == record.KindOverviewFailed:
+		return model.OverviewObservation{}, errors.New(rec.Err)
+	case rec.Kind == record.KindOverview:
+		return model.OverviewObservation{Judged: rec.Groups}, nil // format 2
 	}
-	return d.groups, nil
+	return rec.Overview, nil
 }
 
 // Batched: the replay's overview is read from the recording, never
@@ -272,11 +282,9 @@ func (d *replayDriver) rebuild() {
 	d.shown = nil
 	d.now = d.r.Start
 	d.demo.set(model.DemoStatus{})
-	d.groups, d.ovOK = nil, false
+	d.ovRec, d.groups, d.ovOK = nil, nil, false
 	if o := a.overview; o != nil {
-		o.groups, o.has = nil, false
-		o.refresh()
-		o.poll.Failures, o.poll.Err = 0, nil
+		o.restart()
 	}
 	old := a.group
 	if old == nil {
@@ -313,33 +321,25 @@ func (d *replayDriver) apply(rec *record.Record) {
 			g.demo.replayed(rec.Action, rec.Outcome, rec.Err, rec.At)
 		}
 		return
-	case record.KindOverview:
+	case record.KindOverviewPoll, record.KindOverview, record.KindOverviewFailed:
+		d.ovRec = rec
+		ok := rec.Kind != record.KindOverviewFailed
+		o := a.overview
+		if o == nil {
+			return
+		}
+		// Polled as the live page polls its source: judged by the
+		// page's pipeline, then its sort, filter and only-lag.
+		groups := o.pollSync()
 		// While the overview shows, a change in it is a point → and ←
 		// stop at.
-		if a.group == nil && !slices.Equal(d.groups, rec.Groups) {
+		if a.group == nil && (ok && !slices.Equal(d.groups, groups) || !ok && d.ovOK) {
 			d.point(rec.At)
 		}
-		d.groups, d.ovOK = rec.Groups, true
-		if o := a.overview; o != nil {
-			// Through refresh, as a live poll: the viewer's sort,
-			// filter and only-lag apply (the rows were set as recorded).
-			o.groups, o.has = rec.Groups, true
-			o.refresh()
-			o.pane.SetStale(false)
-			o.poll.Failures, o.poll.Err, o.poll.LastGood = 0, nil, rec.At
+		if ok {
+			d.groups = groups
 		}
-		return
-	case record.KindOverviewFailed:
-		if a.group == nil && d.ovOK {
-			d.point(rec.At)
-		}
-		d.ovOK = false
-		if o := a.overview; o != nil {
-			o.pane.SetStale(o.has)
-			o.poll.Failures++
-			o.poll.Err = errors.New(rec.Err)
-			o.poll.RetryAt = rec.At.Add(model.NextPollDelay(model.Group{}, o.opts.Interval, o.poll.Failures, 0))
-		}
+		d.ovOK = ok
 		return
 	}
 	g := a.group

@@ -37,7 +37,7 @@ import (
 
 // Version is the format this package writes. It reads every format up to
 // it; a file of a later format is refused (NewerFormatError).
-const Version = 2
+const Version = 3
 
 // magic starts every recording, followed by the format and a newline.
 const magic = "kgwatch recording format "
@@ -104,10 +104,14 @@ const (
 	// KindDemoAction is a demo key's action, what it did, and Err when
 	// it failed.
 	KindDemoAction Kind = 'A'
-	// KindOverview is a good poll of the overview.
+	// KindOverview is a good poll of the overview as it was judged
+	// (Groups), as formats before 3 recorded it.
 	KindOverview Kind = 'O'
 	// KindOverviewFailed is a failed poll of the overview.
 	KindOverviewFailed Kind = 'o'
+	// KindOverviewPoll is a good poll of the overview as its source read
+	// it, before it was judged (Overview; format 3).
+	KindOverviewPoll Kind = 'P'
 )
 
 // String names the kind in messages.
@@ -133,6 +137,8 @@ func (k Kind) String() string {
 		return "a poll of the overview"
 	case KindOverviewFailed:
 		return "a failed poll of the overview"
+	case KindOverviewPoll:
+		return "a read of the overview"
 	}
 	return fmt.Sprintf("a record of unknown kind %q", byte(k))
 }
@@ -157,7 +163,11 @@ type Record struct {
 	Demo    model.DemoStatus  // KindDemoStatus
 	Action  model.DemoAction  // KindDemoAction
 	Outcome model.DemoOutcome // KindDemoAction
-	Groups  []model.GroupSummary
+	// Groups are the groups of a poll of the overview as they were
+	// judged (KindOverview).
+	Groups []model.GroupSummary
+	// Overview is a poll of the overview as read (KindOverviewPoll).
+	Overview model.OverviewObservation
 }
 
 // actionBody and overviewBody are the bodies that are not model types of
@@ -174,7 +184,7 @@ type overviewBody struct {
 
 // codecs are the body codecs, by the name the header's schemas use.
 type codecs struct {
-	snapshot, event, demo, action, overview *codec
+	snapshot, event, demo, action, overview, overviewPoll *codec
 }
 
 var bodyCodecs = sync.OnceValues(func() (*codecs, error) {
@@ -188,6 +198,7 @@ var bodyCodecs = sync.OnceValues(func() (*codecs, error) {
 		{&c.demo, reflect.TypeFor[model.DemoStatus]()},
 		{&c.action, reflect.TypeFor[actionBody]()},
 		{&c.overview, reflect.TypeFor[overviewBody]()},
+		{&c.overviewPoll, reflect.TypeFor[overviewPollBody]()},
 	} {
 		cd, err := newCodec(x.t)
 		if err != nil {
@@ -201,7 +212,7 @@ var bodyCodecs = sync.OnceValues(func() (*codecs, error) {
 func (c *codecs) byName() map[string]*codec {
 	return map[string]*codec{
 		"snapshot": c.snapshot, "event": c.event, "demo": c.demo,
-		"action": c.action, "overview": c.overview,
+		"action": c.action, "overview": c.overview, "overview_poll": c.overviewPoll,
 	}
 }
 

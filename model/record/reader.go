@@ -43,8 +43,8 @@ type Reader struct {
 	strs strtab
 	raw  bytes.Buffer
 
-	snapshot, event, demo, action, overview *plan
-	c                                       *codecs
+	snapshot, event, demo, action, overview, overviewPoll *plan
+	c                                                     *codecs
 
 	last   time.Time // the time of the record before
 	good   time.Time // the time of the last good record
@@ -53,9 +53,10 @@ type Reader struct {
 	seen   []string // the groups with records, in the order they came
 	demoSt model.DemoStatus
 	ov     overviewBody
+	ovPoll overviewPollBody
 	// held is what the values kept hold (codec.held), all of them.
-	held, demoHeld, ovHeld uint64
-	err                    error // sticky: the end
+	held, demoHeld, ovHeld, ovPollHeld uint64
+	err                                error // sticky: the end
 	// atBoundary: the last frame failed before its first byte.
 	atBoundary bool
 }
@@ -119,7 +120,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	rd.h = fh.Header
 	for name, dst := range map[string]**plan{
 		"snapshot": &rd.snapshot, "event": &rd.event, "demo": &rd.demo,
-		"action": &rd.action, "overview": &rd.overview,
+		"action": &rd.action, "overview": &rd.overview, "overview_poll": &rd.overviewPoll,
 	} {
 		p, err := newPlan(fh.Schemas[name], c.byName()[name])
 		if err != nil {
@@ -367,6 +368,19 @@ func (r *Reader) body(rec *Record, copies bool) error {
 		var err error
 		if rec.Err, err = r.rawString(); err != nil {
 			return err
+		}
+	case KindOverviewPoll:
+		if r.h.Format < 3 {
+			return fmt.Errorf("not a kind of format %d", r.h.Format)
+		}
+		if err := r.dec.value(r.overviewPoll, unsafe.Pointer(&r.ovPoll)); err != nil {
+			return err
+		}
+		if err := r.keep(&r.ovPollHeld, r.c.overviewPoll.held(unsafe.Pointer(&r.ovPoll))); err != nil {
+			return err
+		}
+		if copies {
+			rec.Overview = r.ovPoll.observation()
 		}
 	default:
 		// A new kind of record comes with a new format number, which

@@ -294,10 +294,10 @@ func TestRefusesWhatIsNotARecording(t *testing.T) {
 			t.Errorf("%s: %v, want ErrNotRecording", name, err)
 		}
 	}
-	_, err := NewReader(strings.NewReader(magic + "3\n" + "whatever follows"))
+	_, err := NewReader(strings.NewReader(magic + "4\n" + "whatever follows"))
 	var nf *NewerFormatError
-	if !errors.As(err, &nf) || nf.Format != 3 || err.Error() != "recorded by a newer kgwatch (format 3)" {
-		t.Errorf("format 3: %v", err)
+	if !errors.As(err, &nf) || nf.Format != 4 || err.Error() != "recorded by a newer kgwatch (format 4)" {
+		t.Errorf("format 4: %v", err)
 	}
 }
 
@@ -778,7 +778,7 @@ func TestDamageInABody(t *testing.T) {
 		want string
 	}{
 		{"a byte too many", func(_ []Kind, b [][]byte) { b[2] = append(b[2], 0) }, "a record is corrupt (a poll: 1 bytes left over)"},
-		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 2)"},
+		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 3)"},
 		{"dated 146 years on", func(_ []Kind, b [][]byte) {
 			b[2] = append(binary.AppendVarint(nil, 1<<62), b[2][1:]...) // its time was 1s, one byte
 		}, "a record is corrupt (a poll: dated 2172-"},
