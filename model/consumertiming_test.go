@@ -127,38 +127,3 @@ func TestConsumerStartsBeforeTheWatchTimeNothingLater(t *testing.T) {
 	}
 }
 
-// The demo's consumers start with the watch: the rebalance that was in
-// progress at its first poll is timed by their reports, not said to have
-// begun before the watch.
-func TestRebalanceAtTheWatchStartTimedByConsumers(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "orders", Partition: p} }
-	snap := func(at time.Time, state string, members ...Member) Snapshot {
-		return NewSnapshot(Observation{TakenAt: at, Group: Group{ID: "g", State: state, ProtocolType: "consumer", Assignor: "range"}, Members: members,
-			Offsets: map[TopicPartition]PartitionOffsets{tp(0): {LogEnd: 5}}})
-	}
-	for _, reports := range []bool{true, false} {
-		tr := NewTracker("g", 100)
-		if reports {
-			tr.Add(Event{Time: t0.Add(-100 * time.Millisecond), Type: EventDemoSpawned, ClientID: "consumer-a"})
-		}
-		tr.Observe(snap(t0, StatePreparingRebalance, Member{MemberID: "a-1", ClientID: "consumer-a"}))
-		if reports {
-			tr.Add(Event{Time: t0.Add(250 * time.Millisecond), Type: EventDemoAssigned, ClientID: "consumer-a", Partitions: []TopicPartition{tp(0)}})
-		}
-		var done *Event
-		for _, e := range tr.Observe(snap(t0.Add(time.Second), StateStable, Member{MemberID: "a-1", ClientID: "consumer-a", Partitions: []TopicPartition{tp(0)}})) {
-			if e.Type == EventRebalanceCompleted {
-				done = &e
-			}
-		}
-		switch {
-		case done == nil:
-			t.Fatalf("reports %v: no rebalance_completed", reports)
-		case reports && (!done.HasDuration || done.Duration != 350*time.Millisecond || strings.Contains(done.Detail, "before the watch")):
-			t.Errorf("with reports: %q, duration %v; want 0.35s by the consumers' clocks", done.Detail, done.Duration)
-		case !reports && (done.HasDuration || !strings.Contains(done.Detail, "before the watch")):
-			t.Errorf("without reports: %q; want it said to have begun before the watch", done.Detail)
-		}
-	}
-}

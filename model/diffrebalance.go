@@ -76,6 +76,12 @@ func (d *differ) completeClassic(b stamp, cur *snapView, inferred bool) []Event 
 	case d.phase == nil && inferred:
 		return rebalanceCompleted(b, rb.base, cur, d.endedBetweenPolls(cur.at), coop)
 	case d.phase == nil:
+		return rebalanceCompleted(b, rb.base, cur, ended(rb, cur.at), coop)
+	}
+	switch {
+	case d.phase == nil && inferred:
+		return rebalanceCompleted(b, rb.base, cur, d.endedBetweenPolls(cur.at), coop)
+	case d.phase == nil:
 		c := ended(rb, cur.at)
 		if !rb.timed && !rb.outage {
 			// Begun before the watch: the group's own consumers (the
