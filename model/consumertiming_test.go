@@ -126,4 +126,3 @@ func TestConsumerStartsBeforeTheWatchTimeNothingLater(t *testing.T) {
 		}
 	}
 }
-
