@@ -129,7 +129,7 @@ func TestDiffCases(t *testing.T) {
 				"rebalance_started | rebalance started: consumer-c joined",
 				"state_changed | PreparingRebalance → CompletingRebalance",
 				"state_changed | CompletingRebalance → Stable",
-				"rebalance_completed parts=0 moves=1:consumer-a→consumer-b,2:consumer-b→consumer-c dur=410ms | rebalance took 0.41s: 2 partitions moved, 1 stopped, kept by their owner",
+				"rebalance_completed parts=0 moves=1:consumer-a→consumer-b,2:consumer-b→consumer-c dur=410ms | rebalance took 0.41s: 2 partitions moved, 1 paused, then back to their owner",
 				"partition_moved parts=1 consumer-a→consumer-b | p1: consumer-a → consumer-b",
 				"partition_moved parts=2 consumer-b→consumer-c | p2: consumer-b → consumer-c",
 			},
@@ -146,7 +146,7 @@ func TestDiffCases(t *testing.T) {
 				"state_changed | Stable → PreparingRebalance",
 				"rebalance_started | rebalance started: consumer-b left",
 				"state_changed | PreparingRebalance → Stable",
-				"rebalance_completed parts=0,1 moves=2:consumer-b→consumer-a dur=300ms | rebalance took 0.30s: 1 partition moved, 2 stopped, kept by their owner",
+				"rebalance_completed parts=0,1 moves=2:consumer-b→consumer-a dur=300ms | rebalance took 0.30s: 1 partition moved, 2 paused, then back to their owner",
 				"partition_moved parts=2 consumer-b→consumer-a | p2: consumer-b → consumer-a",
 			},
 		},
@@ -162,7 +162,7 @@ func TestDiffCases(t *testing.T) {
 			want: []string{
 				"member_left client=consumer-b parts=2 | consumer-b left (host /127.0.0.1); it owned p2",
 				"rebalance_started inferred | rebalance happened between polls: consumer-b left",
-				"rebalance_completed parts=0,1 moves=2:consumer-b→consumer-a inferred | rebalance between polls, duration unknown: 1 partition moved, 2 stopped, kept by their owner",
+				"rebalance_completed parts=0,1 moves=2:consumer-b→consumer-a inferred | rebalance between polls, duration unknown: 1 partition moved, 2 paused, then back to their owner",
 				"partition_moved parts=2 consumer-b→consumer-a inferred | p2: consumer-b → consumer-a",
 			},
 		},
@@ -177,7 +177,7 @@ func TestDiffCases(t *testing.T) {
 				"state_changed | Stable → PreparingRebalance",
 				"rebalance_started | rebalance started",
 				"state_changed | PreparingRebalance → Stable",
-				"rebalance_completed parts=0,1,2 dur=500ms | rebalance took 0.50s: no partitions moved, 3 stopped, kept by their owner",
+				"rebalance_completed parts=0,1,2 dur=500ms | rebalance took 0.50s: no partitions moved, 3 paused, then back to their owner",
 			},
 		},
 		{
@@ -235,7 +235,7 @@ func TestDiffCases(t *testing.T) {
 			want: []string{
 				"member_joined client=consumer-c parts=2 | consumer-c joined (host /127.0.0.1); it owns p2",
 				"rebalance_started inferred | rebalance happened between polls: consumer-c joined",
-				"rebalance_completed parts=0,1 moves=2:consumer-a→consumer-c inferred | rebalance between polls, duration unknown: 1 partition moved, 2 stopped, kept by their owner",
+				"rebalance_completed parts=0,1 moves=2:consumer-a→consumer-c inferred | rebalance between polls, duration unknown: 1 partition moved, 2 paused, then back to their owner",
 				"partition_moved parts=2 consumer-a→consumer-c inferred | p2: consumer-a → consumer-c",
 			},
 		},
@@ -247,7 +247,7 @@ func TestDiffCases(t *testing.T) {
 			},
 			want: []string{
 				"rebalance_started inferred | rebalance happened between polls",
-				"rebalance_completed parts=0,2 moves=1:consumer-a→consumer-b inferred | rebalance between polls, duration unknown: 1 partition moved, 2 stopped, kept by their owner",
+				"rebalance_completed parts=0,2 moves=1:consumer-a→consumer-b inferred | rebalance between polls, duration unknown: 1 partition moved, 2 paused, then back to their owner",
 				"partition_moved parts=1 consumer-a→consumer-b inferred | p1: consumer-a → consumer-b",
 			},
 		},
@@ -331,7 +331,7 @@ func TestDiffCases(t *testing.T) {
 				"state_changed | Stable → PreparingRebalance",
 				"rebalance_started | rebalance started",
 				"state_changed | PreparingRebalance → Stable",
-				"rebalance_completed parts=0,1 moves=2:consumer-b→consumer-a,3:→consumer-b,4:→consumer-b,5:→consumer-b dur=500ms | rebalance took 0.50s: 1 partition moved, 3 partitions newly assigned, 2 stopped, kept by their owner",
+				"rebalance_completed parts=0,1 moves=2:consumer-b→consumer-a,3:→consumer-b,4:→consumer-b,5:→consumer-b dur=500ms | rebalance took 0.50s: 1 partition moved, 3 partitions newly assigned, 2 paused, then back to their owner",
 				"partition_moved parts=2 consumer-b→consumer-a | p2: consumer-b → consumer-a",
 				"partition_moved parts=3 →consumer-b | p3: (unowned) → consumer-b",
 				"partition_moved parts=4 →consumer-b | p4: (unowned) → consumer-b",
@@ -352,10 +352,10 @@ func TestDiffCases(t *testing.T) {
 				"state_changed | Stable → PreparingRebalance",
 				"rebalance_started | rebalance started: consumer-d joined",
 				"state_changed | PreparingRebalance → Stable",
-				"rebalance_completed parts=0,1,2 dur=300ms | rebalance took 0.30s: no partitions moved, 3 stopped, kept by their owner; consumer-d owns no partitions",
+				"rebalance_completed parts=0,1,2 dur=300ms | rebalance took 0.30s: no partitions moved, 3 paused, then back to their owner; consumer-d owns no partitions",
 				"member_left client=consumer-d | consumer-d left (host /127.0.0.1); it owned no partitions",
 				"rebalance_started inferred | rebalance happened between polls: consumer-d left",
-				"rebalance_completed parts=0,1,2 inferred | rebalance between polls, duration unknown: no partitions moved, 3 stopped, kept by their owner",
+				"rebalance_completed parts=0,1,2 inferred | rebalance between polls, duration unknown: no partitions moved, 3 paused, then back to their owner",
 			},
 		},
 		{
@@ -370,7 +370,7 @@ func TestDiffCases(t *testing.T) {
 				"member_left client=consumer-b parts=2 | consumer-b left (host /127.0.0.1); it owned p2",
 				"member_joined client=consumer-b parts=2 | consumer-b joined (host /127.0.0.1); it owns p2",
 				"rebalance_started inferred | rebalance happened between polls: consumer-b left, consumer-b joined",
-				"rebalance_completed parts=0,1 moves=2:consumer-b→consumer-b inferred | rebalance between polls, duration unknown: 1 partition moved, 2 stopped, kept by their owner",
+				"rebalance_completed parts=0,1 moves=2:consumer-b→consumer-b inferred | rebalance between polls, duration unknown: 1 partition moved, 2 paused, then back to their owner",
 				"partition_moved parts=2 consumer-b→consumer-b inferred | p2: consumer-b (11111111) → consumer-b (22222222)",
 			},
 		},
@@ -667,7 +667,7 @@ func TestDiffHandBuiltSnapshots(t *testing.T) {
 	want := []string{
 		"member_joined client=consumer-b parts=2 | consumer-b joined (host /127.0.0.1); it owns p2",
 		"rebalance_started inferred | rebalance happened between polls: consumer-b joined",
-		"rebalance_completed parts=0,1 moves=2:consumer-a→consumer-b inferred | rebalance between polls, duration unknown: 1 partition moved, 2 stopped, kept by their owner",
+		"rebalance_completed parts=0,1 moves=2:consumer-a→consumer-b inferred | rebalance between polls, duration unknown: 1 partition moved, 2 paused, then back to their owner",
 		"partition_moved parts=2 consumer-a→consumer-b inferred | p2: consumer-a → consumer-b",
 	}
 	if strings.Join(sums, "\n") != strings.Join(want, "\n") {

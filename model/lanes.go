@@ -389,3 +389,110 @@ func laneRank(v int) int {
 	}
 	return 1
 }
+
+// Since returns the time of the oldest ownership the history holds (the
+// start of the watch until the horizon trims it); ok is false before the
+// first observation.
+func (l *Lanes) Since() (time.Time, bool) {
+	if len(l.samples) == 0 {
+		return time.Time{}, false
+	}
+	return l.samples[0].At, true
+}
+
+// Pause is what a rebalance cost the partitions: how long they could not
+// be consumed, summed over the partitions (partition-time), and the
+// longest time any one of them could not.
+type Pause struct {
+	Sum, Longest time.Duration
+	// Partitions is how many partitions stopped.
+	Partitions int
+}
+
+// Paused returns the time each partition was rebalancing or unowned
+// between from and to, summed over the partitions, and the longest such
+// run of one partition. A partition is counted only once it was owned at
+// or after from's sample, so partitions nobody reads (more partitions
+// than the group has ever had owners for) do not count; a partition still
+// paused at to counts up to to.
+func (l *Lanes) Paused(from, to time.Time) Pause {
+	var p Pause
+	if !to.After(from) || len(l.samples) == 0 {
+		return p
+	}
+	l.sortRows()
+	k := sort.Search(len(l.samples), func(i int) bool { return l.samples[i].At.After(from) }) - 1
+	for r := range l.rows {
+		run := time.Duration(0)
+		owned, stopped := false, false
+		for j := max(k, 0); j < len(l.samples); j++ {
+			s := l.samples[j]
+			if !s.At.Before(to) {
+				break
+			}
+			start, end := s.At, to
+			if start.Before(from) {
+				start = from
+			}
+			if j+1 < len(l.samples) && l.samples[j+1].At.Before(to) {
+				end = l.samples[j+1].At
+			}
+			v := l.ownerIn(j, r)
+			switch {
+			case v >= 0:
+				owned = true
+				p.Longest = max(p.Longest, run)
+				run = 0
+			case v == LaneRebalancing || v == LaneUnowned || v == LaneUnknown:
+				if owned || v == LaneRebalancing {
+					d := end.Sub(start)
+					stopped = stopped || d > 0
+					p.Sum += d
+					run += d
+				}
+			}
+		}
+		p.Longest = max(p.Longest, run)
+		if stopped {
+			p.Partitions++
+		}
+	}
+	return p
+}
+
+// ConsumerPause is what a rebalance cost by its consumers' own reports
+// (the demo's demo_revoked and demo_assigned, events oldest first): each
+// partition revoked at or after from and assigned again by to was not
+// consumed in between. Partitions that never stopped (kept by a
+// cooperative rebalance) cost nothing. ok is false when no partition was
+// both revoked and assigned in the window, so the reports say nothing.
+func ConsumerPause(events []Event, from, to time.Time) (p Pause, ok bool) {
+	revoked := map[TopicPartition]time.Time{}
+	for _, e := range events {
+		if e.Time.Before(from) || e.Time.After(to) {
+			continue
+		}
+		switch e.Type {
+		case EventDemoRevoked:
+			for _, tp := range e.Partitions {
+				if _, pending := revoked[tp]; !pending {
+					revoked[tp] = e.Time
+				}
+			}
+		case EventDemoAssigned:
+			for _, tp := range e.Partitions {
+				at, pending := revoked[tp]
+				if !pending {
+					continue
+				}
+				delete(revoked, tp)
+				d := e.Time.Sub(at)
+				p.Partitions++
+				p.Sum += d
+				p.Longest = max(p.Longest, d)
+				ok = true
+			}
+		}
+	}
+	return p, ok
+}

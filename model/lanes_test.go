@@ -231,3 +231,66 @@ func TestLanesStaticRestartNoGap(t *testing.T) {
 		t.Errorf("lanes:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A rebalance's cost as the audience compares it: eager stops every
+// partition for the whole rebalance, cooperative only the one that moves,
+// from its revoke phase to its assign phase.
+func TestLanesPaused(t *testing.T) {
+	sec := func(s float64) time.Time { return ln0.Add(time.Duration(s * float64(time.Second))) }
+	eager := NewLanes(0)
+	eager.Observe(laneSnap(0, StateStable, "range", "a", "a", "b", "b"))
+	eager.Observe(laneSnap(10, StatePreparingRebalance, "range"))
+	eager.Observe(laneSnap(12, StateStable, "range", "a", "b", "b", "c"))
+	coop := NewLanes(0)
+	coop.Observe(laneSnap(0, StateStable, "cooperative-sticky", "a", "a", "b", "b"))
+	coop.Observe(laneSnap(10, StatePreparingRebalance, "cooperative-sticky"))
+	coop.Observe(laneSnap(11, StateStable, "cooperative-sticky", "a", "a", "b", ""))
+	coop.Observe(laneSnap(12, StatePreparingRebalance, "cooperative-sticky"))
+	coop.Observe(laneSnap(14, StateStable, "cooperative-sticky", "a", "a", "b", "c"))
+	for _, tc := range []struct {
+		name     string
+		l        *Lanes
+		from, to float64
+		want     Pause
+	}{
+		{"eager", eager, 5, 20, Pause{Sum: 8 * time.Second, Longest: 2 * time.Second, Partitions: 4}},
+		{"eager before it", eager, 0, 10, Pause{}},
+		{"eager cut at its middle", eager, 5, 11, Pause{Sum: 4 * time.Second, Longest: time.Second, Partitions: 4}},
+		{"cooperative", coop, 5, 20, Pause{Sum: 3 * time.Second, Longest: 3 * time.Second, Partitions: 1}},
+	} {
+		if got := tc.l.Paused(sec(tc.from), sec(tc.to)); got != tc.want {
+			t.Errorf("%s: Paused = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The consumers' own reports time a partition's pause from its revoke to
+// its next assignment; a partition assigned without a revoke in the
+// window (a first assignment) or revoked and not yet assigned costs
+// nothing known.
+func TestConsumerPause(t *testing.T) {
+	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "t", Partition: p} }
+	ev := func(ms int, typ EventType, ps ...int32) Event {
+		e := Event{Time: ln0.Add(time.Duration(ms) * time.Millisecond), Type: typ}
+		for _, p := range ps {
+			e.Partitions = append(e.Partitions, tp(p))
+		}
+		return e
+	}
+	events := []Event{
+		ev(0, EventDemoAssigned, 0, 1, 2), // the first assignment
+		ev(1000, EventDemoRevoked, 0, 1),
+		ev(1010, EventDemoRevoked, 2),
+		ev(1200, EventDemoAssigned, 0),
+		ev(1250, EventDemoAssigned, 1, 2),
+		ev(3000, EventDemoRevoked, 2), // the next rebalance, still open
+	}
+	got, ok := ConsumerPause(events, ln0.Add(500*time.Millisecond), ln0.Add(5*time.Second))
+	want := Pause{Sum: 200*time.Millisecond + 250*time.Millisecond + 240*time.Millisecond, Longest: 250 * time.Millisecond, Partitions: 3}
+	if !ok || got != want {
+		t.Errorf("ConsumerPause = %+v, %v; want %+v, true", got, ok, want)
+	}
+	if _, ok := ConsumerPause(events[:1], ln0, ln0.Add(time.Second)); ok {
+		t.Error("a first assignment alone is said to time a pause")
+	}
+}

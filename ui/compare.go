@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -50,6 +50,8 @@ type ComparePage struct {
 func NewCompare(groups []CompareGroup, d Demo, set DemoSettings, events <-chan model.Event, opts Options) *App {
 	a := newApp(opts)
 	c := &ComparePage{opts: a.opts, keys: DefaultKeyMap(), styles: a.styles, ctx: a.ctx, events: events}
+	c.keys.ZoomIn.SetEnabled(true) // the lanes always show
+	c.keys.ZoomOut.SetEnabled(true)
 	c.help = help.New()
 	c.help.Styles = a.styles.Help
 	for _, g := range groups {
@@ -180,123 +182,304 @@ func (c *ComparePage) target() target {
 	return target{why: model.PartName(tp, false) + " has no owner in " + p.watch.Group + ": ↑/↓ to an owned one, tab to another group"}
 }
 
-// Lines each group takes: its summary, then its lanes (title, axis, a
-// row per partition, legend).
-func (c *ComparePage) groupHeight(p *GroupPage) int {
-	return 1 + lanesChrome + max(p.lanes.Len(), 1)
+// compareLayout is how the page's lines are shared: a speaker's screen
+// is often 80x24, so each group's line (with its rebalance cost), the
+// lanes, the ledger, the line naming what the keys act on and the key
+// help come first; the title, the legends, the blank lines and the
+// producer's line take what is left, and below that the groups not in
+// focus shrink to their line.
+type compareLayout struct {
+	title   bool
+	blanks  bool   // a blank line before each group
+	rows    []int  // lane rows shown per group (0: the group's line only)
+	legends []bool // per group
+	ledger  int    // lines of the ledger: counts, producer, the target or the last action
+}
+
+// layout shares c.height lines.
+func (c *ComparePage) layout() compareLayout {
+	n := len(c.pages)
+	lay := compareLayout{title: true, rows: make([]int, n), legends: make([]bool, n), ledger: 2}
+	used := 1 + 1 + lay.ledger // title, help, ledger
+	for i, p := range c.pages {
+		lay.rows[i] = max(p.lanes.Len(), 1)
+		used += 2 + lay.rows[i] // the group's line, the axis, the rows
+	}
+	if free := c.height - used; free >= 0 {
+		take := func(k int) bool {
+			if free < k {
+				return false
+			}
+			free -= k
+			return true
+		}
+		lay.legends[0] = take(1)
+		lay.blanks = take(n)
+		if take(1) {
+			lay.ledger++
+		}
+		for i := 1; i < n; i++ {
+			lay.legends[i] = take(1)
+		}
+		return lay
+	}
+	// Too short for every group's lanes: the others shrink to their
+	// line, then the focused group's rows, then the title and a ledger
+	// line go.
+	over := used - c.height
+	for i := n - 1; i >= 0 && over > 0; i-- {
+		if i == c.focus {
+			continue
+		}
+		over -= 1 + lay.rows[i]
+		lay.rows[i] = 0
+	}
+	if over > 0 {
+		cut := min(over, lay.rows[c.focus]-1)
+		lay.rows[c.focus] -= cut
+		over -= cut
+	}
+	if over > 0 {
+		lay.title = false
+		over--
+	}
+	if over > 0 {
+		lay.ledger--
+	}
+	return lay
 }
 
 func (c *ComparePage) relayout() {
 	w := c.width
-	for _, p := range c.pages {
+	lay := c.layout()
+	for i, p := range c.pages {
 		p.st.Now = c.opts.Now()
 		p.lanes.SetNow(p.st.Now)
-		p.lanes.SetSize(w, c.groupHeight(p)-1)
+		p.lanes.SetBare(true)
+		h := 0
+		if lay.rows[i] > 0 {
+			h = 1 + lay.rows[i]
+			if lay.legends[i] {
+				h++
+			}
+		}
+		p.lanes.SetSize(w, h)
 	}
 	c.setFocus(c.focus) // a group page's own layout focuses its lanes
 }
 
 // summary is a group's line: its name and assignor, its state, what its
-// last rebalance took and how many partitions it stopped, its lag, and
-// its ledger.
+// last rebalance cost, its lag, and its ledger; the longest form that
+// fits the width.
 func (c *ComparePage) summary(i int) string {
 	p, st := c.pages[i], c.styles
 	glyph := glyphUnfocused
 	if i == c.focus {
 		glyph = glyphFocused
 	}
-	segs := []string{st.PaneTitle.Render(glyph + " " + model.Printable(p.watch.Group)), st.Value.Render(c.labels[i])}
+	name := st.PaneTitle.Render(glyph + " " + model.Printable(p.watch.Group))
+	label := st.Value.Render(c.labels[i])
 	h := Header{styles: st, width: c.width, st: p.st}
-	segs = append(segs, h.stateSegment(1)) // the short words: the line holds more
-	// The last rebalance seen whole (one that began before the watch, or
-	// during an outage, says nothing of the assignor): what it took and
-	// how many partitions it stopped, the comparison's point.
-	if e, ok := lastRebalance(p.pipe.Timeline().Events()); ok && (e.HasDuration || e.Inferred) {
-		stopped := len(e.Moves) + len(e.Partitions)
-		// One begun and ended between two polls with no consumer's
-		// report to time it: said so, not "?".
-		took := st.Label.Render("rebalance between polls")
-		if e.HasDuration {
-			took = st.Label.Render("rebalance ") + st.Value.Render(model.Elapsed(e.Duration))
-		}
-		segs = append(segs, took+
-			st.Label.Render(": ")+st.Value.Render(model.Count(stopped, "partition"))+st.Label.Render(" stopped"))
-	}
+	state := h.stateSegment(1) // the short words: the line holds more
+	var lag, led string
 	if p.st.HasSnap {
-		lag := model.Thousands(p.st.Snap.TotalLag)
+		l := model.Thousands(p.st.Snap.TotalLag)
 		if p.st.Snap.LagFromStart() {
-			lag += model.FromStartMark
+			l += model.FromStartMark
 		}
-		segs = append(segs, st.Label.Render("lag ")+st.Value.Render(lag))
+		lag = st.Label.Render("lag ") + st.Value.Render(l)
 	}
 	if l, ok := c.demo.status.Ledgers[p.watch.Group]; ok {
-		led := st.Label.Render("processed ") + st.Value.Render(model.Thousands(l.Processed))
+		led = st.Label.Render("processed ") + st.Value.Render(model.Thousands(l.Processed))
 		if l.Duplicates > 0 {
 			led += st.StateWarn.Render(" " + glyphStale + " dup " + model.Thousands(l.Duplicates))
 		}
 		if l.Lost > 0 {
 			led += st.StateBad.Render(" " + glyphKilled + " lost " + model.Thousands(l.Lost))
 		}
-		segs = append(segs, led)
 	}
-	return joinFitting(segs, st.Separator.Render(" · "), c.width)
-}
-
-// lastRebalance is the newest rebalance_completed of events (oldest
-// first); a cooperative rebalance's assign phase counts as its end.
-func lastRebalance(events []model.Event) (model.Event, bool) {
-	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Type == model.EventRebalanceCompleted {
-			return events[i], true
+	sep := st.Separator.Render(" · ")
+	join := func(segs ...string) string {
+		var kept []string
+		for _, s := range segs {
+			if s != "" {
+				kept = append(kept, s)
+			}
+		}
+		return strings.Join(kept, sep)
+	}
+	cost := func(form int) string { return c.cost(i, form) }
+	var line string
+	for _, line = range []string{
+		join(name, label, state, cost(0), lag, led),
+		join(name, label, state, cost(1), lag, led),
+		join(name, label, state, cost(2), lag, led),
+		join(name, label, cost(2), lag, led),
+		join(name, label, cost(2), led),
+		join(name, label, cost(2)),
+		join(st.PaneTitle.Render(glyph+" "+c.labels[i]), cost(2)),
+		join(st.PaneTitle.Render(glyph+" "+c.labels[i]), cost(3)),
+	} {
+		if textWidth(line) <= c.width {
+			return line
 		}
 	}
-	return model.Event{}, false
+	return ansi.Truncate(line, c.width, ellipsis)
 }
 
-// View renders the groups stacked, the demo's line and the help.
+// cost is what the group's last rebalance seen whole stopped, in form 0
+// (longest) to 2 (shortest): the partition-time no member could consume
+// (summed over the partitions, the number an eager and a cooperative
+// rebalance are compared by) and the longest pause of one partition,
+// read from the lanes over the rebalance. One that began before the
+// watch, or during an outage, says nothing of the assignor: "".
+func (c *ComparePage) cost(i, form int) string {
+	p, st := c.pages[i], c.styles
+	events := p.pipe.Timeline().Events()
+	e, from, ok := lastRebalanceSpan(events)
+	if !ok || !(e.HasDuration || e.Inferred) {
+		return ""
+	}
+	// The consumers' own reports of when each partition stopped and
+	// started again, when there are any (the demo's); else the lanes,
+	// as the polls saw them.
+	pause, reported := model.ConsumerPause(events, from, c.opts.Now())
+	if !reported {
+		pause = p.pipe.Lanes().Paused(from, e.Time)
+	}
+	if e.Inferred && !reported {
+		// Begun and ended between two polls, no consumer's report to
+		// time it: said so, not "0s".
+		stopped := len(e.Moves) + len(e.Partitions)
+		lead := "rebalance between polls: "
+		if form > 0 {
+			lead = "between polls: "
+		}
+		return st.Label.Render(lead) + st.Value.Render(model.Count(stopped, "partition")) + st.Label.Render(" stopped")
+	}
+	if pause.Sum == 0 {
+		return st.Label.Render("rebalance: ") + st.Value.Render("no partition stopped")
+	}
+	sum, longest := model.Elapsed(pause.Sum), model.Elapsed(pause.Longest)
+	switch form {
+	case 0:
+		took := ""
+		if e.HasDuration {
+			took = st.Label.Render("rebalance ") + st.Value.Render(model.Elapsed(e.Duration)) + st.Label.Render(": ")
+		}
+		return took + st.Label.Render("stopped ") + st.Value.Render(model.Count(pause.Partitions, "partition")) +
+			st.Label.Render(" for ") + st.Value.Render(sum) + st.Label.Render(" in all, longest ") + st.Value.Render(longest)
+	case 1:
+		return st.Label.Render("stopped ") + st.Value.Render(sum) + st.Label.Render(" partition-time, longest ") + st.Value.Render(longest)
+	case 3:
+		return st.Label.Render("stop ") + st.Value.Render(sum)
+	}
+	return st.Label.Render("stop ") + st.Value.Render(sum) + st.Label.Render(" in all, max ") + st.Value.Render(longest)
+}
+
+// lastRebalanceSpan is the newest rebalance_completed of events (oldest
+// first; a cooperative rebalance's assign phase counts as its end) and
+// when it began: its rebalance_started (the revoke phase's, for an assign
+// phase), or earlier when its duration says so; and not before the
+// rebalance completed before it, so that one's costs stay its own.
+func lastRebalanceSpan(events []model.Event) (model.Event, time.Time, bool) {
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type != model.EventRebalanceCompleted {
+			continue
+		}
+		e := events[i]
+		from := e.Time
+		if e.HasDuration {
+			from = e.Time.Add(-e.Duration)
+		}
+		floor := time.Time{}
+		for j := i - 1; j >= 0; j-- {
+			s := events[j]
+			if s.Type == model.EventRebalanceStarted && s.Phase != model.PhaseAssign && s.Time.Before(from) {
+				from = s.Time
+			}
+			if s.Type == model.EventRebalanceCompleted && s.Phase != model.PhaseRevoke {
+				floor = s.Time
+				break
+			}
+		}
+		// A rebalance's first revocations may come before the poll that
+		// saw it begin: from the one before it.
+		if !floor.IsZero() {
+			from = floor.Add(time.Nanosecond)
+		} else {
+			from = time.Time{}
+		}
+		return e, from, true
+	}
+	return model.Event{}, time.Time{}, false
+}
+
+// View renders the groups stacked, the demo's lines and the help, in
+// the lines layout gives them.
 func (c *ComparePage) View() string {
 	if c.width == 0 || c.height == 0 {
 		return ""
 	}
 	st := c.styles
-	var b strings.Builder
-	title := st.Title.Render("kgwatch") + st.Separator.Render(" · ") +
-		st.Group.Render("compare "+strconv.Itoa(len(c.pages))+" groups on one topic")
-	// The explanation that fits: long, short, or none.
-	for _, why := range []string{
-		"an eager rebalance stops every partition (a gap across every lane), a cooperative one only those that move",
-		"eager: a gap across every lane; cooperative: only the partitions that move",
-		"eager stops all, cooperative only the moved",
-	} {
-		if t := title + st.Separator.Render(" · ") + st.Muted.Render(why); textWidth(t) <= c.width {
+	lay := c.layout()
+	var lines []string
+	if lay.title {
+		title := st.Title.Render("kgwatch") + st.Separator.Render(" · ") +
+			st.Group.Render("compare "+strconv.Itoa(len(c.pages))+" groups on one topic")
+		// The explanation that fits: long, short, or none; then the
+		// lanes' scale.
+		for _, why := range []string{
+			"an eager rebalance stops every partition (a gap across every lane), a cooperative one only those that move",
+			"eager: a gap across every lane; cooperative: only the partitions that move",
+			"eager stops all, cooperative only the moved",
+			"",
+		} {
+			t := title
+			if why != "" {
+				t += st.Separator.Render(" · ") + st.Muted.Render(why)
+			}
+			if textWidth(t) <= c.width {
+				title = t
+				break
+			}
+		}
+		if t := title + st.Separator.Render(" · ") + st.Muted.Render("lanes: "+c.pages[c.focus].lanes.scale()); textWidth(t) <= c.width {
 			title = t
-			break
+		}
+		lines = append(lines, ansi.Truncate(title, c.width, ellipsis))
+	}
+	for i, p := range c.pages {
+		if lay.blanks {
+			lines = append(lines, "")
+		}
+		lines = append(lines, c.summary(i))
+		if lay.rows[i] > 0 {
+			lines = append(lines, strings.Split(p.lanes.View(), "\n")...)
 		}
 	}
-	b.WriteString(title)
-	for i, p := range c.pages {
-		b.WriteString("\n\n")
-		b.WriteString(c.summary(i))
-		b.WriteByte('\n')
-		b.WriteString(padLines(p.lanes.View(), c.groupHeight(p)-1))
-	}
-	used := lipgloss.Height(b.String())
-	helpText := c.shortHelp()
-	free := c.height - used - 1
-	if text, hh := c.demo.frame(c.width, free, c.target(), c.opts.Now()); hh > 0 {
-		b.WriteString("\n" + padLines("", max(free-hh, 0)) + text)
+	free := c.height - len(lines) - 1
+	if text, hh := c.demo.frameLines(c.width, min(lay.ledger, max(free, 0)), c.target(), c.opts.Now()); hh > 0 {
+		for range max(free-hh, 0) {
+			lines = append(lines, "")
+		}
+		lines = append(lines, strings.Split(text, "\n")...)
 	} else {
-		b.WriteString(padLines("", max(free, 0)))
+		for range max(free, 0) {
+			lines = append(lines, "")
+		}
 	}
-	b.WriteString("\n" + helpText)
-	return b.String()
+	lines = append(lines, c.shortHelp())
+	if len(lines) > c.height { // never past the screen: the help stays
+		lines = append(lines[:c.height-1], lines[len(lines)-1])
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (c *ComparePage) shortHelp() string {
 	c.help.SetWidth(c.width)
-	bs := append(c.demo.bindings(true), c.keys.Up, c.keys.Down, c.keys.NextPane, c.keys.Help, c.keys.Quit)
 	if c.help.ShowAll {
-		return c.help.FullHelpView([][]key.Binding{c.demo.bindings(false), {c.keys.Up, c.keys.Down, c.keys.NextPane}, {c.keys.CloseHelp, c.keys.Quit}})
+		return c.help.FullHelpView([][]key.Binding{c.demo.bindings(false), {c.keys.Up, c.keys.Down, c.keys.NextPane, c.keys.ZoomIn}, {c.keys.CloseHelp, c.keys.Quit}})
 	}
-	return c.help.ShortHelpView(bs)
+	return shortHelpKeeping(&c.help, c.width, append(c.demo.bindings(true), c.keys.ZoomIn, c.keys.Up, c.keys.Down, c.keys.NextPane), c.keys.Help, c.keys.Quit)
 }

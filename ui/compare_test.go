@@ -93,7 +93,7 @@ func compareApp(t *testing.T, w, h int) (*App, *fakeDemo, *clock) {
 }
 
 func TestCompareGolden(t *testing.T) {
-	for _, sz := range [][2]int{{160, 50}, {120, 40}} {
+	for _, sz := range [][2]int{{160, 50}, {120, 40}, {80, 24}, {40, 10}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			a, _, _ := compareApp(t, sz[0], sz[1])
 			out := plain(a)
@@ -109,9 +109,10 @@ func TestCompareShowsWhatEachRebalanceStopped(t *testing.T) {
 	a, fd, _ := compareApp(t, 160, 50)
 	out := plain(a)
 	for _, want := range []string{
-		"order-workers-range · range (eager) · ● Stable · rebalance 6.00s: 3 partitions stopped",
-		"order-workers-coop · cooperative-sticky · ● Stable · rebalance",
-		"1 partition stopped",
+		// Eager: every partition stopped for the whole rebalance (3 × 6s);
+		// cooperative: only p2, from its revoke to its assignment.
+		"order-workers-range · range (eager) · ● Stable · rebalance 6.00s: stopped 3 partitions for 18.0s in all, longest 6.00s",
+		"order-workers-coop · cooperative-sticky · ● Stable · rebalance 6.00s: stopped 1 partition for 4.00s in all, longest 4.00s",
 		"processed 199", "processed 200",
 	} {
 		if !strings.Contains(out, want) {
@@ -168,5 +169,58 @@ func TestCompareSaysARebalanceBetweenPolls(t *testing.T) {
 	out := plain(a)
 	if !strings.Contains(out, "order-workers-range · range (eager) · ● Stable · rebalance between polls: 3 partitions stopped") || strings.Contains(out, "rebalance ?") {
 		t.Errorf("the rebalance between polls is not said:\n%s", out)
+	}
+}
+
+// On an 80x24 projector, three groups: each group's line with its
+// rebalance cost and its lanes, the ledger, the line naming what X hits
+// and the key help all show; the legends and blank lines give way first.
+func TestCompareThreeGroupsAt80x24(t *testing.T) {
+	clk := &clock{t: t0}
+	groups := []string{"order-workers-range", "order-workers-coop", "order-workers-848"}
+	results := make([][]pollResult, len(groups))
+	for s := time.Duration(0); s <= 10*time.Second; s += 2 * time.Second {
+		for i, g := range groups {
+			state, owners := model.StateStable, []string{"consumer-a", "consumer-a", "consumer-b"}
+			switch {
+			case s == 4*time.Second:
+				state = model.StatePreparingRebalance
+			case s > 4*time.Second:
+				owners = []string{"consumer-a", "consumer-b", "consumer-b"}
+			}
+			results[i] = append(results[i], pollResult{snap: compareSnap(g, s, state, owners...)})
+		}
+	}
+	var cgs []CompareGroup
+	for i, g := range groups {
+		cgs = append(cgs, CompareGroup{Watch: Watch{Group: g, Source: &fakeSource{results: results[i]}}, Label: [...]string{"range (eager)", "cooperative-sticky", "KIP-848 uniform"}[i]})
+	}
+	fd := newFakeDemo()
+	a := NewCompare(cgs, fd, testDemoSettings, nil, Options{Brokers: testBrokers, Interval: 2 * time.Second, Timeout: time.Second, Now: clk.Now})
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	runImmediate(t, a, a.Init())
+	for i := 1; i < len(results[0]); i++ {
+		clk.Set(results[0][i].snap.TakenAt)
+		for _, p := range a.compare.pages {
+			runImmediate(t, a, p.pollNow())
+		}
+	}
+	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	out := plain(a)
+	checkFits(t, out, 80, 24)
+	for _, want := range []string{
+		"■ order-workers-range · range (eager) · stop 6.00s in all, max 2.00s",
+		"□ order-workers-coop · cooperative-sticky · stop 2.00s in all, max 2.00s",
+		"□ order-workers-848 · KIP-848 uniform · stop 6.00s in all, max 2.00s",
+		"◆ Ledger",
+		"X kills consumer-a (owns p0 in order-workers-range",
+		"q quit",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("80x24 compare view lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, " p2 "); n != 3 {
+		t.Errorf("%d p2 lanes, want one per group:\n%s", n, out)
 	}
 }

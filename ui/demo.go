@@ -392,6 +392,11 @@ func (p *demoPanel) hint(t target) string {
 // frame renders the ledger pane in at most maxH lines of width w, the hint
 // naming t, and returns it with its height.
 func (p *demoPanel) frame(w, maxH int, t target, now time.Time) (string, int) {
+	return p.frameLines(w, ledgerLines(maxH), t, now)
+}
+
+// frameLines renders the ledger pane in lines lines (at most 3).
+func (p *demoPanel) frameLines(w, lines int, t target, now time.Time) (string, int) {
 	if p == nil {
 		return "", 0
 	}
@@ -399,7 +404,7 @@ func (p *demoPanel) frame(w, maxH int, t target, now time.Time) (string, int) {
 		p.flash = ""
 	}
 	l := &p.pane
-	l.SetSize(w, ledgerLines(maxH))
+	l.SetSize(w, lines)
 	l.SetState(p.status, p.has, p.set, p.flash, p.flashErr, p.hint(t))
 	text := l.View()
 	if text == "" {
@@ -411,11 +416,11 @@ func (p *demoPanel) frame(w, maxH int, t target, now time.Time) (string, int) {
 // ledgerLines is how many lines the ledger gets out of h free lines.
 func ledgerLines(h int) int {
 	switch {
-	case h >= 30:
+	case h >= 20:
 		return 3
-	case h >= 16:
-		return 2
 	case h >= 6:
+		return 2 // the counts, and what the keys act on
+	case h >= 3:
 		return 1
 	}
 	return 0

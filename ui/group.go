@@ -233,6 +233,8 @@ func (g *GroupPage) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		g.setFocus(g.prevPane())
 	case key.Matches(msg, g.keys.Lanes):
 		g.toggleLanes()
+	case key.Matches(msg, g.keys.ZoomIn, g.keys.ZoomOut):
+		g.lanes, _ = g.lanes.Update(msg)
 	default:
 		var cmd tea.Cmd
 		switch {
@@ -436,6 +438,8 @@ func (g *GroupPage) toggleLanes() {
 	for _, b := range []*key.Binding{&g.keys.Sort, &g.keys.Filter, &g.keys.OnlyLag} {
 		b.SetEnabled(!g.showLanes)
 	}
+	g.keys.ZoomIn.SetEnabled(g.showLanes)
+	g.keys.ZoomOut.SetEnabled(g.showLanes)
 	g.keys.ClearFilter.SetEnabled(g.rows.query != "" && !g.showLanes)
 	if g.showLanes && g.focus == paneMembers {
 		g.setFocus(paneTable)

@@ -21,6 +21,10 @@ type KeyMap struct {
 	Quit      key.Binding
 	// Lanes toggles the ownership lanes in place of the table and members.
 	Lanes key.Binding
+	// ZoomIn and ZoomOut change the time a lane's cell stands for (the
+	// lanes start fitted to what was watched).
+	ZoomIn  key.Binding
+	ZoomOut key.Binding
 
 	// Sort, Filter, OnlyLag and ClearFilter change the partition table's
 	// view (ui/filter.go).
@@ -92,6 +96,16 @@ func DefaultKeyMap() KeyMap {
 			key.WithKeys("v"),
 			key.WithHelp("v", "lanes"),
 		),
+		ZoomIn: key.NewBinding(
+			key.WithKeys("+", "="),
+			key.WithHelp("+/-", "zoom lanes"),
+			key.WithDisabled(), // until the lanes show
+		),
+		ZoomOut: key.NewBinding(
+			key.WithKeys("-", "_"),
+			key.WithHelp("-", "zoom out"),
+			key.WithDisabled(),
+		),
 		Help: key.NewBinding(
 			key.WithKeys("?"),
 			key.WithHelp("?", "help"),
@@ -133,7 +147,7 @@ func (k KeyMap) FullHelp(demo []key.Binding) [][]key.Binding {
 	}
 	return append(cols, [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},
-		{k.Home, k.End, k.NextPane, k.Lanes},
+		{k.Home, k.End, k.NextPane, k.Lanes, k.ZoomIn},
 		{k.Sort, k.Filter, k.OnlyLag, k.ClearFilter},
 		{k.Back, k.CloseHelp, k.Quit},
 	}...)

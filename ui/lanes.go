@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -38,6 +39,13 @@ type Lanes struct {
 	mark       time.Time            // the selected event's time, marked on the axis
 	killed     map[string]time.Time // demo consumers killed, by client id
 	badP       paint
+	// zoom is how many steps of laneSteps finer (negative) or coarser
+	// (positive) than the fit a cell stands for; 0 fits what was watched
+	// to the width.
+	zoom int
+	// bare: no title line (compare mode says on each group's line what
+	// the title would).
+	bare bool
 }
 
 // Lanes chrome: title and time axis above the lanes, legend below.
@@ -51,14 +59,30 @@ const (
 	glyphLaneKilled  = "✗" // owner killed; the group still counts it
 )
 
-// laneSteps are the durations one cell may stand for.
+// laneSteps are the durations one cell may stand for, each at most 1.5
+// times the one before, so the fit leaves at most a third of the width
+// undrawn.
 var laneSteps = []time.Duration{
-	time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Second, 10 * time.Second,
-	15 * time.Second, 30 * time.Second, time.Minute,
+	100 * time.Millisecond, 150 * time.Millisecond, 200 * time.Millisecond, 250 * time.Millisecond,
+	300 * time.Millisecond, 400 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond,
+	time.Second, 1500 * time.Millisecond, 2 * time.Second, 3 * time.Second, 4 * time.Second,
+	5 * time.Second, 7500 * time.Millisecond, 10 * time.Second, 15 * time.Second, 20 * time.Second,
+	30 * time.Second, 45 * time.Second, time.Minute, 90 * time.Second, 2 * time.Minute,
+	3 * time.Minute, 5 * time.Minute,
 }
 
-// laneSpan is the least time the lanes show.
-const laneSpan = 3 * time.Minute
+// laneTicks are the spacings of the time axis's marks; the axis takes the
+// first at least laneTickCells cells apart.
+var laneTicks = []time.Duration{
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour,
+}
+
+const laneTickCells = 10
+
+// laneMinGap is the fewest cells a rebalance is drawn over, so one
+// shorter than a cell still reads as a gap and not a speck.
+const laneMinGap = 3
 
 // NewLanes returns a lanes view drawing hist.
 func NewLanes(st Styles, km KeyMap, hist *model.Lanes) Lanes {
@@ -78,8 +102,40 @@ func NewLanes(st Styles, km KeyMap, hist *model.Lanes) Lanes {
 // SetSize sets the view's outer size, chrome included.
 func (l *Lanes) SetSize(w, h int) {
 	l.width, l.height = max(w, 0), max(h, 0)
-	l.sc.SetHeight(max(l.height-lanesChrome, 0))
+	l.fitRows()
 }
+
+// SetBare drops the title line: the lanes are the axis, the rows and,
+// when there is room for it, the legend.
+func (l *Lanes) SetBare(on bool) {
+	l.bare = on
+	l.fitRows()
+}
+
+// top is the lines above the rows: the title (unless bare) and the axis.
+func (l Lanes) top() int {
+	if l.bare {
+		return 1
+	}
+	return 2
+}
+
+// fitRows sizes the scroll window: every row and the legend when they
+// fit; bare, the legend gives way before a row does.
+func (l *Lanes) fitRows() {
+	avail := max(l.height-l.top(), 0)
+	switch {
+	case avail > l.hist.Len():
+		l.sc.SetHeight(avail - 1)
+	case l.bare:
+		l.sc.SetHeight(avail)
+	default:
+		l.sc.SetHeight(max(avail-1, 0))
+	}
+}
+
+// Zoomed returns how far the zoom is from the fit (0: the fit).
+func (l Lanes) Zoomed() int { return l.zoom }
 
 // SetFocused marks the view as the one receiving scroll keys.
 func (l *Lanes) SetFocused(f bool) { l.focused = f }
@@ -109,6 +165,7 @@ const laneKilled = -100
 // Refresh takes new rows and owners from the history.
 func (l *Lanes) Refresh() {
 	l.sc.SetLen(l.hist.Len())
+	l.fitRows()
 	owners := l.hist.Owners()
 	for i := len(l.letters); i < len(owners); i++ {
 		r := letterFor(owners[i], l.used)
@@ -130,10 +187,22 @@ func (l Lanes) Selected() (model.TopicPartition, bool) {
 // Len returns the number of lanes.
 func (l Lanes) Len() int { return l.hist.Len() }
 
-// Update handles scroll keys.
+// Update handles scroll and zoom keys.
 func (l Lanes) Update(msg tea.Msg) (Lanes, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
-		l.sc.handleKey(k, l.keys)
+		// The zoom keys are the lanes' own: they work wherever the
+		// lanes are drawn, whether or not the page's help lists them.
+		in, out := l.keys.ZoomIn, l.keys.ZoomOut
+		in.SetEnabled(true)
+		out.SetEnabled(true)
+		switch {
+		case key.Matches(k, in):
+			l.zoom = max(l.zoom-1, -len(laneSteps))
+		case key.Matches(k, out):
+			l.zoom = min(l.zoom+1, len(laneSteps))
+		default:
+			l.sc.handleKey(k, l.keys)
+		}
 	}
 	return l, nil
 }
@@ -193,18 +262,60 @@ func (l Lanes) geometry(start, end int) laneGeometry {
 	}
 	g.labelW = min(g.labelW, max(l.width/3, 4))
 	g.cells = max(l.width-1-g.labelW-1, 0)
-	g.step = laneSteps[len(laneSteps)-1]
-	for _, s := range laneSteps {
-		if time.Duration(g.cells)*s >= laneSpan {
-			g.step = s
-			break
-		}
-	}
+	g.step = laneSteps[l.stepIndex(g.cells)]
 	// Cells end at whole steps, so the picture does not shimmer as the
 	// clock moves between polls.
 	endT := l.now.Truncate(g.step).Add(g.step)
 	g.from = endT.Add(-time.Duration(g.cells) * g.step)
 	return g
+}
+
+// stepIndex is the index in laneSteps of the time a cell stands for: the
+// fit (the finest step whose cells span what was watched) moved by the
+// zoom.
+func (l Lanes) stepIndex(cells int) int {
+	watched := time.Duration(0)
+	if since, ok := l.hist.Since(); ok && l.now.After(since) {
+		watched = l.now.Sub(since)
+	}
+	fit := len(laneSteps) - 1
+	for i, s := range laneSteps {
+		if time.Duration(cells)*s >= watched {
+			fit = i
+			break
+		}
+	}
+	return min(max(fit+l.zoom, 0), len(laneSteps)-1)
+}
+
+// widenGaps draws each run of rebalancing cells shorter than laneMinGap
+// over laneMinGap cells, growing it over the owners' cells on both sides.
+func widenGaps(buf []int) {
+	for c := 0; c < len(buf); {
+		if buf[c] != model.LaneRebalancing {
+			c++
+			continue
+		}
+		n := 1
+		for c+n < len(buf) && buf[c+n] == model.LaneRebalancing {
+			n++
+		}
+		lo, hi := c, c+n // the run is buf[lo:hi]
+		for hi-lo < laneMinGap {
+			grew := false
+			if hi < len(buf) && buf[hi] >= 0 {
+				buf[hi], hi, grew = model.LaneRebalancing, hi+1, true
+			}
+			if hi-lo < laneMinGap && lo > 0 && buf[lo-1] >= 0 {
+				lo, grew = lo-1, true
+				buf[lo] = model.LaneRebalancing
+			}
+			if !grew {
+				break
+			}
+		}
+		c = hi
+	}
 }
 
 // View renders the title, the time axis, the visible lanes and the legend.
@@ -216,13 +327,15 @@ func (l Lanes) View() string {
 	g := l.geometry(start, end)
 	var b strings.Builder
 	b.Grow((l.width + 64) * l.height)
-	b.WriteString(l.title(start, end, g))
-	if l.height < 2 {
-		return b.String()
+	if !l.bare {
+		b.WriteString(l.title(start, end, g))
+		if l.height < 2 {
+			return b.String()
+		}
+		b.WriteByte('\n')
 	}
-	b.WriteByte('\n')
 	b.WriteString(l.axis(g))
-	if l.hist.Len() == 0 && l.height > lanesChrome {
+	if l.hist.Len() == 0 && l.height > l.top() {
 		b.WriteByte('\n')
 		b.WriteString(l.styles.Muted.Render(cell("  no partitions yet", l.width, false)))
 	}
@@ -244,6 +357,7 @@ func (l Lanes) View() string {
 	for i := start; i < end; i++ {
 		tp := l.hist.Row(i)
 		l.hist.Lane(i, g.from, g.step, buf)
+		widenGaps(buf)
 		if killedFrom != nil {
 			for c, v := range buf {
 				if v >= 0 && v < len(killedFrom) && c >= killedFrom[v] {
@@ -271,7 +385,7 @@ func (l Lanes) View() string {
 		b.WriteByte(' ')
 		gaps = l.cells(&b, buf, seen) || gaps
 	}
-	if l.height > lanesChrome-1+end-start {
+	if l.height > l.top()+end-start {
 		b.WriteByte('\n')
 		b.WriteString(l.legend(seen, gaps, dead))
 	}
@@ -322,7 +436,7 @@ func (l Lanes) title(start, end int, g laneGeometry) string {
 		st, glyph = l.styles.PaneTitle, glyphFocused
 	}
 	s := st.Render(glyph + " Ownership lanes " + strconv.Itoa(l.hist.Len()))
-	extra := []string{"last " + spanText(time.Duration(g.cells)*g.step) + ", " + spanText(g.step) + " a cell"}
+	extra := []string{l.Scale(g)}
 	if l.hist.Len() > end-start && end > start {
 		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
 	}
@@ -333,8 +447,30 @@ func (l Lanes) title(start, end int, g laneGeometry) string {
 	return ansi.Truncate(s, l.width, ellipsis)
 }
 
-// spanText writes a span the axis way: 30s, 3m, 3m30s, 1h.
-func spanText(d time.Duration) string { return model.Setting(d.Round(time.Second)) }
+// Scale says what the lanes span and what a cell stands for: "last 17s,
+// 0.15s a cell", with the zoom key's effect when it is not the fit.
+func (l Lanes) Scale(g laneGeometry) string {
+	s := "last " + spanText(time.Duration(g.cells)*g.step) + ", " + spanText(g.step) + " a cell"
+	if l.zoom != 0 {
+		s += " (zoomed)"
+	}
+	return s
+}
+
+// scale is Scale at the view's current size.
+func (l Lanes) scale() string {
+	start, end := l.sc.Window()
+	return l.Scale(l.geometry(start, end))
+}
+
+// spanText writes a span the axis way: 30s, 3m, 3m30s, 1h; under ten
+// seconds to the hundredth (0.15s, 7.5s).
+func spanText(d time.Duration) string {
+	if d < 10*time.Second && d%time.Second != 0 {
+		return model.Setting(d.Round(10 * time.Millisecond))
+	}
+	return model.Setting(d.Round(time.Second))
+}
 
 // axis writes the time axis: "PART" over the labels, a mark every minute
 // (every 30s when the span is short), "now" at the right edge, and ▼ over
@@ -367,9 +503,12 @@ func (l Lanes) axis(g laneGeometry) string {
 			break
 		}
 	}
-	tick := time.Minute
-	if span < 3*time.Minute {
-		tick = 30 * time.Second
+	tick := laneTicks[len(laneTicks)-1]
+	for _, t := range laneTicks {
+		if t >= laneTickCells*g.step {
+			tick = t
+			break
+		}
 	}
 	for k := 1; time.Duration(k)*tick < span; k++ {
 		at := endT.Add(-time.Duration(k) * tick)
@@ -394,7 +533,7 @@ func (l Lanes) legend(seen []bool, gaps, dead bool) string {
 		parts = append(parts, string(l.letters[i])+" "+model.Printable(owners[i]))
 	}
 	if gaps {
-		parts = append(parts, glyphLaneGap+" rebalancing")
+		parts = append(parts, glyphLaneGap+" rebalancing (≥"+strconv.Itoa(laneMinGap)+" cells)")
 	}
 	if dead {
 		parts = append(parts, glyphLaneKilled+" owner killed, group waiting for its session timeout")

@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 
@@ -124,17 +125,22 @@ func (g *GroupPage) fullHelp(w, maxH int) string {
 // is usual, but are never the ones cut: the other keys give way (ending
 // in "…") so "? help • q quit" stays on screen at every width.
 func (g *GroupPage) shortHelp(w int) string {
-	keep := []key.Binding{g.keys.Help, g.keys.Quit}
-	tail := g.help.ShortHelpView(keep)
-	sep := g.help.Styles.ShortSeparator.Render(g.help.ShortSeparator)
+	return shortHelpKeeping(&g.help, w, g.keys.ShortHelp(g.demo.bindings(true)), g.keys.Help, g.keys.Quit)
+}
+
+// shortHelpKeeping is a one-line help of width w: bs, cut where they do
+// not fit (ending in "…"), then keep, never cut.
+func shortHelpKeeping(h *help.Model, w int, bs []key.Binding, keep ...key.Binding) string {
+	tail := h.ShortHelpView(keep)
+	sep := h.Styles.ShortSeparator.Render(h.ShortSeparator)
 	rest := w - lipgloss.Width(tail) - lipgloss.Width(sep)
-	if rest < lipgloss.Width(g.help.Ellipsis) {
-		g.help.SetWidth(w)
-		return g.help.ShortHelpView(keep)
+	if rest < lipgloss.Width(h.Ellipsis) {
+		h.SetWidth(w)
+		return h.ShortHelpView(keep)
 	}
-	g.help.SetWidth(rest)
-	head := g.help.ShortHelpView(g.keys.ShortHelp(g.demo.bindings(true)))
-	g.help.SetWidth(w)
+	h.SetWidth(rest)
+	head := h.ShortHelpView(bs)
+	h.SetWidth(w)
 	if head == "" || lipgloss.Width(head) > rest {
 		return tail
 	}

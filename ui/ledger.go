@@ -9,8 +9,9 @@ import (
 // LedgerPane shows demo mode's exact ledger (produced, processed,
 // duplicates, lost, commit failures, in flight), the producer's state, the
 // commit mode, and the last action's message. It takes one to three lines:
-// counts; producer and commit mode; the message. With fewer lines the
-// message takes the place of the line above it while it shows.
+// counts; producer and commit mode; the message (before any, the member
+// the keys act on). With two lines the producer's gives way; with one the
+// message takes the place of the counts while it shows.
 type LedgerPane struct {
 	styles   Styles
 	width    int
@@ -58,11 +59,7 @@ func (p LedgerPane) View() string {
 	case 3:
 		lines = []string{counts, producer, flash}
 	case 2:
-		second := producer
-		if p.flash != "" {
-			second = flash
-		}
-		lines = []string{counts, second}
+		lines = []string{counts, flash}
 	default:
 		if p.flash != "" {
 			lines = []string{flash}
