@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -12,19 +11,17 @@ import (
 	"github.com/kgwatch/kgwatch/kafka/demo"
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/ui"
+	"github.com/kgwatch/kgwatch/ui/cli"
 	"github.com/kgwatch/kgwatch/ui/recorder"
 )
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var f demo.Flags
-	fs := newFlagSet("kgwatch demo", stderr)
-	var helpErr error // as runWatch's
-	fs.Usage = func() {
-		_, helpErr = fmt.Fprintf(stdout, "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group (--compare: two or three groups side by side), and\nwatches it.\n\nKeys: n add consumer · x stop · X kill -9 · r restart · s slow · p pause producer · [ ] rate · h hot key ·\nR rolling restart of every consumer · P poison order (P again skips it)\n\nFlags:\n%s", fs.FlagUsages())
-	}
+	cmd := cli.New("kgwatch demo", "Usage:\n  kgwatch demo [flags]\n\nStarts an in-process Kafka cluster (3 brokers), a producer of orders and demo\nconsumers in one group (--compare: two or three groups side by side), and\nwatches it.\n\nKeys: n add consumer · x stop · X kill -9 · r restart · s slow · p pause producer · [ ] rate · h hot key ·\nR rolling restart of every consumer · P poison order (P again skips it)\n\nFlags:\n%s", stdout, stderr)
+	fs := cmd.Flags
 	f.Register(fs)
-	if err := parse(fs, demo.CompareArgs(args)); err != nil {
-		return cmp.Or(helpErr, err)
+	if err := cmd.Parse(demo.CompareArgs(args), false); err != nil {
+		return err
 	}
 	cfg, err := f.Config(fs)
 	if err != nil {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -13,61 +11,6 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/ui/headless"
 )
-
-// newFlagSet returns a flag set whose own output (pflag's deprecation
-// notes) goes to stderr; each command's Usage writes its help to stdout.
-func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	return fs
-}
-
-// parse parses args with single-dash long flags (`-group x`) accepted as
-// people type them, and turns pflag's errors into usage errors.
-func parse(fs *pflag.FlagSet, args []string) error {
-	if err := fs.Parse(longFlags(fs, args)); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return model.UsageError{Msg: err.Error()}
-	}
-	if fs.NArg() > 0 {
-		// `kgwatch -g -b host:9092` leaves host:9092 over: say what was
-		// forgotten, not what was left.
-		var forgot error
-		fs.Visit(func(f *pflag.Flag) {
-			if v := f.Value.String(); forgot == nil && f.Value.Type() == "string" && strings.HasPrefix(v, "-") {
-				forgot = model.Usagef("--%s needs a value, got the flag %q", f.Name, v)
-			}
-		})
-		if forgot != nil {
-			return forgot
-		}
-		return model.Usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
-}
-
-// longFlags rewrites `-name` and `-name=v` to `--name` when name is a long
-// flag of fs, so that `kgwatch -group x` means what its user meant rather
-// than `-g roup`.
-func longFlags(fs *pflag.FlagSet, args []string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
-			name, _, _ := strings.Cut(a[1:], "=")
-			if len(name) > 1 && fs.Lookup(name) != nil {
-				a = "-" + a
-			}
-		}
-		out = append(out, a)
-	}
-	return out
-}
 
 // check checks the watch's flags, parsed into fs, and returns the
 // brokers. Every mistake is a model.UsageError.
@@ -98,7 +41,7 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 		return nil, err
 	}
 	if fs.Changed("fail-on") {
-		if err := f.checkFailOn(); err != nil {
+		if f.failOn, err = headless.ParseFailOn(f.failOnWord, f.once, f.events, f.maxRebalances); err != nil {
 			return nil, err
 		}
 	}

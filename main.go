@@ -6,7 +6,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/model/record"
 	"github.com/kgwatch/kgwatch/ui"
+	"github.com/kgwatch/kgwatch/ui/cli"
 	"github.com/kgwatch/kgwatch/ui/headless"
 	"github.com/kgwatch/kgwatch/ui/recorder"
 )
@@ -77,12 +77,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = runWatch(ctx, args, stdout, stderr)
 	}
 	var ue model.UsageError
-	var fe failOnError
+	var fe headless.FailOnError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &fe):
-		fmt.Fprintf(stderr, "kgwatch: %s\n", oneLine(fe.msg))
+		fmt.Fprintf(stderr, "kgwatch: %s\n", oneLine(fe.Msg))
 		return exitFailOn
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
@@ -118,15 +118,15 @@ type watchFlags struct {
 	// maxRebalances: more rebalances than this in 10 minutes are a
 	// storm (0: no limit).
 	maxRebalances int
-	// failOn is --fail-on's word; failOnStatus the status it names.
-	failOn       string
-	failOnStatus model.Status
-	once         bool
-	output       string
-	format       headless.Format
-	events       bool
-	version      bool
-	security     kafka.SecurityFlags
+	// failOnWord is --fail-on; failOn what it asks.
+	failOnWord string
+	failOn     headless.FailOn
+	once       bool
+	output     string
+	format     headless.Format
+	events     bool
+	version    bool
+	security   kafka.SecurityFlags
 	// record is --record FILE.
 	record string
 	// hideKeys: the records partitions are stuck on show their keys'
@@ -145,7 +145,7 @@ func (f *watchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
 	fs.DurationVar(&f.maxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
 	fs.IntVar(&f.maxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm: marked in the header, a rebalance_storm event, storm in JSON (0: no limit)")
-	fs.StringVar(&f.failOn, "fail-on", "", "exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped with --once; with --events also stalled, rewound, or storm (with --max-rebalances), ending the watch at the first such event")
+	fs.StringVar(&f.failOnWord, "fail-on", "", "exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped with --once; with --events also stalled, rewound, or storm (with --max-rebalances), ending the watch at the first such event")
 	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
 	fs.BoolVar(&f.hideKeys, "hide-keys", false, "show the keys and header values of the records partitions are stuck on as their sizes (\"key 12 B hidden\"), everywhere: screen, --once, --events, --record")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
@@ -154,17 +154,11 @@ func (f *watchFlags) register(fs *pflag.FlagSet) {
 
 func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	var f watchFlags
-	fs := newFlagSet("kgwatch", stderr)
-	// Help asked for (-h, --help) is the output: stdout, exit 0, so
-	// `kgwatch --help | less` pages it. helpErr is its write's failure
-	// (a closed stdout: exit 1, as --version).
-	var helpErr error
-	fs.Usage = func() {
-		_, helpErr = fmt.Fprintf(stdout, "Usage:\n  kgwatch [flags]           watch a consumer group live (no --group: every group)\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n  kgwatch replay FILE       play a recording made with --record (kgwatch replay --help)\n\nFlags:\n%s", fs.FlagUsages())
-	}
+	cmd := cli.New("kgwatch", "Usage:\n  kgwatch [flags]           watch a consumer group live (no --group: every group)\n  kgwatch demo [flags]      embedded cluster and demo consumers (kgwatch demo --help)\n  kgwatch replay FILE       play a recording made with --record (kgwatch replay --help)\n\nFlags:\n%s", stdout, stderr)
+	fs := cmd.Flags
 	f.register(fs)
-	if err := parse(fs, args); err != nil {
-		return cmp.Or(helpErr, err)
+	if err := cmd.Parse(args, false); err != nil {
+		return err
 	}
 	if f.version {
 		_, err := fmt.Fprintln(stdout, versionString())
@@ -190,13 +184,13 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	w := kafka.NewWatcher(cfg)
 	defer w.Close()
-	hopts := headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances, Tap: rec.Tap(f.group), Stop: f.failOnEvent}
+	hopts := headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances, Tap: rec.Tap(f.group), Stop: f.failOn.Event}
 	if f.once {
 		snap, err := headless.Once(ctx, w, hopts, f.format, stdout)
 		if err != nil {
 			return err
 		}
-		return f.failOnPartitions(snap.Partitions)
+		return f.failOn.Partitions(snap.Partitions)
 	}
 	if f.events {
 		if rec != nil {

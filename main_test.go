@@ -21,7 +21,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/spf13/pflag"
 
 	"github.com/kgwatch/kgwatch/kafka"
 	"github.com/kgwatch/kgwatch/kafka/demo"
@@ -177,23 +176,6 @@ func TestHelpOnStdout(t *testing.T) {
 		if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, c.usage) || !strings.Contains(stdout, c.flag) {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 0, no stderr, stdout starting %q and naming %s", c.args, code, stderr, stdout, c.usage, c.flag)
 		}
-	}
-}
-
-func TestSingleDashLongFlags(t *testing.T) {
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	group := fs.StringP("group", "g", "", "")
-	brokers := fs.StringP("brokers", "b", "", "")
-	out := fs.StringP("output", "o", "", "")
-	once := fs.Bool("once", false, "")
-	if err := fs.Parse(longFlags(fs, []string{"-group", "order-workers", "-brokers=h:9092", "-o", "json", "-once"})); err != nil {
-		t.Fatal(err)
-	}
-	if *group != "order-workers" || *brokers != "h:9092" || *out != "json" || !*once {
-		t.Errorf("group=%q brokers=%q output=%q once=%v", *group, *brokers, *out, *once)
-	}
-	if got := longFlags(fs, []string{"--", "-group"}); got[1] != "-group" {
-		t.Errorf("rewrote past --: %v", got)
 	}
 }
 
@@ -917,6 +899,29 @@ func TestREADMEListsEveryEventType(t *testing.T) {
 	for _, s := range model.EventTypes() {
 		if !bytes.Contains(b, []byte("`"+string(s.Type)+"`")) {
 			t.Errorf("README.md does not name the event type `%s` (%s)", s.Type, s.Means)
+		}
+	}
+}
+
+// Every error reaches stderr as one line that starts "kgwatch: ",
+// whichever command and path gave it: a usage error (exit 2) and a
+// runtime error (exit 1) alike.
+func TestOneErrorPrefix(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.kgw")
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--interval", "1ms"}, exitUsage},
+		{[]string{"demo", "--partitions", "0"}, exitUsage},
+		{[]string{"replay"}, exitUsage},
+		{[]string{"-g", "g", "-b", "127.0.0.1:1", "--once", "--timeout", "1s"}, exitRuntime},
+		{[]string{"replay", missing}, exitRuntime},
+		{[]string{"replay", missing, "--events"}, exitRuntime},
+	} {
+		code, _, stderr := runArgs(c.args...)
+		if code != c.code || !strings.HasPrefix(stderr, "kgwatch: ") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and one line starting \"kgwatch: \"", c.args, code, stderr, c.code)
 		}
 	}
 }

@@ -25,7 +25,7 @@ func watchOverview(ctx context.Context, f watchFlags, cfg kafka.Config, opts ui.
 		if err != nil {
 			return err
 		}
-		return f.failOnGroups(gs)
+		return f.failOn.Groups(gs)
 	}
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App { return recordedOverviewApp(o, cfg, opts, rec) })
 }
