@@ -59,29 +59,23 @@ func (f FailOn) Event(e model.Event) error {
 
 // Partitions is --fail-on's verdict on --once's partitions.
 func (f FailOn) Partitions(ps []model.PartitionLag) error {
-	n := 0
-	for _, p := range ps {
-		if p.Status.AtLeast(f.status) {
-			n++
-		}
-	}
-	return f.verdict(n, "partition")
+	return verdict(f, ps, "partition", func(p model.PartitionLag) model.Status { return p.Status })
 }
 
 // Groups is --fail-on's verdict on --once's groups (no group given).
 func (f FailOn) Groups(gs []model.GroupSummary) error {
+	return verdict(f, gs, "group", func(g model.GroupSummary) model.Status { return g.Status })
+}
+
+// verdict is a FailOnError naming the things (partitions, groups) at or
+// past the status, nil for none.
+func verdict[T any](f FailOn, things []T, what string, status func(T) model.Status) error {
 	n := 0
-	for _, g := range gs {
-		if g.Status.AtLeast(f.status) {
+	for _, t := range things {
+		if status(t).AtLeast(f.status) {
 			n++
 		}
 	}
-	return f.verdict(n, "group")
-}
-
-// verdict is a FailOnError naming n things (partitions, groups) at or
-// past the status, nil for none.
-func (f FailOn) verdict(n int, what string) error {
 	if n == 0 {
 		return nil
 	}
