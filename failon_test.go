@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/kgwatch/kgwatch/model"
 )
 
 // hungConsumer makes group a member (franz-go's kgo, an outside client)
@@ -189,36 +186,6 @@ func TestEventsFailOn(t *testing.T) {
 			!strings.HasSuffix(stderr.String(), "(--fail-on "+strings.ToLower(tt.want)+")\n") {
 			t.Errorf("%v: exit %d (ctx %v), last event %+v, stderr %q; want exit 3 at a status_changed to %s",
 				tt.args, code, timedOut, last, stderr.String(), tt.want)
-		}
-	}
-}
-
-// failOnEvent trips on a rebalance_storm for storm, on a status_changed
-// at or past the status otherwise, and on nothing else.
-func TestFailOnEvent(t *testing.T) {
-	storm := watchFlags{failOn: "storm", maxRebalances: 3, events: true}
-	lagging := watchFlags{failOn: "lagging", events: true}
-	for _, f := range []*watchFlags{&storm, &lagging} {
-		if err := f.checkFailOn(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, tt := range []struct {
-		f    *watchFlags
-		e    model.Event
-		trip bool
-	}{
-		{&storm, model.Event{Type: model.EventRebalanceStorm, Detail: "rebalance storm"}, true},
-		{&storm, model.Event{Type: model.EventStatusChanged, State: "STOPPED"}, false},
-		{&lagging, model.Event{Type: model.EventStatusChanged, State: "STALLED", Detail: "p0 STALLED"}, true},
-		{&lagging, model.Event{Type: model.EventStatusChanged, State: "OK"}, false},
-		{&lagging, model.Event{Type: model.EventRebalanceStorm}, false},
-		{&lagging, model.Event{Type: model.EventMemberLeft, State: "LAGGING"}, false},
-	} {
-		err := tt.f.failOnEvent(tt.e)
-		var fe failOnError
-		if got := errors.As(err, &fe); got != tt.trip || tt.trip && !strings.HasPrefix(fe.msg, tt.e.Detail+" (--fail-on ") {
-			t.Errorf("--fail-on %s, %s %s: %v, want trip %v", tt.f.failOn, tt.e.Type, tt.e.State, err, tt.trip)
 		}
 	}
 }

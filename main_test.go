@@ -21,7 +21,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/spf13/pflag"
 
 	"github.com/kgwatch/kgwatch/kafka"
 	"github.com/kgwatch/kgwatch/kafka/demo"
@@ -180,23 +179,6 @@ func TestHelpOnStdout(t *testing.T) {
 	}
 }
 
-func TestSingleDashLongFlags(t *testing.T) {
-	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	group := fs.StringP("group", "g", "", "")
-	brokers := fs.StringP("brokers", "b", "", "")
-	out := fs.StringP("output", "o", "", "")
-	once := fs.Bool("once", false, "")
-	if err := fs.Parse(longFlags(fs, []string{"-group", "order-workers", "-brokers=h:9092", "-o", "json", "-once"})); err != nil {
-		t.Fatal(err)
-	}
-	if *group != "order-workers" || *brokers != "h:9092" || *out != "json" || !*once {
-		t.Errorf("group=%q brokers=%q output=%q once=%v", *group, *brokers, *out, *once)
-	}
-	if got := longFlags(fs, []string{"--", "-group"}); got[1] != "-group" {
-		t.Errorf("rewrote past --: %v", got)
-	}
-}
-
 func TestVersionFallsBackToBuildInfo(t *testing.T) {
 	code, out, _ := runArgs("--version")
 	if code != 0 || !strings.HasPrefix(out, "kgwatch ") {
@@ -332,13 +314,13 @@ func TestOnceAgainstDemoCluster(t *testing.T) {
 	}
 
 	code, _, stderr = runArgs("-group", "no-such-group", "-brokers", brokers, "--once")
-	if code != exitRuntime || strings.TrimSpace(stderr) != "Error: Consumer group 'no-such-group' does not exist." {
+	if code != exitRuntime || strings.TrimSpace(stderr) != "kgwatch: Consumer group 'no-such-group' does not exist." {
 		t.Errorf("missing group: exit %d, %q", code, stderr)
 	}
 	// A name's tabs, line breaks and runs of spaces are shown, on one
 	// line: 'a b c d e' would name another group.
 	code, _, stderr = runArgs("-group", "a\tb\nc  d\re\x1b[2J", "-brokers", brokers, "--once")
-	if want := "Error: Consumer group 'a␉b␊c  d␍e␛[2J' does not exist.\n"; code != exitRuntime || stderr != want {
+	if want := "kgwatch: Consumer group 'a␉b␊c  d␍e␛[2J' does not exist.\n"; code != exitRuntime || stderr != want {
 		t.Errorf("missing group with controls: exit %d, %q; want %q", code, stderr, want)
 	}
 }
@@ -350,105 +332,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(built.dir)
 	}
 	os.Exit(code)
-}
-
-func TestDemoFlagsConfig(t *testing.T) {
-	parseDemo := func(args ...string) demo.Config {
-		t.Helper()
-		var f demoFlags
-		fs := newFlagSet("kgwatch demo", nil)
-		f.register(fs)
-		if err := parse(fs, args); err != nil {
-			t.Fatalf("parse %q: %v", args, err)
-		}
-		c, err := f.config(fs)
-		if err != nil {
-			t.Fatalf("config %q: %v", args, err)
-		}
-		return c
-	}
-	c := parseDemo()
-	if c.Consumers != 2 || c.Rate != 5 || c.SessionTimeout != 10*time.Second || c.MaxPollInterval != 30*time.Second ||
-		c.Commit != "after" || c.Assignor != "" || c.GroupProtocol != "classic" || c.Static || len(c.Compare) != 0 ||
-		c.Topic != "order-rebalancing" || c.Group != "order-workers" {
-		t.Errorf("defaults: %+v", c)
-	}
-	// kafka/demo reads 0 as "default"; the flags' 0 means none.
-	if c := parseDemo("--consumers", "0", "--rate", "0"); c.Consumers >= 0 || c.Rate >= 0 {
-		t.Errorf("--consumers 0 --rate 0 gave consumers %d rate %g, want negative (none)", c.Consumers, c.Rate)
-	}
-	if c := parseDemo("--max-poll-interval", "5s"); c.SlowProcessTime <= 5*time.Second {
-		t.Errorf("--max-poll-interval 5s: slow time %s, want past it so s pushes the member out", c.SlowProcessTime)
-	}
-	if c := parseDemo("--max-poll-interval", "5s", "--slow-time", "1s"); c.SlowProcessTime != time.Second {
-		t.Errorf("--slow-time 1s ignored: %s", c.SlowProcessTime)
-	}
-	c = parseDemo("-listen", "19092,29092,39092", "--commit", "before", "--commit-delay", "2s", "--balancer", "roundrobin")
-	if len(c.Listen) != 3 || c.Listen[0] != 19092 || c.Listen[2] != 39092 || c.Commit != "before" || c.CommitDelay != 2*time.Second || c.Assignor != "roundrobin" {
-		t.Errorf("flags not carried: %+v", c)
-	}
-	if c := parseDemo("--group-protocol", "consumer", "--assignor", "range", "--static"); c.GroupProtocol != "consumer" || c.Assignor != "range" || !c.Static {
-		t.Errorf("--group-protocol consumer --assignor range --static: %+v", c)
-	}
-	if c := parseDemo("--group-protocol", "consumer"); c.GroupProtocol != "consumer" || c.Assignor != "" {
-		t.Errorf("--group-protocol consumer: %+v (the demo fills in uniform)", c)
-	}
-	if c := parseDemo("--assignor", "cooperative-sticky", "--balancer", "cooperative-sticky"); c.Assignor != "cooperative-sticky" {
-		t.Errorf("--assignor and --balancer agreeing: %+v", c)
-	}
-	for _, tt := range []struct {
-		args []string
-		want string // GroupSpec.String of each, comma separated
-	}{
-		{[]string{"--compare"}, "range,cooperative-sticky"},
-		{[]string{"--compare", "range,cooperative-sticky,consumer"}, "range,cooperative-sticky,consumer"},
-		{[]string{"--compare=sticky,consumer-range", "--static"}, "sticky,consumer-range"},
-		{[]string{"-compare", "static:range,range"}, "static:range,range"},
-		{[]string{"--static", "--compare"}, "range,cooperative-sticky"},
-	} {
-		var f demoFlags
-		fs := newFlagSet("kgwatch demo", nil)
-		f.register(fs)
-		if err := parse(fs, compareValue(tt.args)); err != nil {
-			t.Fatalf("parse %q: %v", tt.args, err)
-		}
-		c, err := f.config(fs)
-		if err != nil {
-			t.Fatalf("config %q: %v", tt.args, err)
-		}
-		var got []string
-		for _, g := range c.Compare {
-			got = append(got, g.String())
-		}
-		if strings.Join(got, ",") != tt.want {
-			t.Errorf("%q: compare %v, want %s", tt.args, got, tt.want)
-		}
-	}
-}
-
-func TestEventPipeNeverBlocks(t *testing.T) {
-	p := newEventPipe(4)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := range 10 {
-			p.emit(model.Event{Detail: strconv.Itoa(i)})
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("emit blocked on a full pipe")
-	}
-	if got := p.dropped.Load(); got != 6 {
-		t.Errorf("dropped %d events, want 6", got)
-	}
-	// The oldest went; the newest four remain, in order.
-	for i := 6; i < 10; i++ {
-		if e := <-p.ch; e.Detail != strconv.Itoa(i) {
-			t.Fatalf("event %q, want %d", e.Detail, i)
-		}
-	}
 }
 
 // appDriver runs an App the way a tea.Program does, minus the terminal:
@@ -536,10 +419,10 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Skip("runs a cluster")
 	}
 	const session = 2 * time.Second
-	events := newEventPipe(256)
+	events := demo.NewEventPipe(256)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	d, err := demo.Start(ctx, demo.Config{Rate: 20, ProcessTime: 5 * time.Millisecond, SessionTimeout: session}, events.emit)
+	d, err := demo.Start(ctx, demo.Config{Rate: 20, ProcessTime: 5 * time.Millisecond, SessionTimeout: session}, events.Emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,7 +431,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	defer w.Close()
 	set := d.Config()
 	app := ui.New(ui.Watch{
-		Group: d.Group(), Source: w, Events: events.ch, Demo: d,
+		Group: d.Group(), Source: w, Events: events.Events(), Demo: d,
 		DemoSettings: ui.DemoSettings{SessionTimeout: set.SessionTimeout, MaxPollInterval: set.MaxPollInterval,
 			Commit: set.Commit, ProcessTime: set.ProcessTime, SlowProcessTime: set.SlowProcessTime},
 	}, ui.Options{Brokers: d.Brokers(), Interval: 200 * time.Millisecond, Timeout: 5 * time.Second})
@@ -875,14 +758,6 @@ func TestBadKafkaBrokersEnv(t *testing.T) {
 	}
 }
 
-func TestParseBrokers(t *testing.T) {
-	got, err := parseBrokers(" [::1], ::1 ,kafka,kafka:9092,[2001:db8::1]:19092,", "--brokers")
-	want := []string{"[::1]:9092", "kafka:9092", "[2001:db8::1]:19092"}
-	if err != nil || strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("parseBrokers = %q, %v; want %q", got, err, want)
-	}
-}
-
 // -b '[::1]' is printed as [::1]:9092 wherever the address is shown (here
 // the error of a --once that cannot connect), never [[::1]]:9092.
 func TestIPv6BrokerPrintedOnce(t *testing.T) {
@@ -986,7 +861,7 @@ func TestStdoutClosed(t *testing.T) {
 			if ctx.Err() != nil {
 				t.Fatalf("still running after 10s (%v); stderr %q", err, stderr.String())
 			}
-			if e := stderr.String(); code != exitRuntime || !strings.HasPrefix(e, "Error: ") || !strings.HasSuffix(e, "stdout is closed\n") || strings.Count(e, "\n") != 1 {
+			if e := stderr.String(); code != exitRuntime || !strings.HasPrefix(e, "kgwatch: ") || !strings.HasSuffix(e, "stdout is closed\n") || strings.Count(e, "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want 1 and one line saying stdout is closed", code, stderr.String())
 			}
 		})
@@ -1024,6 +899,29 @@ func TestREADMEListsEveryEventType(t *testing.T) {
 	for _, s := range model.EventTypes() {
 		if !bytes.Contains(b, []byte("`"+string(s.Type)+"`")) {
 			t.Errorf("README.md does not name the event type `%s` (%s)", s.Type, s.Means)
+		}
+	}
+}
+
+// Every error reaches stderr as one line that starts "kgwatch: ",
+// whichever command and path gave it: a usage error (exit 2) and a
+// runtime error (exit 1) alike.
+func TestOneErrorPrefix(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.kgw")
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--interval", "1ms"}, exitUsage},
+		{[]string{"demo", "--partitions", "0"}, exitUsage},
+		{[]string{"replay"}, exitUsage},
+		{[]string{"-g", "g", "-b", "127.0.0.1:1", "--once", "--timeout", "1s"}, exitRuntime},
+		{[]string{"replay", missing}, exitRuntime},
+		{[]string{"replay", missing, "--events"}, exitRuntime},
+	} {
+		code, _, stderr := runArgs(c.args...)
+		if code != c.code || !strings.HasPrefix(stderr, "kgwatch: ") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and one line starting \"kgwatch: \"", c.args, code, stderr, c.code)
 		}
 	}
 }

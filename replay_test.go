@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,6 +28,8 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/model/record"
 	"github.com/kgwatch/kgwatch/ui"
+	"github.com/kgwatch/kgwatch/ui/recorder"
+	"github.com/kgwatch/kgwatch/ui/replayer"
 )
 
 // liveEvents runs `kgwatch --events` with args in the background and
@@ -241,14 +242,14 @@ func TestReplayADemoRecording(t *testing.T) {
 	}
 	const session = 2 * time.Second
 	path := filepath.Join(t.TempDir(), "demo.kgw")
-	events := newEventPipe(256)
+	events := demo.NewEventPipe(256)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	file, err := createRecording(path)
+	file, err := recorder.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := demo.Start(ctx, demo.Config{Rate: 20, ProcessTime: 5 * time.Millisecond, SessionTimeout: session}, events.emit)
+	d, err := demo.Start(ctx, demo.Config{Rate: 20, ProcessTime: 5 * time.Millisecond, SessionTimeout: session}, events.Emit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestReplayADemoRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := ui.New(ui.Watch{Group: d.Group(), Source: w, Events: events.ch, Demo: rec.demoOf(d), DemoSettings: settings, Tap: rec.tapOf(d.Group())}, opts)
+	app := ui.New(ui.Watch{Group: d.Group(), Source: w, Events: events.Events(), Demo: rec.Demo(d), DemoSettings: settings, Tap: rec.Tap(d.Group())}, opts)
 	drv := newAppDriver(t, app)
 	drv.waitScreen(20*time.Second, "consumer-b owning a partition", func(s string) bool {
 		return regexp.MustCompile(`(?m)^[ ▸]consumer-b +127\.0\.0\.1:\d+ +[0-9a-f]{8} +[1-9]`).MatchString(s)
@@ -284,7 +285,11 @@ func TestReplayADemoRecording(t *testing.T) {
 
 	// What the recording says the ledger was last.
 	var last model.Ledger
-	r, f, err := readRecording(path)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.NewReader(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,11 +310,11 @@ func TestReplayADemoRecording(t *testing.T) {
 		t.Fatal("no ledger recorded")
 	}
 
-	sum, err := scanRecording(path)
+	scanned, err := replayer.Scan(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, ropts, err := replayOf(path, sum, replayFlags{speed: 1})
+	rp, ropts, err := scanned.Player("", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +446,7 @@ func TestReplayRobustFiles(t *testing.T) {
 		os.WriteFile(p, c.data, 0o644)
 		for _, args := range [][]string{{"replay", p, "--events"}, {"replay", p, "--once"}, {"replay", p}} {
 			code, out, stderr := runArgs(args...)
-			if code != exitRuntime || out != "" || stderr != "Error: "+p+" "+c.want+"\n" {
+			if code != exitRuntime || out != "" || stderr != "kgwatch: "+p+" "+c.want+"\n" {
 				t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 			}
 		}
@@ -459,16 +464,16 @@ func TestReplayOpenErrors(t *testing.T) {
 	}
 	missing := filepath.Join(dir, "no\nsuch.kgw")
 	cases := []struct{ path, want string }{
-		{missing, "Error: " + model.Printable(missing) + ": no such file or directory (kgwatch replay FILE plays a recording made with --record)\n"},
-		{filepath.Join(file, "x.kgw"), "Error: " + file + "/x.kgw: not a directory (a part of the path is a file)\n"},
-		{dir, "Error: " + dir + " is a directory, not a kgwatch recording\n"},
+		{missing, "kgwatch: " + model.Printable(missing) + ": no such file or directory (kgwatch replay FILE plays a recording made with --record)\n"},
+		{filepath.Join(file, "x.kgw"), "kgwatch: " + file + "/x.kgw: not a directory (a part of the path is a file)\n"},
+		{dir, "kgwatch: " + dir + " is a directory, not a kgwatch recording\n"},
 	}
 	if os.Geteuid() != 0 { // root reads any file
 		locked := filepath.Join(dir, "locked.kgw")
 		if err := os.WriteFile(locked, []byte("x"), 0o000); err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, struct{ path, want string }{locked, "Error: " + locked + ": permission denied: kgwatch cannot read it\n"})
+		cases = append(cases, struct{ path, want string }{locked, "kgwatch: " + locked + ": permission denied: kgwatch cannot read it\n"})
 	}
 	for _, c := range cases {
 		for _, args := range [][]string{{"replay", c.path}, {"replay", c.path, "--events"}, {"replay", c.path, "--once"}} {
@@ -477,12 +482,6 @@ func TestReplayOpenErrors(t *testing.T) {
 				t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 1 and %q", args, code, out, stderr, c.want)
 			}
 		}
-	}
-	// Root reads a file of mode 000: the wording of the errno the open
-	// gets as any other user.
-	err := openError("r.kgw", &fs.PathError{Op: "open", Path: "r.kgw", Err: syscall.EACCES})
-	if got, want := err.Error(), "r.kgw: permission denied: kgwatch cannot read it"; got != want || !errors.Is(err, fs.ErrPermission) {
-		t.Errorf("permission denied: %q (is ErrPermission %v), want %q", got, errors.Is(err, fs.ErrPermission), want)
 	}
 }
 
@@ -681,7 +680,7 @@ func TestReplayDamageEveryPath(t *testing.T) {
 			c.edit(kinds, bodies)
 			return kinds, bodies
 		})
-		want := fmt.Sprintf("Error: %s is damaged: played to %s (2s in), the last good record: %s\n",
+		want := fmt.Sprintf("kgwatch: %s is damaged: played to %s (2s in), the last good record: %s\n",
 			model.Printable(p), t0.Add(2005*time.Millisecond).Local().Format("15:04:05"), c.why)
 		code, out, stderr := runArgs("replay", p, "--events")
 		if code != exitRuntime || stderr != want || !strings.HasPrefix(full, out) || strings.Count(out, "\n") < 2 || out == full {
@@ -692,14 +691,15 @@ func TestReplayDamageEveryPath(t *testing.T) {
 			t.Errorf("%s: --once: exit %d, stderr %q; the last good poll printed: %v", c.name, code, stderr, out == at2)
 		}
 		// The TUI: what runReplay hands it, and says after it.
-		sum, err := scanRecording(p)
+		scanned, err := replayer.Scan(p, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if note, err := endNote(p, sum); note != "" || err == nil || "Error: "+oneLine(err.Error())+"\n" != want {
-			t.Errorf("%s: after the TUI: note %q, error %v", c.name, note, err)
+		var note bytes.Buffer
+		if err := scanned.Ended(&note); note.Len() != 0 || err == nil || "kgwatch: "+oneLine(err.Error())+"\n" != want {
+			t.Errorf("%s: after the TUI: note %q, error %v", c.name, note.String(), err)
 		}
-		rp, ropts, err := replayOf(p, sum, replayFlags{speed: 1})
+		rp, ropts, err := scanned.Player("", 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -751,7 +751,7 @@ func TestReplayHeaderAsLiveFlags(t *testing.T) {
 			writeRecording(t, p, true)
 			editHeader(t, p, func(h map[string]any) { h[c.field] = int64(v) })
 			code, out, stderr := runArgs("replay", p, "--events")
-			want := fmt.Sprintf("Error: %s is damaged: its header says %s %d (", p, c.field, int64(v))
+			want := fmt.Sprintf("kgwatch: %s is damaged: its header says %s %d (", p, c.field, int64(v))
 			if refused := code == exitRuntime && strings.HasPrefix(stderr, want) && strings.Count(stderr, "\n") == 1 && out == ""; refused != liveRefuses || (!refused && code != 0) {
 				t.Errorf("--%s %s: live refuses %v; replay of a header saying so: exit %d, %q", c.flag, v, liveRefuses, code, stderr)
 			}
@@ -775,7 +775,7 @@ func TestReplayHeaderAsLiveFlags(t *testing.T) {
 		editHeader(t, p, func(h map[string]any) { h[c.field] = c.v })
 		for _, args := range [][]string{{"replay", p, "--events"}, {"replay", p, "--once"}, {"replay", p}} {
 			code, out, stderr := runArgs(args...)
-			if code != exitRuntime || out != "" || !strings.HasPrefix(stderr, "Error: "+p+" is damaged: "+c.want) || strings.Count(stderr, "\n") != 1 {
+			if code != exitRuntime || out != "" || !strings.HasPrefix(stderr, "kgwatch: "+p+" is damaged: "+c.want) || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("%v with %s %v: exit %d, %q, want %q", args, c.field, c.v, code, stderr, c.want)
 			}
 		}
@@ -788,7 +788,7 @@ func TestReplayHeaderAsLiveFlags(t *testing.T) {
 func TestReplayDemoSettingsNamed(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "demo.kgw")
-	f, err := createRecording(p)
+	f, err := recorder.Create(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -819,11 +819,11 @@ func TestReplayDemoSettingsNamed(t *testing.T) {
 		},
 	} {
 		editHeader(t, p, edit)
-		sum, err := scanRecording(p)
+		scanned, err := replayer.Scan(p, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		rp, _, err := replayOf(p, sum, replayFlags{speed: 1})
+		rp, _, err := scanned.Player("", 1)
 		if err != nil || !rp.Demo || rp.DemoSettings != set {
 			t.Errorf("%s: %+v, %v: want %+v", name, rp.DemoSettings, err, set)
 		}
@@ -864,12 +864,12 @@ func TestReplayReadsAPipeOnce(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"replay", fifo, "--once"}, "Error: " + fifo + " is not a regular file: replay --once and the TUI read a recording twice, so save it to a file first (replay --events reads it once)\n"},
-		{[]string{"replay", fifo}, "Error: " + fifo + " is not a regular file: replay --once and the TUI read a recording twice"},
-		{[]string{"replay", "/dev/zero", "--once"}, "Error: /dev/zero is not a regular file"},
-		{[]string{"replay", "/dev/zero", "--events"}, "Error: /dev/zero is not a kgwatch recording\n"},
-		{[]string{"replay", dir, "--events"}, "Error: " + dir + " is a directory, not a kgwatch recording\n"},
-		{[]string{"replay", dir}, "Error: " + dir + " is a directory, not a kgwatch recording\n"},
+		{[]string{"replay", fifo, "--once"}, "kgwatch: " + fifo + " is not a regular file: replay --once and the TUI read a recording twice, so save it to a file first (replay --events reads it once)\n"},
+		{[]string{"replay", fifo}, "kgwatch: " + fifo + " is not a regular file: replay --once and the TUI read a recording twice"},
+		{[]string{"replay", "/dev/zero", "--once"}, "kgwatch: /dev/zero is not a regular file"},
+		{[]string{"replay", "/dev/zero", "--events"}, "kgwatch: /dev/zero is not a kgwatch recording\n"},
+		{[]string{"replay", dir, "--events"}, "kgwatch: " + dir + " is a directory, not a kgwatch recording\n"},
+		{[]string{"replay", dir}, "kgwatch: " + dir + " is a directory, not a kgwatch recording\n"},
 	} {
 		start := time.Now()
 		code, out, stderr := runArgs(c.args...)
@@ -985,9 +985,9 @@ func TestReplayOverviewOnce(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"replay", p, "--once", "--at", "500ms"}, exitRuntime, "Error: no poll of the overview was recorded by " + t0.Local().Format("15:04:05") + "\n"},
+		{[]string{"replay", p, "--once", "--at", "500ms"}, exitRuntime, "kgwatch: no poll of the overview was recorded by " + t0.Local().Format("15:04:05") + "\n"},
 		{[]string{"replay", p, "--events"}, exitUsage, "--events prints one group's timeline: add -g GROUP, one of the groups opened while recording: order-workers (replay " + p + " --once prints the overview)"},
-		{[]string{"replay", p, "--events", "-g", "billing"}, exitRuntime, "Error: billing was not opened while " + p + " was recorded: it holds no timeline of it (opened: order-workers)\n"},
+		{[]string{"replay", p, "--events", "-g", "billing"}, exitRuntime, "kgwatch: billing was not opened while " + p + " was recorded: it holds no timeline of it (opened: order-workers)\n"},
 	} {
 		code, out, stderr := runArgs(c.args...)
 		if code != c.code || out != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
@@ -997,59 +997,5 @@ func TestReplayOverviewOnce(t *testing.T) {
 	code, out, stderr := runArgs("replay", p, "--events", "-g", "order-workers")
 	if code != 0 || stderr != "" || !strings.Contains(out, `"type":"watch_started"`) {
 		t.Errorf("--events -g order-workers: exit %d, %q\n%s", code, stderr, out)
-	}
-}
-
-// TestRecorderSaysWhenItStops: a write that fails (the file closed under
-// the recorder, as a full disk or a lost mount fails it) is said at once,
-// once, to onStop and in status, with how far the file goes; Close says it
-// again for the exit, and the bytes written are counted as they go.
-func TestRecorderSaysWhenItStops(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "x.kgw")
-	f, err := createRecording(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := newRecorder(f, p, record.Header{Mode: "events", Group: "g", Brokers: []string{"k:9092"}, Interval: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stops := make(chan error, 4)
-	r.onStop(func(err error) { stops <- err })
-	header := r.status().Bytes
-	if fi, _ := os.Stat(p); header <= 0 || fi.Size() != header {
-		t.Fatalf("counted %d bytes, the file has %d", header, fi.Size())
-	}
-	tap := r.tap("g")
-	t0 := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
-	tap.Observed(model.NewSnapshot(model.Observation{TakenAt: t0, Group: model.Group{ID: "g", State: model.StateStable}}))
-	deadline := time.Now().Add(5 * time.Second)
-	for r.status().Bytes == header && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if st := r.status(); st.Bytes == header || st.Err != nil || st.Until.IsZero() {
-		t.Fatalf("after a poll: %+v", st)
-	}
-	f.Close()
-	for i := range 3 {
-		tap.Observed(model.NewSnapshot(model.Observation{TakenAt: t0.Add(time.Duration(i+1) * time.Second), Group: model.Group{ID: "g", State: model.StateStable}}))
-	}
-	select {
-	case err := <-stops:
-		if !strings.Contains(err.Error(), "--record "+p+" stopped: ") || !strings.Contains(err.Error(), "(the file holds what came before ") {
-			t.Errorf("told %q", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a failed write was not told")
-	}
-	if st := r.status(); st.Err == nil {
-		t.Errorf("status after a failed write: %+v", st)
-	}
-	err = r.Close()
-	if err == nil || !strings.Contains(err.Error(), "stopped") {
-		t.Errorf("Close: %v", err)
-	}
-	if len(stops) != 0 {
-		t.Errorf("told %d more times", len(stops))
 	}
 }

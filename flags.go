@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kgwatch/kgwatch/kafka"
+	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/ui/headless"
+)
+
+// check checks the watch's flags, parsed into fs, and returns the
+// brokers. Every mistake is a model.UsageError.
+func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
+	var err error
+	if f.format, err = headless.LookupFormat(f.output); err != nil {
+		return nil, err
+	}
+	for _, d := range []struct {
+		name           string
+		v, least, most time.Duration
+	}{
+		// A poll is a few requests per broker: faster than 100ms would
+		// load a production cluster for nothing a person can read.
+		{"interval", f.interval, model.MinInterval, model.MaxInterval},
+		{"timeout", f.timeout, model.MinTimeout, model.MaxTimeout},
+		{"stall-after", f.stallAfter, model.MinStallAfter, model.MaxStallAfter},
+	} {
+		if err := model.CheckRange(d.name, d.v, d.least, d.most); err != nil {
+			return nil, err
+		}
+	}
+	if f.maxLagAge != 0 && (f.maxLagAge < model.MinMaxLagAge || f.maxLagAge > model.MaxMaxLagAge) {
+		return nil, model.Usagef("--max-lag-age must be 0 (no limit) or from %s to %s, got %s",
+			model.Setting(model.MinMaxLagAge), model.Setting(model.MaxMaxLagAge), f.maxLagAge)
+	}
+	if err := checkMaxRebalances(f.maxRebalances); err != nil {
+		return nil, err
+	}
+	if fs.Changed("fail-on") {
+		if f.failOn, err = headless.ParseFailOn(f.failOnWord, f.once, f.events, f.maxRebalances); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case f.group == "" && fs.Changed("group"):
+		return nil, model.UsageError{Msg: "--group is empty"}
+	case f.group == "" && f.events:
+		return nil, model.UsageError{Msg: "--events needs --group: the timeline is one group's"}
+	case strings.HasPrefix(f.group, "-"):
+		return nil, model.Usagef("--group needs a value, got the flag %q", f.group)
+	case strings.HasPrefix(f.brokers, "-"):
+		return nil, model.Usagef("--brokers needs a value, got the flag %q", f.brokers)
+	case f.once && f.events:
+		return nil, model.UsageError{Msg: "--once and --events do not go together"}
+	case f.once && f.record != "":
+		return nil, model.UsageError{Msg: "--once and --record do not go together: record a watch (the TUI or --events)"}
+	}
+	brokersFrom := "--brokers"
+	if !fs.Changed("brokers") && os.Getenv("KAFKA_BROKERS") != "" {
+		brokersFrom = "$KAFKA_BROKERS"
+	}
+	return kafka.ParseBrokers(f.brokers, brokersFrom)
+}
+
+// checkMaxRebalances checks --max-rebalances (the watch's and the demo's).
+func checkMaxRebalances(n int) error {
+	if n < 0 || n > model.MaxMaxRebalances {
+		return model.Usagef("--max-rebalances must be 0 (no limit) or from 1 to %d, got %d", model.MaxMaxRebalances, n)
+	}
+	return nil
+}
