@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // statusPolls is how many polls statusScript takes, 5s apart.
@@ -75,7 +76,7 @@ func statusSnapshot(i int) model.Snapshot {
 // stall-after and leaves its clock 1.5s after the last poll.
 func statusApp(t testing.TB, w, h int, noColor bool) *App {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	var polls []pollResult
 	for i := range statusPolls {
 		polls = append(polls, pollResult{snap: statusSnapshot(i)})

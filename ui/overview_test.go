@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // fakeOverview is an OverviewSource replaying scripted results.
@@ -87,7 +88,7 @@ func (w *watched) watchGroup(group string) (Watch, func()) {
 // the clock 1.5s later.
 func overviewApp(t *testing.T, src *fakeOverview, wg *watched, w, h int) (*App, *clock) {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := NewOverview(src, wg.watchGroup, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	feedOverview(t, a, a.Init())
@@ -226,7 +227,7 @@ func TestOverviewStaleGroupPollDropped(t *testing.T) {
 }
 
 func TestOverviewWithoutWatchGroupHasNoEnter(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, nil, Options{Brokers: testBrokers, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	feedOverview(t, a, a.Init())
@@ -284,7 +285,7 @@ func ovKey(k string) tea.KeyPressMsg {
 
 func TestOverviewNoColorKeepsMeaning(t *testing.T) {
 	for _, noColor := range []bool{true, false} {
-		clk := &clock{t: t0}
+		clk := testutil.NewClock(t0)
 		a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, nil,
 			Options{Brokers: testBrokers, NoColor: noColor, Now: clk.Now})
 		a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -594,7 +595,7 @@ func BenchmarkOverview1000(b *testing.B) {
 			LagFromStart: i%13 == 0, Status: sts[i%len(sts)]}
 	}
 	src := &fakeOverview{batched: true, results: []overviewResult{{groups: gs}}}
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := NewOverview(src, nil, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	a.Update(a.Init()())
