@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // recorder collects emitted events.
@@ -69,20 +70,8 @@ func startDemo(t *testing.T, cfg Config) (*Demo, *recorder) {
 	return d, rec
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for {
-		if cond() {
-			return time.Since(start)
-		}
-		if time.Since(start) > within {
-			t.Fatalf("after %s: %s", within, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// waitFor is the shared condition wait.
+var waitFor = testutil.WaitFor
 
 // owners returns client id → assigned partitions as the coordinator has them.
 func owners(d *Demo) map[string][]int32 {
