@@ -108,6 +108,10 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		cmd = o.handleKey(msg)
+	case tea.PasteMsg:
+		if took, _ := o.filter.typed(msg); !took {
+			return nil
+		}
 	case pollResultMsg[[]model.GroupSummary]:
 		gs, err, took, ok := o.poll.result(msg, now)
 		if !ok {

@@ -692,3 +692,16 @@ func TestOverviewRebalanceColumn(t *testing.T) {
 		t.Errorf("at 80x24 REBAL/10m should give way first:\n%s", out)
 	}
 }
+
+// The overview's filter takes a paste too, at the cursor.
+func TestOverviewFilterPaste(t *testing.T) {
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, &watched{}, 120, 40)
+	a.Update(ovKey("/"))
+	a.Update(ovKey("g"))
+	a.Update(tea.KeyPressMsg{Code: tea.KeyHome})
+	a.Update(tea.PasteMsg{Content: "laggin"})
+	a.Update(ovKey("enter"))
+	if out := plain(a); !strings.Contains(out, "Groups 1 of 7") || firstRow(a) != "order-workers" || !strings.Contains(out, `filter "lagging"`) {
+		t.Errorf("g, home, pasted laggin: not only the lagging group:\n%s", out)
+	}
+}
