@@ -91,7 +91,7 @@ var eventSpecs = []EventSpec{
 	{EventDemoRestarted, "↻", ClassChange, 0, "demo: a consumer closed as a process restart does and started again (same client id and instance id); duration: how long it was down"},
 }
 
-// EventTypes returns every event type's spec, in the order of DESIGN.md.
+// EventTypes returns every event type's spec, in the order of eventSpecs.
 func EventTypes() []EventSpec { return append([]EventSpec(nil), eventSpecs...) }
 
 // Spec returns the type's spec; ok is false for a type not registered.

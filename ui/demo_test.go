@@ -149,42 +149,22 @@ func (f *fakeDemo) Status(withLedger bool) model.DemoStatus {
 	return s
 }
 
-func (f *fakeDemo) Act(a model.DemoAction) (model.DemoOutcome, error) {
-	var out model.DemoOutcome
-	var err error
-	switch a.Kind {
-	case model.DemoSpawn:
-		out.ClientID, err = f.Spawn()
-	case model.DemoStop:
-		err = f.Stop(a.ClientID)
-	case model.DemoKill:
-		err = f.Kill(a.ClientID)
-	case model.DemoRestart:
-		err = f.Restart(a.ClientID)
-	case model.DemoSlow:
-		out.On, err = f.ToggleSlow(a.ClientID)
-	case model.DemoPause:
-		out.On = f.TogglePause()
-	case model.DemoRate:
-		f.SetRate(a.Rate)
-	case model.DemoHotKey:
-		out.On = f.ToggleHotKey()
-	case model.DemoRolling:
-		f.mu.Lock()
-		f.record("RollingRestart")
-		out.Count = len(f.consumers)
-		f.mu.Unlock()
-	case model.DemoPoison:
-		f.mu.Lock()
-		f.record("Poison")
-		f.poisoned = !f.poisoned
-		out.On = f.poisoned
-		out.Poison = model.DemoPoisonOrder{OrderID: "poison-000001", Partition: model.TopicPartition{Topic: "orders", Partition: 1}, Offset: 41}
-		f.mu.Unlock()
-	default:
-		err = fmt.Errorf("fake demo: %q", a.Kind)
-	}
-	return out, err
+// Act is the real dispatch, onto the fake's methods.
+func (f *fakeDemo) Act(a model.DemoAction) (model.DemoOutcome, error) { return a.Do(f) }
+
+func (f *fakeDemo) RollingRestart() (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("RollingRestart")
+	return len(f.consumers), nil
+}
+
+func (f *fakeDemo) Poison() (model.DemoPoisonOrder, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("Poison")
+	f.poisoned = !f.poisoned
+	return model.DemoPoisonOrder{OrderID: "poison-000001", Partition: model.TopicPartition{Topic: "orders", Partition: 1}, Offset: 41}, f.poisoned, nil
 }
 
 func (f *fakeDemo) Calls() []string {

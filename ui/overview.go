@@ -281,7 +281,7 @@ func (o *OverviewPage) header(w int) string {
 		if p.Failures > 1 {
 			msg += " (attempt " + strconv.Itoa(p.Failures+1) + ")"
 		}
-		msg += ": " + oneLine(p.Err.Error())
+		msg += ": " + flatText(p.Err.Error())
 		lines = append(lines, st.Banner.Render(cell(msg, w, false)))
 	}
 	if p.Err == nil && o.has && o.unanswered(now) {
