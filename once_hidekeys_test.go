@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kgwatch/kgwatch/kafka/demo"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // TestOnceHideKeys: --once -o json gives the record each partition with
@@ -37,7 +38,7 @@ func TestOnceHideKeys(t *testing.T) {
 	oldest := func(args ...string) *record {
 		t.Helper()
 		var r *record
-		waitUntil(t, 30*time.Second, "a partition with lag and its record read", func() bool {
+		testutil.WaitFor(t, 30*time.Second, "a partition with lag and its record read", func() bool {
 			code, out, _ := runArgs(append([]string{"-group", "order-workers", "-brokers", brokers, "--once", "-o", "json"}, args...)...)
 			if code != 0 || json.Unmarshal([]byte(out), &snap) != nil {
 				return false
@@ -57,17 +58,5 @@ func TestOnceHideKeys(t *testing.T) {
 	}
 	if r := oldest("--hide-keys"); r.Key != nil || !r.KeyHidden || r.KeySize == nil || *r.KeySize == 0 {
 		t.Errorf("--hide-keys: oldest_record %+v, want no key and its size", r)
-	}
-}
-
-// waitUntil polls cond every 200ms until it holds or d has passed.
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %s", what, d)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }

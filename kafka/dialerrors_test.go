@@ -2,15 +2,8 @@ package kafka
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/binary"
 	"io"
-	"math/big"
 	"net"
 	"strings"
 	"testing"
@@ -19,35 +12,9 @@ import (
 	"github.com/segmentio/kafka-go/sasl/plain"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
-)
 
-// testCert returns a server TLS configuration for 127.0.0.1 and a client
-// one trusting it.
-func testCert(t *testing.T) (server, client *tls.Config) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kgwatch test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}},
-		&tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-}
+	"github.com/kgwatch/kgwatch/model/testutil"
+)
 
 // listen serves every connection with serve, until the test ends.
 func listen(t *testing.T, serve func(net.Conn)) string {
@@ -95,7 +62,7 @@ func pollErr(t *testing.T, cfg Config) (string, time.Duration) {
 // closes a connection whose first bytes are not a handshake) is told the
 // broker may require TLS, at once, and not blamed on SASL credentials.
 func TestPlaintextAgainstTLSBroker(t *testing.T) {
-	server, _ := testCert(t)
+	server, _ := testutil.Cert(t)
 	tc := newTestCluster(t, false, kfake.TLS(server))
 	for _, c := range []struct {
 		name string
@@ -142,7 +109,7 @@ func TestPlaintextAgainstTLSAlert(t *testing.T) {
 // finds a Kafka broker there, and the poll fails in about tlsProbeAfter.
 func TestTLSAgainstPlaintextBroker(t *testing.T) {
 	tc := newTestCluster(t, false)
-	_, client := testCert(t)
+	_, client := testutil.Cert(t)
 	const timeout = 10 * time.Second
 	msg, took := pollErr(t, Config{Brokers: tc.addrs[:1], Timeout: timeout, TLS: client})
 	want := "TLS handshake with " + tc.addrs[0] + " failed: the broker may not use TLS"
@@ -161,7 +128,7 @@ func TestTLSAgainstClosingBroker(t *testing.T) {
 	addr := listen(t, func(c net.Conn) {
 		io.ReadFull(c, make([]byte, 4))
 	})
-	_, client := testCert(t)
+	_, client := testutil.Cert(t)
 	msg, took := pollErr(t, Config{Brokers: []string{addr}, Timeout: 5 * time.Second, TLS: client})
 	want := "TLS handshake with " + addr + " failed: the broker closed the connection; the broker may not use TLS"
 	if !strings.Contains(msg, want) {
@@ -177,7 +144,7 @@ func TestTLSAgainstClosingBroker(t *testing.T) {
 // does not use TLS.
 func TestTLSAgainstHungBroker(t *testing.T) {
 	hung, accepted := hungBroker(t)
-	_, client := testCert(t)
+	_, client := testutil.Cert(t)
 	msg, took := pollErr(t, Config{Brokers: []string{hung}, Timeout: time.Second, TLS: client})
 	if !strings.Contains(msg, "no answer within 1s") || strings.Contains(msg, "TLS") {
 		t.Errorf("error %q: want one saying the broker did not answer within 1s", msg)

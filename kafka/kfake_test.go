@@ -17,6 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // kafka40Min is the lowest version of each request key Kafka 4.0 accepts
@@ -378,21 +380,8 @@ func waitAssigned(t testing.TB, want int, members ...*groupMember) []*kafka.Gene
 	return gens
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool, state ...func() string) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			var last string
-			for _, s := range state {
-				last += " (" + s() + ")"
-			}
-			t.Fatalf("timed out after %s waiting for %s%s", d, what, last)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// waitFor is the shared condition wait.
+var waitFor = testutil.WaitFor
 
 func debugLogger(t testing.TB, id string) kafka.Logger {
 	if os.Getenv("KGWATCH_DEBUG") == "" {

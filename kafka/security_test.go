@@ -2,15 +2,8 @@ package kafka
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 func TestPollSASL(t *testing.T) {
@@ -70,29 +64,10 @@ func TestPollSASL(t *testing.T) {
 }
 
 func TestPollTLS(t *testing.T) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kfake"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := newTestCluster(t, false, kfake.TLS(&tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}))
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
+	server, client := testutil.Cert(t)
+	tc := newTestCluster(t, false, kfake.TLS(server))
 
-	w := NewWatcher(Config{Brokers: tc.addrs, Group: "g", Timeout: 2 * time.Second, TLS: &tls.Config{RootCAs: pool}})
+	w := NewWatcher(Config{Brokers: tc.addrs, Group: "g", Timeout: 2 * time.Second, TLS: client})
 	defer w.Close()
 	if s, err := w.Poll(context.Background()); err != nil || s.Group.State != model.StateDead {
 		t.Errorf("poll over TLS: %v, state %q", err, s.Group.State)
@@ -109,7 +84,7 @@ func TestPollTLS(t *testing.T) {
 // refuses a device or a file past MaxPEMFile naming the flag (a CA file of
 // /dev/zero grew until the runtime died of it).
 func TestTLSConfigFiles(t *testing.T) {
-	server, _ := testCert(t)
+	server, _ := testutil.Cert(t)
 	dir := t.TempDir()
 	cert := server.Certificates[0]
 	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)

@@ -6,7 +6,8 @@ import "time"
 // the `--events` JSON contract.
 type EventType string
 
-// Event types, as DESIGN.md lists them.
+// Event types; eventSpecs (eventtypes.go) gives each its glyph, class
+// and meaning.
 const (
 	EventWatchStarted       EventType = "watch_started"
 	EventMemberJoined       EventType = "member_joined"

@@ -1,25 +1,8 @@
 package model
 
 import (
-	"math"
-	"slices"
 	"time"
 )
-
-// Rate is a per-second rate that may be unknown (not enough history, or the
-// offsets it needs were unreadable). PerSec is never NaN or negative.
-type Rate struct {
-	PerSec float64
-	Known  bool
-	// Stale: not measured this poll (a gap in the offsets, a partition
-	// back after a rebalance); PerSec is the last measured value, kept so
-	// the screen does not blank out. JSON writes a stale rate as null.
-	Stale bool
-}
-
-// staleRateFor is how long a partition's last measured rate stands in for
-// one that cannot be measured.
-const staleRateFor = 30 * time.Second
 
 // HistoryOptions tunes History. Zero fields take their defaults.
 type HistoryOptions struct {
@@ -61,13 +44,6 @@ const (
 	// the rates' Window whatever the poll interval:
 	// memory is a few hundred bytes per partition, not per poll.
 	ringSize = 12
-	// maxETA: beyond this the group is not meaningfully catching up.
-	maxETA = 365 * 24 * time.Hour
-	// verdictShare and verdictMin: "falling behind" and an ETA need
-	// consumption and production apart by this share of the larger and
-	// at least this many messages a second.
-	verdictShare = 0.05
-	verdictMin   = 0.5
 	// An OK partition's lag is worth naming (the worst partition) once
 	// its oldest message has waited minWorstAge and worstPolls poll
 	// intervals: younger, it is being processed.
@@ -77,7 +53,7 @@ const (
 
 // partState is what History knows of one partition.
 type partState struct {
-	hist ring // its polls, for rates and the short window
+	hist samples // its polls, for rates and the short window
 	seen bool
 
 	movedAt  int64 // when committed last changed (or first seen)
@@ -147,32 +123,19 @@ type History struct {
 	lastT  int64
 	polls  int
 
-	spark      []int64 // ring of SparkPoints
-	sparkHead  int
-	sparkN     int
-	sparkStart int64 // when the newest point's bucket began
+	spark      ring[int64] // SparkPoints of total lag, one per SparkEvery
+	sparkStart int64       // when the newest point's bucket began
 
 	// The group's rates come from its own sums over the window: consumed
 	// and produced add up every partition's offset movements since the
 	// last poll, and group keeps them per poll for a little over Window.
 	consumed, produced int64
-	group              []groupSample
+	group              ring[groupSample]
 	sinces             []int64 // scratch: readable partitions' since
 
 	// The group's verdict at the last poll, for hysteresis.
 	falling, catching bool
 }
-
-// groupSample is the group at one poll: the running sums of offsets
-// consumed and produced, and the total lag.
-type groupSample struct {
-	t, consumed, produced, lag int64
-}
-
-// groupCoverage is the share of the readable partitions that must have
-// been counted since a sample for the group's rates to be measured from
-// it: with fewer, the sums would miss some partitions' progress.
-const groupCoverage = 0.9
 
 // NewHistory returns an empty History.
 func NewHistory(opts HistoryOptions) *History {
@@ -183,7 +146,7 @@ func NewHistory(opts HistoryOptions) *History {
 		// Samples land up to one poll short of each spacing; with
 		// span/10 the ring's 11 gaps still reach back past span.
 		spacing: int64(span) / (ringSize - 2),
-		spark:   make([]int64, opts.SparkPoints),
+		spark:   newRing[int64](opts.SparkPoints),
 	}
 }
 
@@ -313,214 +276,9 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	}
 	consume, produce, lagThen := h.groupRates(now, s.TotalLag)
 	s.ConsumeRate, s.ProduceRate = consume, produce
-	s.ETA, s.ETAKnown, s.FallingBehind = 0, false, false
-	s.FallingBehindKnown = consume.Known && produce.Known && !rewound
-	falling, catching := false, false
-	if consume.Known && produce.Known && s.TotalLag > 0 && !rewound {
-		// A verdict needs a real difference, held: the rates a margin
-		// apart and total lag moved that way across the window; it then
-		// holds while they stay half the margin apart. A consumer one
-		// message behind a 5/s producer reads 4.8 vs 4.9 one second and
-		// 5.0 vs 4.9 the next: no verdict.
-		net := consume.PerSec - produce.PerSec
-		margin := max(verdictShare*max(consume.PerSec, produce.PerSec), verdictMin)
-		falling = -net > margin && s.TotalLag > lagThen || h.falling && -net > margin/2
-		// A stalled, stopped or unowned partition's lag does not drain
-		// however fast the others go: no ETA then.
-		catching = !stuck && (net > margin && s.TotalLag < lagThen || h.catching && net > margin/2)
-		if catching {
-			eta := float64(s.TotalLag) / net
-			if eta < maxETA.Seconds() {
-				s.ETA, s.ETAKnown = time.Duration(eta*float64(time.Second)), true
-			}
-		}
-		s.FallingBehind = falling
-	}
-	h.falling, h.catching = falling, catching
+	h.groupVerdict(s, lagThen, stuck, rewound)
 	s.TotalLagHistory = h.sparkline(now, s.TotalLag)
 	return h.events(s, changes)
-}
-
-// update records p in st and sets p's rates. It returns how far the
-// committed offset and log end moved since the last poll (0 when they
-// cannot be compared: st.since is then now).
-func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int64) {
-	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
-	if p.MemberID != "" && p.MemberID != st.cadenceOf {
-		if st.cadenceOf != "" {
-			// A new owner: its cadence is its own.
-			st.mark = 0
-			if st.status == StatusLagging {
-				st.inherited = true
-			} else {
-				st.forgetCadence()
-			}
-		}
-		st.cadenceOf = p.MemberID
-	}
-	if p.LagMarkersOnly {
-		cur.lag = 0 // nothing to consume: neither stalled nor lagging
-	}
-	if st.hist.buf == nil {
-		st.hist = newRing(make([]sample, ringSize))
-	}
-	if !st.seen {
-		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, cur.lag == 0
-		st.since = now
-		st.hist.push(cur, h.spacing)
-	} else {
-		prev := *st.hist.newest()
-		reset := false
-		if cur.logEnd >= 0 && prev.logEnd >= 0 && cur.logEnd < prev.logEnd {
-			reset = true // log truncated or topic recreated
-		}
-		if cur.committed >= 0 && prev.committed >= 0 && cur.committed < prev.committed {
-			if !reset { // a recreated log explains a lower commit
-				st.rewound, st.rewoundAt, st.rewoundFrom = true, now, prev.committed
-			}
-			reset = true
-		}
-		if cur.committed != prev.committed {
-			// The cadence of commits as polls see it: the time between
-			// two commits. The time from the first sighting to the first
-			// commit says nothing of it (watched from just before a
-			// commit, a consumer that commits every 5s would seem to
-			// commit every second); a gap with no records to commit in
-			// it makes it longer, never shorter, so an idle spell never
-			// makes a consumer look late.
-			if st.mark > 0 {
-				st.addGap(now - st.mark)
-			}
-			st.mark = now
-			st.movedAt, st.moveSeen = now, true
-		}
-		if cur.committed != prev.committed || cur.lag == 0 {
-			// A stall needs work waiting: an idle partition whose first
-			// new message arrives after minutes without commits is not
-			// stalled.
-			st.stuckAt, st.stuckExact = now, true
-		}
-		// The group's sums take each offset's movement where it is one:
-		// a truncated log or a rewound commit adds nothing this poll, and
-		// the rest of the group keeps its rates.
-		if st.gap || prev.logEnd < 0 || cur.logEnd < 0 || (prev.committed < 0) != (cur.committed < 0) {
-			st.since = now
-		} else {
-			de = max(cur.logEnd-prev.logEnd, 0)
-			if cur.committed >= 0 {
-				dc = max(cur.committed-prev.committed, 0)
-			}
-		}
-		st.gap = false
-		if reset {
-			st.hist.clear()
-			st.lastRateAt = 0 // the old rates say nothing of the new log
-			st.oldestSeen = false
-		}
-		st.hist.push(cur, h.spacing)
-	}
-	st.trackOldest(p, now)
-	if st.rewound && now-st.rewoundAt >= int64(h.opts.Window) {
-		st.rewound = false
-	}
-
-	// One pass over the ring, oldest first: the rates' endpoints.
-	window := int64(h.opts.Window)
-	cOld, eOld := -1, -1
-	n := st.hist.len()
-	for j := 0; j < n-1; j++ {
-		sm := st.hist.at(j)
-		if now-sm.t <= window || j == n-2 {
-			if cOld < 0 && (sm.committed >= 0) == (cur.committed >= 0) {
-				cOld = j
-			}
-			if eOld < 0 && sm.logEnd >= 0 && cur.logEnd >= 0 {
-				eOld = j
-			}
-		}
-	}
-	p.ConsumeRate = h.rate(st, cOld, now, cur.committed, func(sm *sample) int64 { return sm.committed })
-	p.ProduceRate = h.rate(st, eOld, now, cur.logEnd, func(sm *sample) int64 { return sm.logEnd })
-	return dc, de
-}
-
-// keepRates remembers p's rates when they are measured, and stands the last
-// ones in, marked stale, for a while when they are not.
-func (h *History) keepRates(p *PartitionLag, st *partState, now int64) {
-	if p.ConsumeRate.Known && p.ProduceRate.Known {
-		st.lastConsume, st.lastProduce, st.lastRateAt = p.ConsumeRate.PerSec, p.ProduceRate.PerSec, now
-		return
-	}
-	if st.lastRateAt == 0 || now-st.lastRateAt > int64(staleRateFor) {
-		return
-	}
-	if !p.ConsumeRate.Known {
-		p.ConsumeRate = Rate{PerSec: st.lastConsume, Known: true, Stale: true}
-	}
-	if !p.ProduceRate.Known {
-		p.ProduceRate = Rate{PerSec: st.lastProduce, Known: true, Stale: true}
-	}
-}
-
-// groupRates records this poll's group sums and total lag, and returns the
-// group's rates and the total lag they start from: the sums' growth from
-// the oldest sample inside the window that at least groupCoverage of the
-// readable partitions were counted since, to now. They are unknown until
-// that spans half the window, so a group whose partitions appear one by
-// one (consumers joining) does not read as slower than it is.
-func (h *History) groupRates(now, totalLag int64) (consume, produce Rate, lagThen int64) {
-	window := int64(h.opts.Window)
-	h.group = append(h.group, groupSample{t: now, consumed: h.consumed, produced: h.produced, lag: totalLag})
-	drop := 0
-	for len(h.group)-drop >= 3 && now-h.group[drop+1].t >= window {
-		drop++
-	}
-	if drop > 0 {
-		h.group = append(h.group[:0], h.group[drop:]...)
-	}
-	from := h.groupFrom(now)
-	if from < 0 {
-		return Rate{}, Rate{}, 0
-	}
-	old := &h.group[from]
-	secs := float64(now-old.t) / float64(time.Second)
-	return Rate{PerSec: float64(h.consumed-old.consumed) / secs, Known: true},
-		Rate{PerSec: float64(h.produced-old.produced) / secs, Known: true}, old.lag
-}
-
-// groupFrom returns the index of the group sample the rates are measured
-// from, -1 when none qualifies.
-func (h *History) groupFrom(now int64) int {
-	if len(h.sinces) == 0 {
-		return -1
-	}
-	// counted: the sample must be no older than the time by which
-	// groupCoverage of the readable partitions were being counted. Most
-	// polls every partition has been counted for longer than the window:
-	// no sorting then.
-	counted := int64(0)
-	for _, t := range h.sinces {
-		counted = max(counted, t)
-	}
-	if counted > h.group[0].t {
-		if need := int(math.Ceil(groupCoverage * float64(len(h.sinces)))); need < len(h.sinces) {
-			slices.Sort(h.sinces)
-			counted = h.sinces[max(need-1, 0)]
-		}
-	}
-	window := int64(h.opts.Window)
-	n := len(h.group)
-	for j := 0; j < n-1; j++ {
-		g := &h.group[j]
-		if g.t < counted || (now-g.t > window && j != n-2) {
-			continue
-		}
-		if dt := now - g.t; dt <= 0 || dt < window/2 {
-			return -1
-		}
-		return j
-	}
-	return -1
 }
 
 // align makes h.states[i] track s.Partitions[i]. Polls of a stable group
@@ -552,28 +310,6 @@ func (h *History) align(rows []PartitionLag) {
 		}
 	}
 	h.keys, h.states = keys, states
-}
-
-// rate is (cur − ring[from]) / Δt, unknown when there is no usable older
-// sample, the samples span less than half the window, or the offset went
-// down (which a reset should have caught; never report a negative rate).
-func (h *History) rate(st *partState, from int, now, cur int64, field func(*sample) int64) Rate {
-	if from < 0 {
-		return Rate{}
-	}
-	old := st.hist.at(from)
-	dt := now - old.t
-	if dt <= 0 || dt < int64(h.opts.Window)/2 {
-		return Rate{}
-	}
-	d := cur - field(old)
-	if cur < 0 {
-		d = 0 // nothing committed at either end: nothing consumed
-	}
-	if d < 0 {
-		return Rate{}
-	}
-	return Rate{PerSec: float64(d) / (float64(dt) / float64(time.Second)), Known: true}
 }
 
 // was is the partition's status at the last poll; OK at first sight.
@@ -609,17 +345,6 @@ func (h *History) facts(p *PartitionLag, st *partState, now int64, lag, empty, u
 	f.waited, f.ageKnown = st.waited(p, now)
 	f.behind = ratesBehind(p, 0.5)
 	return f
-}
-
-// ratesBehind reports whether p's produce rate exceeds its consume rate by
-// share times the margin the group's verdicts take (verdictShare of the
-// rate, at least verdictMin a second), both measured this poll.
-func ratesBehind(p *PartitionLag, share float64) bool {
-	c, e := p.ConsumeRate, p.ProduceRate
-	if !c.Known || !e.Known || c.Stale || e.Stale {
-		return false
-	}
-	return e.PerSec-c.PerSec > share*max(verdictShare*e.PerSec, verdictMin)
 }
 
 // rowWorse orders partitions for "look here first": worse status, then
@@ -661,22 +386,4 @@ func (h *History) memberSums(s *Snapshot) func(p *PartitionLag) *Member {
 		}
 		return &s.Members[lastJ]
 	}
-}
-
-// sparkline records total lag and returns the points, oldest first. A
-// point holds the latest total of its SparkEvery bucket.
-func (h *History) sparkline(now, total int64) []int64 {
-	if h.sparkN == 0 || now-h.sparkStart >= int64(h.opts.SparkEvery) {
-		if h.sparkN > 0 {
-			h.sparkHead = (h.sparkHead + 1) % len(h.spark)
-		}
-		h.sparkN = min(h.sparkN+1, len(h.spark))
-		h.sparkStart = now
-	}
-	h.spark[h.sparkHead] = total
-	out := make([]int64, h.sparkN)
-	for i := range out {
-		out[i] = h.spark[(h.sparkHead-h.sparkN+1+i+len(h.spark))%len(h.spark)]
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -12,11 +13,11 @@ func TestRingSpansItsSpacingAtEveryInterval(t *testing.T) {
 	spacing := int64(time.Second)
 	for _, iv := range []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
 		900 * time.Millisecond, time.Second, 2 * time.Second, 10 * time.Second} {
-		r := newRing(make([]sample, ringSize))
+		r := samples{newRing[sample](ringSize)}
 		var last int64
 		for at := time.Duration(0); at < 5*time.Minute; at += iv {
 			last = int64(at)
-			r.push(sample{t: last}, spacing)
+			r.pushSpaced(sample{t: last}, spacing)
 		}
 		if r.newest().t != last {
 			t.Fatalf("every %s: newest %d, want the latest poll %d", iv, r.newest().t, last)
@@ -29,5 +30,32 @@ func TestRingSpansItsSpacingAtEveryInterval(t *testing.T) {
 		if span := r.newest().t - r.at(0).t; r.len() != ringSize || span < int64(ringSize-2)*spacing {
 			t.Errorf("every %s: %d samples span %s, want %d spanning %s or more", iv, r.len(), time.Duration(span), ringSize, time.Duration(int64(ringSize-2)*spacing))
 		}
+	}
+}
+
+// push keeps the newest values, dropping the oldest; add keeps them all,
+// growing; drop forgets the oldest. Values read back oldest first.
+func TestRingPushAddDrop(t *testing.T) {
+	r := newRing[int](3)
+	for v := 1; v <= 5; v++ {
+		r.push(v)
+	}
+	if got := r.appendTo(nil); !slices.Equal(got, []int{3, 4, 5}) || *r.newest() != 5 {
+		t.Fatalf("push: %v newest %d, want [3 4 5] newest 5", got, *r.newest())
+	}
+	var g ring[int]
+	for v := 1; v <= 9; v++ {
+		g.add(v)
+		if v == 6 {
+			g.drop(4)
+		}
+	}
+	if got := g.appendTo(nil); !slices.Equal(got, []int{5, 6, 7, 8, 9}) || *g.at(0) != 5 || *g.newest() != 9 {
+		t.Fatalf("add and drop: %v, want [5 6 7 8 9]", got)
+	}
+	g.clear()
+	g.add(10)
+	if got := g.appendTo(nil); !slices.Equal(got, []int{10}) {
+		t.Fatalf("after clear: %v, want [10]", got)
 	}
 }

@@ -108,7 +108,7 @@ func recordingBanner(st Styles, r RecordingStatus, w int) string {
 	if errors.As(why, &pe) {
 		why = pe.Err
 	}
-	msg := glyphError + " recording stopped: " + oneLine(why.Error()) + " · " + recordingName(r.Path) + " holds " + upTo + " · the watch goes on"
+	msg := glyphError + " recording stopped: " + flatText(why.Error()) + " · " + recordingName(r.Path) + " holds " + upTo + " · the watch goes on"
 	return st.Banner.Render(cell(msg, w, false))
 }
 

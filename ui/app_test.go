@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 var sizes = [][2]int{{120, 40}, {80, 24}, {40, 10}}
@@ -34,7 +35,7 @@ var states = []struct {
 // buildState runs the scripted polls and leaves the clock 1.5s later.
 func buildState(t testing.TB, polls []pollResult, w, h int) (*App, *fakeSource) {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: polls}
 	a := testApp(t, src, clk, w, h)
 	for i := 1; i < len(polls); i++ {
@@ -84,7 +85,7 @@ func checkFits(t *testing.T, out string, w, h int) {
 }
 
 func TestPlaceholderBeforeWindowSize(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := New(Watch{Group: "g", Source: &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}}, Options{Now: clk.Now})
 	if got := a.View().Content; !strings.Contains(got, "starting") {
 		t.Fatalf("view before WindowSizeMsg = %q, want a placeholder", got)
@@ -107,7 +108,7 @@ func TestNoColorKeepsMeaning(t *testing.T) {
 	}
 	for _, st := range states {
 		t.Run(st.name, func(t *testing.T) {
-			clk := &clock{t: t0}
+			clk := testutil.NewClock(t0)
 			src := &fakeSource{results: st.polls}
 			a := New(Watch{Group: "order-workers", Source: src}, Options{Brokers: testBrokers, Interval: time.Second, NoColor: true, Now: clk.Now})
 			a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -220,7 +221,7 @@ func TestWideRunesKeepColumnsAligned(t *testing.T) {
 }
 
 func TestFailedPollKeepsLastDataMarkedStale(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	refused := errors.New("describe group \"order-workers\": dial tcp 127.0.0.1:29092: connect: connection refused")
 	src := &fakeSource{results: []pollResult{
 		{snap: stableSnapshot()}, {err: refused}, {err: refused}, {snap: stableSnapshot()},
@@ -276,7 +277,7 @@ func TestFailedPollKeepsLastDataMarkedStale(t *testing.T) {
 }
 
 func TestStaleTicksAndResultsAreDropped(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	stable, empty := stableSnapshot(), emptySnapshot()
 	src := &fakeSource{results: []pollResult{{snap: stable}, {snap: empty}}}
 	a := testApp(t, src, clk, 120, 40)
@@ -326,7 +327,7 @@ func TestStaleTicksAndResultsAreDropped(t *testing.T) {
 }
 
 func TestWaitingForGroupKeepsPolling(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: deadSnapshot()}, {snap: deadSnapshot()}, {snap: stableSnapshot()}}}
 	a := testApp(t, src, clk, 80, 24)
 	if out := plain(a); !strings.Contains(out, "waiting for group order-workers") {
@@ -453,7 +454,7 @@ func BenchmarkView10k(b *testing.B) {
 }
 
 func TestUnreachableAtStartRecovers(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	refused := errors.New("dial tcp 127.0.0.1:9092: connect: connection refused")
 	src := &fakeSource{results: []pollResult{{err: refused}, {snap: stableSnapshot()}}}
 	a := testApp(t, src, clk, 80, 24)
@@ -484,7 +485,7 @@ func BenchmarkPoll10k(b *testing.B) {
 }
 
 func TestPollNowKeepsOneLoop(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}, {snap: emptySnapshot()}}}
 	a := testApp(t, src, clk, 80, 24)
 	pending := a.group.poll.seq // the tick chain scheduled after the first poll

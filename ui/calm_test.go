@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // demoLikeSnapshot is a demo's group at poll i: 3 partitions, 5 orders a
@@ -55,7 +56,7 @@ func demoLikeApp(t *testing.T, polls, slowFrom, w, h int) (*App, []string) {
 	for i := range polls {
 		results = append(results, pollResult{snap: demoLikeSnapshot(i, slowFrom)})
 	}
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := testApp(t, &fakeSource{results: results}, clk, w, h)
 	frames := []string{plain(a)}
 	for i := 1; i < polls; i++ {

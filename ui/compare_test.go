@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // compareSnap is one compared group at a poll: who owns p0–p2.
@@ -48,7 +49,7 @@ func compareSnap(group string, at time.Duration, state string, owners ...string)
 // moves (p2, consumer-b → consumer-c).
 func compareApp(t *testing.T, w, h int) (*App, *fakeDemo, *clock) {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	var eager, coop []pollResult
 	for s := time.Duration(0); s <= 40*time.Second; s += 2 * time.Second {
 		switch {
@@ -143,7 +144,7 @@ func TestCompareShowsWhatEachRebalanceStopped(t *testing.T) {
 // report to time it, is said to be one ("rebalance between polls"), not
 // "rebalance ?" (eager: every partition stopped, the moved one and the two kept).
 func TestCompareSaysARebalanceBetweenPolls(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	var moved, still []pollResult
 	for s := time.Duration(0); s <= 6*time.Second; s += 2 * time.Second {
 		owners := []string{"consumer-a", "consumer-a", "consumer-b"}
@@ -176,7 +177,7 @@ func TestCompareSaysARebalanceBetweenPolls(t *testing.T) {
 // rebalance cost and its lanes, the ledger, the line naming what X hits
 // and the key help all show; the legends and blank lines give way first.
 func TestCompareThreeGroupsAt80x24(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	groups := []string{"order-workers-range", "order-workers-coop", "order-workers-848"}
 	results := make([][]pollResult, len(groups))
 	for s := time.Duration(0); s <= 10*time.Second; s += 2 * time.Second {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // fakeDemo is the UI's Demo interface with scripted consumers and ledger;
@@ -148,42 +149,22 @@ func (f *fakeDemo) Status(withLedger bool) model.DemoStatus {
 	return s
 }
 
-func (f *fakeDemo) Act(a model.DemoAction) (model.DemoOutcome, error) {
-	var out model.DemoOutcome
-	var err error
-	switch a.Kind {
-	case model.DemoSpawn:
-		out.ClientID, err = f.Spawn()
-	case model.DemoStop:
-		err = f.Stop(a.ClientID)
-	case model.DemoKill:
-		err = f.Kill(a.ClientID)
-	case model.DemoRestart:
-		err = f.Restart(a.ClientID)
-	case model.DemoSlow:
-		out.On, err = f.ToggleSlow(a.ClientID)
-	case model.DemoPause:
-		out.On = f.TogglePause()
-	case model.DemoRate:
-		f.SetRate(a.Rate)
-	case model.DemoHotKey:
-		out.On = f.ToggleHotKey()
-	case model.DemoRolling:
-		f.mu.Lock()
-		f.record("RollingRestart")
-		out.Count = len(f.consumers)
-		f.mu.Unlock()
-	case model.DemoPoison:
-		f.mu.Lock()
-		f.record("Poison")
-		f.poisoned = !f.poisoned
-		out.On = f.poisoned
-		out.Poison = model.DemoPoisonOrder{OrderID: "poison-000001", Partition: model.TopicPartition{Topic: "orders", Partition: 1}, Offset: 41}
-		f.mu.Unlock()
-	default:
-		err = fmt.Errorf("fake demo: %q", a.Kind)
-	}
-	return out, err
+// Act is the real dispatch, onto the fake's methods.
+func (f *fakeDemo) Act(a model.DemoAction) (model.DemoOutcome, error) { return a.Do(f) }
+
+func (f *fakeDemo) RollingRestart() (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("RollingRestart")
+	return len(f.consumers), nil
+}
+
+func (f *fakeDemo) Poison() (model.DemoPoisonOrder, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("Poison")
+	f.poisoned = !f.poisoned
+	return model.DemoPoisonOrder{OrderID: "poison-000001", Partition: model.TopicPartition{Topic: "orders", Partition: 1}, Offset: 41}, f.poisoned, nil
 }
 
 func (f *fakeDemo) Calls() []string {
@@ -276,7 +257,7 @@ func focusMembers(t testing.TB, a *App) {
 }
 
 func TestDemoKeysInertOutsideDemoMode(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := testApp(t, src, clk, 120, 40)
 	focusMembers(t, a)
@@ -328,7 +309,7 @@ func TestDemoKeysCallTheDemo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.call, func(t *testing.T) {
-			clk := &clock{t: t0}
+			clk := testutil.NewClock(t0)
 			src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 			fd := newFakeDemo()
 			a := demoApp(t, src, fd, clk, 120, 40)
@@ -369,7 +350,7 @@ func firstOf(cmd tea.Cmd) tea.Cmd {
 func TestDemoRefusesOutsideMembers(t *testing.T) {
 	snap := stableSnapshot()
 	snap.Members = append(snap.Members, model.Member{MemberID: "rdkafka-77c0ffee", ClientID: "rdkafka", Host: "/127.0.0.1"})
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	fd := newFakeDemo()
 	a := demoApp(t, &fakeSource{results: []pollResult{{snap: snap}}}, fd, clk, 120, 40)
 
@@ -411,7 +392,7 @@ func TestDemoRefusesOutsideMembers(t *testing.T) {
 }
 
 func TestDemoMemberNotes(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	fd := newFakeDemo()
 	a := demoApp(t, src, fd, clk, 120, 40)
@@ -471,7 +452,7 @@ func TestDemoMemberNotes(t *testing.T) {
 }
 
 func TestDemoMemberSelectionFollowsJoiningConsumer(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	fd := newFakeDemo()
 	a := demoApp(t, src, fd, clk, 120, 40)
@@ -503,7 +484,7 @@ func TestDemoMemberSelectionFollowsJoiningConsumer(t *testing.T) {
 }
 
 func TestDemoActionErrorIsShown(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	fd := newFakeDemo()
 	fd.consumers[0].State = model.DemoKilled
 	fd.consumers[0].KilledAt = t0
@@ -544,7 +525,7 @@ func TestStepRate(t *testing.T) {
 func TestDemoGolden(t *testing.T) {
 	for _, sz := range sizes {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-			clk := &clock{t: t0}
+			clk := testutil.NewClock(t0)
 			fd := newFakeDemo()
 			fd.hot = true
 			fd.ledger = model.Ledger{Produced: 1234, Processed: 1226, Duplicates: 3, CommitFailures: 1, InFlight: 8}
@@ -590,7 +571,7 @@ func TestLedgerPaneLines(t *testing.T) {
 }
 
 func TestDemoKilledBeforeJoining(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	fd := newFakeDemo()
 	fd.consumers = append(fd.consumers, model.DemoConsumer{ClientID: "consumer-c", State: model.DemoEvicted, KilledAt: t0, EvictedAt: t0})
 	a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, clk, 120, 40)
@@ -604,7 +585,7 @@ func TestDemoKilledBeforeJoining(t *testing.T) {
 }
 
 func TestDemoNoColorKeepsMeaning(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	fd := newFakeDemo()
 	fd.ledger = model.Ledger{Produced: 10, Processed: 6, Duplicates: 1, Lost: 2, CommitFailures: 1, InFlight: 2}
 	fd.consumers[0].Slow = true
@@ -635,7 +616,7 @@ func TestDemoNoColorKeepsMeaning(t *testing.T) {
 // be timed into, counting down: processed and waiting to commit (a kill
 // now: processed twice), or committed and processing (a kill now: lost).
 func TestDemoCommitWindowCountdown(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	fd := newFakeDemo()
 	fd.consumers[0].PendingOrder, fd.consumers[0].PendingPhase = "order-000009", model.DemoPhaseProcessed
 	fd.consumers[0].PendingUntil = t0.Add(1400 * time.Millisecond)
@@ -667,7 +648,7 @@ func TestDemoCommitWindowCountdown(t *testing.T) {
 // for a minute: the cursor moves to a member still in the group, so the
 // next x, X or s acts on a live one.
 func TestCursorLeavesAStoppedMember(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	left := stableSnapshot()
 	left.Members = left.Members[:1] // consumer-b gone
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}, {snap: left}}}
@@ -697,7 +678,7 @@ func TestCursorLeavesAStoppedMember(t *testing.T) {
 // the kill's countdown: "evicted in 7.3s", never "evicted in 9.".
 func TestCountdownNeverCut(t *testing.T) {
 	for _, sz := range [][2]int{{40, 10}, {80, 24}} {
-		clk := &clock{t: t0}
+		clk := testutil.NewClock(t0)
 		fd := newFakeDemo()
 		fd.consumers[1].State, fd.consumers[1].KilledAt = model.DemoKilled, t0.Add(-2700*time.Millisecond)
 		a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, clk, sz[0], sz[1])

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // R (rolling restart) and P (poison order) are in the help in demo mode,
@@ -37,7 +38,7 @@ func TestRollingAndPoisonKeysInDemoHelpOnly(t *testing.T) {
 // poison order is named there, and its owner's note counts the failures.
 // R and P answer on the line under the ledger.
 func TestRollingAndPoisonOnScreen(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	fd := newFakeDemo()
 	fd.rolling = model.DemoRollingRestart{Of: 2, Done: 1, Current: "consumer-b"}
 	tp := model.TopicPartition{Topic: "orders", Partition: 1}

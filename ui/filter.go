@@ -2,9 +2,9 @@ package ui
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -133,77 +133,125 @@ func (g *GroupPage) filterLine(w int) string {
 }
 
 // textFilter is a filter typed after `/`: the query applied, and while the
-// input is open (editing) the draft being typed, which takes every key.
+// input is open (editing) a bubbles text input holding the draft, which
+// takes every key and pastes.
 type textFilter struct {
 	query   string
 	editing bool
-	draft   string
+	input   textinput.Model
 }
 
-// open opens the input on the applied query.
-func (f *textFilter) open() { f.editing, f.draft = true, f.query }
+// open opens the input on the applied query, the cursor at its end.
+func (f *textFilter) open() {
+	if f.input.CharLimit == 0 { // not made yet: the zero input has no keys
+		f.input = textinput.New()
+		f.input.CharLimit = maxFilterLen
+		// ctrl+v would read the system clipboard with an external
+		// command; the terminal's own paste arrives as a paste message.
+		f.input.KeyMap.Paste.SetEnabled(false)
+	}
+	f.editing = true
+	f.input.SetValue(f.query)
+	f.input.CursorEnd()
+	f.input.Focus()
+}
 
-// typed takes a key while the input is open: enter applies, esc clears,
-// backspace and ctrl+u edit, text is typed (control characters dropped).
-// It reports whether it took the key and whether the query changed; it
-// never takes ctrl+c.
-func (f *textFilter) typed(msg tea.KeyPressMsg) (took, changed bool) {
+// draft is the text being typed.
+func (f *textFilter) draft() string { return f.input.Value() }
+
+// typed takes a key or a paste while the input is open: enter applies, esc
+// clears, anything else edits the draft as a text input does (cursor
+// keys, word and line deletion, paste), and characters Printable would
+// replace are dropped. It reports whether it took msg and whether the
+// query changed; it never takes ctrl+c.
+func (f *textFilter) typed(msg tea.Msg) (took, changed bool) {
 	if !f.editing {
 		return false, false
 	}
-	switch msg.String() {
-	case "ctrl+c":
-		return false, false
-	case "enter":
-		f.editing = false
-		f.query = strings.TrimSpace(f.draft)
-		return true, true
-	case "esc":
-		f.editing, f.draft, f.query = false, "", ""
-		return true, true
-	case "backspace", "ctrl+h":
-		if f.draft != "" {
-			_, n := utf8.DecodeLastRuneInString(f.draft)
-			f.draft = f.draft[:len(f.draft)-n]
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch msg.String() {
+		case "ctrl+c":
+			return false, false
+		case "enter":
+			f.close()
+			f.query = strings.TrimSpace(f.draft())
+			return true, true
+		case "esc":
+			f.close()
+			f.query = ""
+			f.input.SetValue("")
+			return true, true
 		}
-	case "ctrl+u":
-		f.draft = ""
+	case tea.PasteMsg:
 	default:
-		if t := msg.Text; t != "" && utf8.RuneCountInString(f.draft) < maxFilterLen {
-			// Only what Printable would keep: no control, format or
-			// bidi character reaches the title or the input line.
-			f.draft += strings.Map(func(r rune) rune {
-				if !model.IsPrintable(string(r)) {
-					return -1
-				}
-				return r
-			}, t)
-		}
+		return false, false
 	}
+	f.input, _ = f.input.Update(msg) // its commands blink a cursor this line does not draw
+	f.keepPrintable()
 	return true, false
 }
 
+// close closes the input.
+func (f *textFilter) close() {
+	f.editing = false
+	f.input.Blur()
+}
+
+// keepPrintable drops from the draft what Printable would replace (escape
+// sequences, control, format and bidi characters), keeping the cursor
+// where it was among the rest: the input drops only control characters.
+func (f *textFilter) keepPrintable() {
+	v := []rune(f.input.Value())
+	pos := min(f.input.Position(), len(v))
+	before, after := printableRunes(v[:pos]), printableRunes(v[pos:])
+	if len(before)+len(after) == len(v) {
+		return
+	}
+	f.input.SetValue(string(before) + string(after))
+	f.input.SetCursor(len(before))
+}
+
+// printableRunes returns the runes of rs that Printable keeps as they are.
+func printableRunes(rs []rune) []rune {
+	out := make([]rune, 0, len(rs))
+	for _, r := range rs {
+		if model.IsPrintable(string(r)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // line is the input, shown in place of the help line while it is open:
-// "filter / pay▏  enter apply · esc clear · what it matches".
+// "filter / pay▏  enter apply · esc clear · what it matches", the cursor
+// where typing goes.
 func (f *textFilter) line(w int, st Styles, matches string) string {
 	if !f.editing || w <= 0 {
 		return ""
 	}
 	hint := "  enter apply · esc clear · " + matches
 	prompt := st.Help.ShortKey.Render("filter /") + " "
-	text := model.Printable(f.draft) + glyphInputCursor
+	v := []rune(f.draft())
+	pos := min(f.input.Position(), len(v))
+	before, after := model.Printable(string(v[:pos])), model.Printable(string(v[pos:]))
+	text := before + glyphInputCursor + after
 	line := prompt + text + st.Muted.Render(hint)
 	if textWidth(line) > w {
 		line = prompt + text + st.Muted.Render("  enter · esc")
 	}
 	if textWidth(line) > w {
-		// Keep the end of the draft in view: that is where typing goes.
+		// Keep the cursor in view: that is where typing goes. The end
+		// goes first, then the start.
 		room := max(w-textWidth(prompt), 1)
-		r := []rune(text)
-		for textWidth(string(r)) > room && len(r) > 1 {
-			r = r[1:]
+		b, a := []rune(before), []rune(after)
+		for textWidth(string(b)+glyphInputCursor+string(a)) > room && len(a) > 0 {
+			a = a[:len(a)-1]
 		}
-		line = prompt + string(r)
+		for textWidth(string(b)+glyphInputCursor) > room && len(b) > 0 {
+			b = b[1:]
+		}
+		line = prompt + string(b) + glyphInputCursor + string(a)
 	}
 	return cell(line, w, false)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // statusPolls is how many polls statusScript takes, 5s apart.
@@ -75,7 +76,7 @@ func statusSnapshot(i int) model.Snapshot {
 // stall-after and leaves its clock 1.5s after the last poll.
 func statusApp(t testing.TB, w, h int, noColor bool) *App {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	var polls []pollResult
 	for i := range statusPolls {
 		polls = append(polls, pollResult{snap: statusSnapshot(i)})
@@ -213,8 +214,8 @@ func TestStatusesSortFilterOnlyLag(t *testing.T) {
 			}
 		}
 	}
-	if a.group.rows.sort != model.SortByLag || a.group.rows.onlyLag || a.group.rows.draft != "qojl" {
-		t.Errorf("keys leaked out of the filter input: sort %s only-lag %v draft %q", a.group.rows.sort, a.group.rows.onlyLag, a.group.rows.draft)
+	if a.group.rows.sort != model.SortByLag || a.group.rows.onlyLag || a.group.rows.draft() != "qojl" {
+		t.Errorf("keys leaked out of the filter input: sort %s only-lag %v draft %q", a.group.rows.sort, a.group.rows.onlyLag, a.group.rows.draft())
 	}
 	typeKeys(a, "esc")
 	if a.group.rows.editing || a.group.rows.query != "" || a.group.table.Len() != 7 {
@@ -383,5 +384,63 @@ func TestNarrowTableNamesTheOnlyTopicOnce(t *testing.T) {
 	}
 	if strings.Contains(out, "TOPIC") {
 		t.Errorf("one topic, 40 columns: TOPIC column still there:\n%s", out)
+	}
+}
+
+// The filter is a text input: a paste lands at the cursor, home and the
+// arrows move it, ctrl+w deletes a word, and the input line draws the
+// cursor where typing goes.
+func TestFilterPasteCursorAndWords(t *testing.T) {
+	a := statusApp(t, 120, 40, false)
+	typeKeys(a, "/")
+	a.Update(tea.PasteMsg{Content: "stall"})
+	typeKeys(a, "enter")
+	if got := strings.Join(rowOrder(a), " "); got != "orders/2" || a.group.rows.query != "stall" {
+		t.Fatalf("pasted stall: query %q rows %s, want orders/2", a.group.rows.query, got)
+	}
+
+	typeKeys(a, "esc", "/", "tal")
+	a.Update(tea.KeyPressMsg{Code: tea.KeyHome})
+	typeKeys(a, "s")
+	a.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
+	typeKeys(a, "l")
+	a.Update(tea.KeyPressMsg{Code: tea.KeyLeft})
+	if out := plain(a); !strings.Contains(out, "filter / stal"+glyphInputCursor+"l") {
+		t.Errorf("the cursor is not drawn before the last l:\n%s", out)
+	}
+	typeKeys(a, "enter")
+	if got := strings.Join(rowOrder(a), " "); got != "orders/2" || a.group.rows.query != "stall" {
+		t.Fatalf("tal, home, s, end, l: query %q rows %s, want stall → orders/2", a.group.rows.query, got)
+	}
+
+	typeKeys(a, "esc", "/", "consumer-c payments")
+	a.Update(tea.KeyPressMsg{Code: 'w', Mod: tea.ModCtrl})
+	typeKeys(a, "enter")
+	if got := strings.Join(rowOrder(a), " "); got != "payments/1 orders/4" || a.group.rows.query != "consumer-c" {
+		t.Fatalf("ctrl+w after consumer-c payments: query %q rows %s, want consumer-c's payments/1 orders/4", a.group.rows.query, got)
+	}
+}
+
+// A pasted escape sequence, control, format or bidi character never
+// reaches the terminal, in the input line or in the title once applied;
+// what is printable of it is kept.
+func TestFilterHostilePaste(t *testing.T) {
+	a := statusApp(t, 120, 40, false)
+	typeKeys(a, "/", "or")
+	a.Update(tea.PasteMsg{Content: hostileName + "\u202e\u2066\t\r\n\u009b2J"})
+	if d := a.group.rows.draft(); !model.IsPrintable(d) || !strings.HasPrefix(d, "orevil]0;PWNED") {
+		t.Errorf("draft after a hostile paste: %q, want printable, starting orevil]0;PWNED", d)
+	}
+	for _, stage := range []string{"typing", "applied"} {
+		raw := a.View().Content
+		for _, bad := range []string{"\x1b]", "\x07", "\x1b[2J", "\x1b[?1049l", "\x1b[1;1H", "\r", "\u202e", "\u2066", "\u009b"} {
+			if strings.Contains(raw, bad) {
+				t.Errorf("%s: the pasted %q reached the screen", stage, bad)
+			}
+		}
+		typeKeys(a, "enter")
+	}
+	if q := a.group.rows.query; !model.IsPrintable(q) || !strings.Contains(plain(a), "filter \"orevil]0;PWNED") {
+		t.Errorf("applied query %q, or the title does not show it:\n%s", q, plain(a))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // t0 is the fixed time every test snapshot is taken at.
@@ -50,23 +51,8 @@ func (f *fakeSource) Calls() int {
 	return f.calls
 }
 
-// clock is a settable fixed clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+// clock is the tests' settable clock.
+type clock = testutil.Clock
 
 func tp(topic string, p int32) model.TopicPartition {
 	return model.TopicPartition{Topic: topic, Partition: p}

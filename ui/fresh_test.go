@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // clockOf is the group page's clock step of the poll in flight.
@@ -47,7 +48,7 @@ func headerLine(a *App, want string) string {
 // Before, nothing redrew the page until the answer: the header kept
 // "updated 1.0s ago" and "✓ OK" through a 6s freeze.
 func TestHeaderAgeCountsWhilePollUnanswered(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := testApp(t, src, clk, 120, 40)
 	startPoll(t, a, clk, t0.Add(time.Second))
@@ -96,7 +97,7 @@ func TestHeaderAgeCountsWhilePollUnanswered(t *testing.T) {
 // retry's wait and through the retry itself while it goes unanswered
 // (before, it jumped once per --timeout).
 func TestStaleMarkTicksThroughTheRetry(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := testApp(t, src, clk, 120, 40)
 	startPoll(t, a, clk, t0.Add(time.Second))
@@ -144,7 +145,7 @@ func TestOverviewAgeCountsWhilePollUnanswered(t *testing.T) {
 // own: at 40 columns the age item does not fit the summary.
 func TestUnansweredBannerAtEverySize(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}, {40, 10}} {
-		clk := &clock{t: t0}
+		clk := testutil.NewClock(t0)
 		a := testApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, clk, size[0], size[1])
 		startPoll(t, a, clk, t0.Add(time.Second))
 		clk.Set(t0.Add(5 * time.Second))
@@ -158,7 +159,7 @@ func TestUnansweredBannerAtEverySize(t *testing.T) {
 // Another cluster on the same addresses is a banner for a minute, and
 // the timeline's first line.
 func TestClusterChangedBanner(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	first := stableSnapshot()
 	first.ClusterID = "cluster-a"
 	other := stableSnapshot()

@@ -168,6 +168,10 @@ func (g *GroupPage) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		cmd = g.handleKey(msg)
+	case tea.PasteMsg:
+		if took, _ := g.rows.typed(msg); !took {
+			return nil
+		}
 	case pollResultMsg[model.Snapshot]:
 		cmd = g.handlePoll(msg)
 	case pollTickMsg[model.Snapshot]:

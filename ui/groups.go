@@ -309,7 +309,7 @@ func (g *GroupsPane) title(start, end int, visible []model.GroupSummary) string 
 func (g *GroupsPane) bar(r *model.GroupSummary, w int, styled bool) string {
 	st := g.styles
 	if r.Err != "" {
-		s := cell(glyphError+" "+oneLine(r.Err), w, false)
+		s := cell(glyphError+" "+flatText(r.Err), w, false)
 		if styled {
 			s = st.err.Render(s)
 		}

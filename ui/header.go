@@ -354,7 +354,7 @@ func (h Header) noticeBanner() string {
 		return ""
 	}
 	spec, _ := e.Type.Spec()
-	msg := spec.Glyph + " " + model.Since(h.st.Now.Sub(e.Time)) + " ago: " + oneLine(e.Detail)
+	msg := spec.Glyph + " " + model.Since(h.st.Now.Sub(e.Time)) + " ago: " + flatText(e.Detail)
 	return h.styles.Banner.Render(cell(msg, h.width, false))
 }
 
@@ -404,7 +404,7 @@ func (h Header) banner() string {
 	if s.Failures > 1 {
 		msg += " (attempt " + strconv.Itoa(s.Failures+1) + ")"
 	}
-	msg += ": " + oneLine(s.Err.Error())
+	msg += ": " + flatText(s.Err.Error())
 	return h.styles.Banner.Render(cell(msg, h.width, false))
 }
 
@@ -427,9 +427,9 @@ func brokerList(brokers []string, w int) string {
 	return out
 }
 
-// oneLine is a message (an error, a broker's text) on one line, its runs
+// flatText is a message (an error, a broker's text) on one line, its runs
 // of white space (newlines included) made one space, then printable.
-func oneLine(s string) string {
+func flatText(s string) string {
 	return model.Printable(strings.Join(strings.Fields(s), " "))
 }
 

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // hostileName is issue 11's client.id: printed raw it would set the window
@@ -133,7 +134,7 @@ func renderScenario(t *testing.T, n names, scenario int) []frame {
 	}
 	results = append(results, pollResult{err: errors.New(n.errText)})
 	src := &fakeSource{results: results}
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := New(Watch{Group: n.group, Source: src}, Options{Brokers: []string{n.coordinator}, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	var out []frame
 	shoot := func() {
@@ -168,7 +169,7 @@ func renderHostileOverview(t *testing.T, n names) []frame {
 		{ID: "b-" + n.group, State: n.client, Members: 1},
 	}
 	src := &fakeOverview{results: []overviewResult{{groups: gs}, {err: errors.New(n.errText)}}}
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	wg := &watched{}
 	a := NewOverview(src, wg.watchGroup, Options{Brokers: []string{n.coordinator}, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	var out []frame

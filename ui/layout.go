@@ -54,7 +54,7 @@ func (g *GroupPage) relayout() {
 		g.note = ""
 	}
 	if g.note != "" && g.helpText != "" {
-		g.helpText = g.styles.Banner.Render(cell(glyphError+" "+oneLine(g.note), w, false))
+		g.helpText = g.styles.Banner.Render(cell(glyphError+" "+flatText(g.note), w, false))
 	}
 	if f := g.filterLine(w); f != "" && h-headH >= 2 {
 		g.helpText = f // typing goes there: it replaces the help

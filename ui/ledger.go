@@ -173,11 +173,11 @@ func (p LedgerPane) flashLine() string {
 	st := p.styles
 	switch {
 	case p.flash == "":
-		return st.Muted.Render("  " + oneLine(p.hint))
+		return st.Muted.Render("  " + flatText(p.hint))
 	case p.flashErr:
-		return st.Err.Render(glyphError + " " + oneLine(p.flash))
+		return st.Err.Render(glyphError + " " + flatText(p.flash))
 	default:
-		return st.StateOK.Render("» ") + st.Value.Render(oneLine(p.flash))
+		return st.StateOK.Render("» ") + st.Value.Render(flatText(p.flash))
 	}
 }
 

@@ -138,6 +138,10 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		cmd = o.handleKey(msg)
+	case tea.PasteMsg:
+		if took, _ := o.filter.typed(msg); !took {
+			return nil
+		}
 	case pollResultMsg[model.OverviewObservation]:
 		obs, err, took, ok := o.poll.result(msg, now)
 		if !ok {
@@ -307,7 +311,7 @@ func (o *OverviewPage) header(w int) string {
 		if p.Failures > 1 {
 			msg += " (attempt " + strconv.Itoa(p.Failures+1) + ")"
 		}
-		msg += ": " + oneLine(p.Err.Error())
+		msg += ": " + flatText(p.Err.Error())
 		lines = append(lines, st.Banner.Render(cell(msg, w, false)))
 	}
 	if p.Err == nil && o.has && o.unanswered(now) {

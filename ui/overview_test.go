@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // fakeOverview is an OverviewSource replaying scripted results: groups
@@ -97,7 +98,7 @@ func (w *watched) watchGroup(group string) (Watch, func()) {
 // the clock 1.5s later.
 func overviewApp(t *testing.T, src *fakeOverview, wg *watched, w, h int) (*App, *clock) {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := NewOverview(src, wg.watchGroup, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	feedOverview(t, a, a.Init())
@@ -236,7 +237,7 @@ func TestOverviewStaleGroupPollDropped(t *testing.T) {
 }
 
 func TestOverviewWithoutWatchGroupHasNoEnter(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, nil, Options{Brokers: testBrokers, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	feedOverview(t, a, a.Init())
@@ -294,7 +295,7 @@ func ovKey(k string) tea.KeyPressMsg {
 
 func TestOverviewNoColorKeepsMeaning(t *testing.T) {
 	for _, noColor := range []bool{true, false} {
-		clk := &clock{t: t0}
+		clk := testutil.NewClock(t0)
 		a := NewOverview(&fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, nil,
 			Options{Brokers: testBrokers, NoColor: noColor, Now: clk.Now})
 		a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -604,7 +605,7 @@ func BenchmarkOverview1000(b *testing.B) {
 			LagFromStart: i%13 == 0, Status: sts[i%len(sts)]}
 	}
 	src := &fakeOverview{batched: true, results: []overviewResult{{groups: gs}}}
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := NewOverview(src, nil, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	a.Update(a.Init()())
@@ -699,5 +700,18 @@ func TestOverviewRebalanceColumn(t *testing.T) {
 	a.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	if out := plain(a); strings.Contains(out, "REBAL") {
 		t.Errorf("at 80x24 REBAL/10m should give way first:\n%s", out)
+	}
+}
+
+// The overview's filter takes a paste too, at the cursor.
+func TestOverviewFilterPaste(t *testing.T) {
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}, &watched{}, 120, 40)
+	a.Update(ovKey("/"))
+	a.Update(ovKey("g"))
+	a.Update(tea.KeyPressMsg{Code: tea.KeyHome})
+	a.Update(tea.PasteMsg{Content: "laggin"})
+	a.Update(ovKey("enter"))
+	if out := plain(a); !strings.Contains(out, "Groups 1 of 7") || firstRow(a) != "order-workers" || !strings.Contains(out, `filter "lagging"`) {
+		t.Errorf("g, home, pasted laggin: not only the lagging group:\n%s", out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // crashLoopSnap is order-workers at 20s·cycle+at: consumer-b crash-loops,
@@ -39,7 +40,7 @@ func crashLoopSnap(cycle int, at time.Duration, state string) model.Snapshot {
 // --max-rebalances 5, at w×h.
 func crashLoopApp(t *testing.T, w, h int) *App {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: crashLoopSnap(0, 0, model.StateStable)}}}
 	for c := range 7 {
 		src.results = append(src.results,

@@ -10,6 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // TestRecordingShown: with --record the header says the file and its
@@ -20,7 +22,7 @@ func TestRecordingShown(t *testing.T) {
 	status := RecordingStatus{Path: "/var/tmp/incidents/2026-12-01-order-workers.kgw", Bytes: 1_234_567}
 	rec := func() RecordingStatus { return status }
 	for _, w := range []int{120, 80} {
-		clk := &clock{t: t0}
+		clk := testutil.NewClock(t0)
 		a := New(Watch{Group: "order-workers", Source: &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}}, Options{
 			Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now, Recording: rec,
 		})

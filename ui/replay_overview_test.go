@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 	"github.com/kgwatch/kgwatch/model/record"
 )
 
@@ -87,7 +88,7 @@ func TestRecordedOverviewReplaysItsStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	liveOpts := opts
 	liveOpts.Now = clk.Now
 	a := NewOverview(&fakeOverview{batched: true, results: script}, nil, liveOpts)
@@ -125,7 +126,7 @@ func TestRecordedOverviewReplaysItsStatuses(t *testing.T) {
 	// Replayed: the page at each second shows what the live one did.
 	data := buf.Bytes()
 	r := NewReplay(Replay{
-		Overview: true, Start: t0, End: t0.Add(10 * time.Second), Paused: true, Wall: (&clock{t: time.Unix(1_000_000, 0)}).Now,
+		Overview: true, Start: t0, End: t0.Add(10 * time.Second), Paused: true, Wall: (testutil.NewClock(time.Unix(1_000_000, 0))).Now,
 		Open: func() (ReplayReader, error) {
 			rd, err := record.NewReader(bytes.NewReader(data))
 			return memReader{rd}, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/model/record"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // memReader reads a recording held in memory.
@@ -113,7 +114,7 @@ func wantOnScreen(t *testing.T, a *App, what string, wants ...string) string {
 
 func TestReplayPlaysPausesJumpsAndRewinds(t *testing.T) {
 	data, end := recording(t, false)
-	clk := &clock{t: time.Unix(1_000_000, 0)}
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
 	a := replayApp(t, data, end, clk, false)
 	wantOnScreen(t, a, "at the start", "▶ REPLAY", t0.Local().Format("2006-01-02 15:04:05"), "0:00 / 0:08", "1×")
 
@@ -173,14 +174,14 @@ func TestReplayPlaysPausesJumpsAndRewinds(t *testing.T) {
 // good poll (3s) to the next (5s).
 func TestReplayBoundsAnOutageAsLive(t *testing.T) {
 	data, end := recording(t, false)
-	a := replayApp(t, data, end, &clock{t: time.Unix(1_000_000, 0)}, false)
+	a := replayApp(t, data, end, testutil.NewClock(time.Unix(1_000_000, 0)), false)
 	replayPress(a, "end")
 	wantOnScreen(t, a, "outage", "connection restored after 0.80s–2.00s")
 }
 
 func TestReplayViewsWorkAsLive(t *testing.T) {
 	data, end := recording(t, false)
-	clk := &clock{t: time.Unix(1_000_000, 0)}
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
 	a := replayApp(t, data, end, clk, false)
 	replayPress(a, "end")
 	replayPress(a, "v")
@@ -207,7 +208,7 @@ func TestReplayViewsWorkAsLive(t *testing.T) {
 
 func TestReplayOfADemo(t *testing.T) {
 	data, end := recording(t, true)
-	clk := &clock{t: time.Unix(1_000_000, 0)}
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
 	a := replayApp(t, data, end, clk, true)
 	tickAfter(a, clk, 1400*time.Millisecond)
 	wantOnScreen(t, a, "after the kill", "produced 4,242", "consumer-b killed: no LeaveGroup, the group waits 3s", "✗ killed · evicted in 2.8s")
@@ -232,7 +233,7 @@ func TestReplayOfADemo(t *testing.T) {
 // its end plays up to its last good record and says where it stops.
 func TestReplayStopsAtADamagedRecord(t *testing.T) {
 	data, end := recording(t, false)
-	clk := &clock{t: time.Unix(1_000_000, 0)}
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
 	for name, open := range map[string]func() (ReplayReader, error){
 		"unreadable": func() (ReplayReader, error) { return nil, errors.New("open x.kgw: permission denied") },
 		"cut short": func() (ReplayReader, error) {
@@ -360,7 +361,7 @@ func TestReplayOfAnOverview(t *testing.T) {
 	w.Overview(at(5), groups(9000))
 	w.Close()
 	data := buf.Bytes()
-	clk := &clock{t: time.Unix(1_000_000, 0)}
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
 	a := NewReplay(Replay{
 		Overview: true, Groups: []string{"order-workers"}, Start: t0, End: at(5), Wall: clk.Now,
 		Open: func() (ReplayReader, error) {
@@ -396,7 +397,7 @@ func TestReplayOfAnOverview(t *testing.T) {
 // down to nothing, at every step of a recording.
 func TestReplayFitsEverySize(t *testing.T) {
 	data, end := recording(t, true)
-	clk := &clock{t: time.Unix(1_000_000, 0)}
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
 	a := replayApp(t, data, end, clk, true)
 	for _, sz := range [][2]int{{120, 40}, {80, 24}, {40, 10}, {20, 3}, {1, 1}, {0, 0}} {
 		a.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
@@ -432,7 +433,7 @@ func TestReplayedOverviewKeepsTheView(t *testing.T) {
 	w.Overview(at(3), groups(9000))
 	w.Close()
 	data := buf.Bytes()
-	clk := &clock{t: time.Unix(1_000_000, 0)}
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
 	a := NewReplay(Replay{
 		Overview: true, Start: t0, End: at(3), Wall: clk.Now,
 		Open: func() (ReplayReader, error) {

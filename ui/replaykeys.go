@@ -169,7 +169,7 @@ func (d *replayDriver) bar(w int) string {
 	glyph, state := "▶", "playing"
 	switch {
 	case d.readErr != nil && d.done && d.next == nil && !d.now.Before(d.r.End):
-		glyph, state = "■", "the recording stops here: "+oneLine(d.readErr.Error())
+		glyph, state = "■", "the recording stops here: "+flatText(d.readErr.Error())
 	case !d.now.Before(d.r.End):
 		glyph, state = "■", "end of recording"
 		if d.r.EndNote != "" {

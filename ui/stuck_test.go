@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // poisonedSnapshot is a poll at at of a group whose one member owns
@@ -32,7 +33,7 @@ func poisonedSnapshot(at time.Time, key string) model.Snapshot {
 // --stall-after 5s: p1 is STALLED by the last.
 func poisonedApp(t *testing.T, w, h int, key string, hide bool) *App {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: poisonedSnapshot(t0, key)}}}
 	a := New(Watch{Group: "order-workers", Source: src}, Options{
 		Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, StallAfter: 5 * time.Second, HideKeys: hide, Now: clk.Now,

@@ -461,7 +461,7 @@ func lagCells(lag int64, inner int) int {
 func (t *Table) bar(p *model.PartitionLag, w int, styled bool) string {
 	st := t.styles
 	if p.Err != "" {
-		s := cell(glyphError+" "+oneLine(p.Err), w, false)
+		s := cell(glyphError+" "+flatText(p.Err), w, false)
 		if styled {
 			s = st.err.Render(s)
 		}

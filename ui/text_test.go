@@ -6,6 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // textWidth and truncate take shortcuts; they must agree with ansi's
@@ -18,7 +20,7 @@ func TestTextWidthMatchesANSI(t *testing.T) {
 	}
 	for _, st := range states {
 		for _, noColor := range []bool{false, true} {
-			clk := &clock{t: t0}
+			clk := testutil.NewClock(t0)
 			a := New(Watch{Group: "order-workers", Source: &fakeSource{results: st.polls}}, Options{Brokers: testBrokers, NoColor: noColor, Now: clk.Now})
 			a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			feed(t, a, a.Init())

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 const storyTopic = "order-rebalancing"
@@ -70,7 +71,7 @@ var story = []struct {
 // poll.
 func storyApp(t testing.TB, w, h int) (*App, *clock) {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{}
 	for _, s := range story {
 		src.results = append(src.results, pollResult{snap: s.snap})
@@ -230,7 +231,7 @@ func TestLanesShowGaps(t *testing.T) {
 }
 
 func TestEventsChannelFeedsTheTimeline(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	ch := make(chan model.Event, 1)
 	a := New(Watch{Group: "order-workers", Source: &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, Events: ch},
 		Options{Brokers: testBrokers, Now: clk.Now})
@@ -287,7 +288,7 @@ func TestEventsChannelFeedsTheTimeline(t *testing.T) {
 
 func TestConnectionLostOncePerOutage(t *testing.T) {
 	refused := fmt.Errorf("dial tcp 127.0.0.1:29092: connect: connection refused")
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	back := stableSnapshot()
 	back.TakenAt = t0.Add(3 * time.Second)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}, {err: refused}, {err: refused}, {snap: back}}}
@@ -311,7 +312,7 @@ func TestConnectionLostOncePerOutage(t *testing.T) {
 // minutes of polls every second, with a rebalance every 30 seconds, every
 // row on screen.
 func BenchmarkLanes100x5m(b *testing.B) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	a := New(Watch{Group: "big", Source: &fakeSource{}}, Options{Now: clk.Now})
 	a.Update(tea.WindowSizeMsg{Width: 200, Height: 120})
 	for s := range 300 {
@@ -487,7 +488,7 @@ func (s *slowSource) Poll(ctx context.Context) (model.Snapshot, error) {
 // poll interval (1s), however many polls failed.
 func TestOutageBoundsAndRetryCap(t *testing.T) {
 	timeout := errors.New("describe group \"order-workers\": i/o timeout")
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	back := stableSnapshot()
 	back.TakenAt = t0.Add(20 * time.Second)
 	polls := []pollResult{{snap: stableSnapshot()}}

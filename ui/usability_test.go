@@ -14,12 +14,13 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // stableApp is an App at w×h on a stable group, in demo mode or not.
 func stableApp(t *testing.T, demo bool, w, h int) *App {
 	t.Helper()
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	if demo {
 		return demoApp(t, src, newFakeDemo(), clk, w, h)
@@ -51,7 +52,7 @@ func TestShortHelpKeepsHelpAndQuit(t *testing.T) {
 // on screen, so a member key must say how to get back to it, not "tab to
 // the Members pane".
 func TestDemoMemberKeyInLanesSaysHowToReachMembers(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	fd := newFakeDemo()
 	a := demoApp(t, src, fd, clk, 120, 40)
@@ -74,7 +75,7 @@ func TestDemoMemberKeyInLanesSaysHowToReachMembers(t *testing.T) {
 // refresh due a second after a ledger read reads it again (it used to
 // skip every other one, so the ledger trailed the table by two seconds).
 func TestDemoLedgerRefreshesEverySecond(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := demoApp(t, src, newFakeDemo(), clk, 120, 40)
 	_, cmd := a.Update(demoStatusMsg{p: a.group.demo, Seq: a.group.demo.seq, Status: a.group.watch.Demo.Status(true)})
@@ -114,7 +115,7 @@ func caughtUpSnapshot(lag int64) model.Snapshot {
 func TestHeaderHeightSteadyAsLagComesAndGoes(t *testing.T) {
 	for _, sz := range sizes {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
-			clk := &clock{t: t0}
+			clk := testutil.NewClock(t0)
 			src := &fakeSource{results: []pollResult{
 				{snap: caughtUpSnapshot(1)}, {snap: caughtUpSnapshot(0)}, {snap: caughtUpSnapshot(1)},
 			}}
@@ -172,7 +173,7 @@ func TestFullHelpShowsEveryKey(t *testing.T) {
 // interval) is seen and timed, not inferred "between polls"; then back to
 // the interval. Outside demo mode nothing changes.
 func TestDemoKeyPollsFastForAWhile(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := demoApp(t, src, newFakeDemo(), clk, 120, 40)
 	delay := func() time.Duration { return a.group.st.RetryAt.Sub(a.group.st.Now) }
@@ -202,7 +203,7 @@ func TestDemoKeyPollsFastForAWhile(t *testing.T) {
 
 // shift+tab goes back through the panes (it used to go forward, as tab).
 func TestShiftTabGoesBack(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := testApp(t, src, clk, 120, 40)
 	back := tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
@@ -227,7 +228,7 @@ func TestShiftTabGoesBack(t *testing.T) {
 // In the lanes view o, / and l would reshape a table that is not on
 // screen: they are off there, and help does not offer them.
 func TestTableKeysOffInLanes(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	a := testApp(t, src, clk, 120, 40)
 	a.Update(keyPress("v"))
@@ -254,7 +255,7 @@ func TestTableKeysOffInLanes(t *testing.T) {
 // While a killed member waits for its eviction the group is polled fast,
 // so the takeover is timed; not forever if the eviction never comes.
 func TestDemoKilledMemberPollsFastUntilPastSessionTimeout(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
 	fd := newFakeDemo()
 	fd.consumers[1].State, fd.consumers[1].KilledAt = model.DemoKilled, t0

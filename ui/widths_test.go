@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // The overview's rows keep their columns whatever the group names: every
@@ -23,7 +24,7 @@ func TestOverviewAlignsHostileWidths(t *testing.T) {
 	for _, n := range names {
 		gs = append(gs, model.GroupSummary{ID: n, State: "Stable", ProtocolType: "consumer", Members: 1, Partitions: 3, Committed: 3})
 	}
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	wg := &watched{}
 	a := NewOverview(&fakeOverview{results: []overviewResult{{groups: gs}}}, wg.watchGroup,
 		Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now})

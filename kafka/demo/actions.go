@@ -1,10 +1,6 @@
 package demo
 
-import (
-	"fmt"
-
-	"github.com/kgwatch/kgwatch/model"
-)
+import "github.com/kgwatch/kgwatch/model"
 
 // Status reads the demo's consumers (of every group in compare mode), its
 // producer and, when withLedger, the ledger (the first group's: reading it
@@ -43,32 +39,4 @@ func (d *Demo) ledgers() (first model.Ledger, all map[string]model.Ledger) {
 // Act does what one demo key asks (the UI's Demo interface): a member
 // action on the consumer with that client id (in every group, in compare
 // mode), or one on the whole demo.
-func (d *Demo) Act(a model.DemoAction) (model.DemoOutcome, error) {
-	var out model.DemoOutcome
-	var err error
-	switch a.Kind {
-	case model.DemoSpawn:
-		out.ClientID, err = d.Spawn()
-	case model.DemoStop:
-		err = d.Stop(a.ClientID)
-	case model.DemoKill:
-		err = d.Kill(a.ClientID)
-	case model.DemoRestart:
-		err = d.Restart(a.ClientID)
-	case model.DemoSlow:
-		out.On, err = d.ToggleSlow(a.ClientID)
-	case model.DemoPause:
-		out.On = d.TogglePause()
-	case model.DemoRate:
-		d.SetRate(a.Rate)
-	case model.DemoHotKey:
-		out.On = d.ToggleHotKey()
-	case model.DemoRolling:
-		out.Count, err = d.RollingRestart()
-	case model.DemoPoison:
-		out.Poison, out.On, err = d.Poison()
-	default:
-		err = fmt.Errorf("demo action %q: unknown", a.Kind)
-	}
-	return out, err
-}
+func (d *Demo) Act(a model.DemoAction) (model.DemoOutcome, error) { return a.Do(d) }

@@ -43,7 +43,8 @@ func (d *Demo) produce() {
 	}
 	var hash kafka.Hash
 	seq := 0
-	next := time.Now()
+	var pace pacer
+	pace.restart(time.Now())
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -52,7 +53,7 @@ func (d *Demo) produce() {
 			return
 		case <-d.rateCh:
 			// Rate or pause changed: recompute the next send time.
-			next = time.Now()
+			pace.restart(time.Now())
 		case <-timer.C:
 		}
 		d.mu.Lock()
@@ -63,7 +64,7 @@ func (d *Demo) produce() {
 			continue
 		}
 		interval := orderInterval(rate)
-		if wait := time.Until(next); wait > 0 {
+		if wait := pace.wait(time.Now()); wait > 0 {
 			timer.Reset(wait)
 			continue
 		}
@@ -79,11 +80,28 @@ func (d *Demo) produce() {
 			o.Customer = hotKey
 		}
 		d.send(client, &hash, partitions, o)
-		next = next.Add(interval)
-		if behind := time.Since(next); behind > time.Second {
-			next = time.Now() // do not burst to catch up after a stall
-		}
-		timer.Reset(max(time.Until(next), 0))
+		now := time.Now()
+		pace.sent(now, interval)
+		timer.Reset(max(pace.wait(now), 0))
+	}
+}
+
+// pacer is when the producer's next order is due: one interval after the
+// last one was due, so a slow send does not slow the rate, but never more
+// than a second behind, so a stall is not made up in a burst.
+type pacer struct{ next time.Time }
+
+// restart makes an order due at now.
+func (p *pacer) restart(now time.Time) { p.next = now }
+
+// wait is how long until the next order is due; ≤ 0: it is.
+func (p *pacer) wait(now time.Time) time.Duration { return p.next.Sub(now) }
+
+// sent records that the due order went out, at now, at interval.
+func (p *pacer) sent(now time.Time, interval time.Duration) {
+	p.next = p.next.Add(interval)
+	if now.Sub(p.next) > time.Second {
+		p.next = now
 	}
 }
 

@@ -99,7 +99,7 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 	w := newLineWriter(out, opts.Queue)
 	defer func() {
 		if n := w.stop(opts.Grace); n > 0 {
-			fmt.Fprintf(errOut, "kgwatch: stopped with %s not written: stdout was not being read\n", plural(n, "event"))
+			fmt.Fprintf(errOut, "kgwatch: stopped with %s not written: stdout was not being read\n", model.Count(n, "event"))
 		}
 	}()
 	write := func(evs []model.Event) error {
@@ -160,8 +160,9 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 		var evs []model.Event
 		if err != nil {
 			failures++
+			// Printable shows the error's line breaks as ␊: one line of stderr.
 			fmt.Fprintf(errOut, "kgwatch: poll %s (attempt %d, %s): %s\n",
-				model.Printable(opts.Group), failures, retrying(model.NextPollDelay(group, opts.Interval, failures, opts.Now().Sub(started))), oneLine(err.Error()))
+				model.Printable(opts.Group), failures, retrying(model.NextPollDelay(group, opts.Interval, failures, opts.Now().Sub(started))), model.Printable(err.Error()))
 			evs = pipe.PollFailed(started, opts.Now(), err)
 		} else {
 			failures = 0
@@ -218,10 +219,6 @@ func done(ctx context.Context, err error) error {
 	return err
 }
 
-// oneLine is an error text for one line of stderr: printable, its line
-// breaks and tabs shown as ␊ and ␉ (it may hold names brokers chose).
-func oneLine(s string) string { return model.Printable(s) }
-
 // retrying says when the next poll is: "retrying in 2.0s" (the countdown's
 // tenths), "retrying now" when there is no wait.
 func retrying(d time.Duration) string {
@@ -229,13 +226,6 @@ func retrying(d time.Duration) string {
 		return "retrying in " + w
 	}
 	return "retrying now"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // lineWriter writes lines to out from a goroutine of its own, in order, one

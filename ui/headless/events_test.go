@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
@@ -39,16 +40,7 @@ func (f *fakeSource) Poll(ctx context.Context) (model.Snapshot, error) {
 	return r.snap, r.err
 }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
+type clock = testutil.Clock
 
 func tp(topic string, p int32) model.TopicPartition {
 	return model.TopicPartition{Topic: topic, Partition: p}
@@ -112,7 +104,7 @@ func TestRunEventsWritesJSONLines(t *testing.T) {
 		{err: refused},
 		{snap: at(4*time.Second, emptySnapshot())},
 	}}
-	clk := &clock{t: t0.Add(2 * time.Second)}
+	clk := testutil.NewClock(t0.Add(2 * time.Second))
 	demo := make(chan model.Event, 1)
 	demo <- model.Event{Type: model.EventDemoKilled, ClientID: "consumer-b", Detail: "consumer-b killed"}
 	var out, errOut lockedBuffer
@@ -228,9 +220,7 @@ type failingSource struct {
 }
 
 func (f *failingSource) Poll(ctx context.Context) (model.Snapshot, error) {
-	f.clk.mu.Lock()
-	f.clk.t = f.clk.t.Add(f.took[0])
-	f.clk.mu.Unlock()
+	f.clk.Advance(f.took[0])
 	if len(f.took) > 1 {
 		f.took = f.took[1:]
 	}
@@ -242,7 +232,7 @@ func (f *failingSource) Poll(ctx context.Context) (model.Snapshot, error) {
 // longer than the backoff (never "retrying in 0s"), and the error's tabs
 // and line breaks as ␉ ␊, on one line.
 func TestRunEventsRetryLine(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &failingSource{clk: clk, took: []time.Duration{1500 * time.Millisecond, 1234567 * time.Nanosecond},
 		err: errors.New("describe group \"a\tb\nc\": refused")}
 	var out, errOut lockedBuffer
@@ -306,10 +296,8 @@ type hangingSource struct {
 }
 
 func (h *hangingSource) Poll(ctx context.Context) (model.Snapshot, error) {
-	h.clk.mu.Lock()
-	start := h.clk.t
-	h.clk.t = h.clk.t.Add(h.took[0])
-	h.clk.mu.Unlock()
+	start := h.clk.Now()
+	h.clk.Advance(h.took[0])
 	r := h.results[0]
 	if len(h.results) > 1 {
 		h.results, h.took = h.results[1:], h.took[1:]
@@ -324,7 +312,7 @@ func (h *hangingSource) Poll(ctx context.Context) (model.Snapshot, error) {
 // at most 10.3s. Counted from when the first failure was seen (2s), the
 // least would have been 8s.
 func TestRunEventsOutageBounds(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	hung := errors.New("describe group \"order-workers\": i/o timeout")
 	src := &hangingSource{clk: clk,
 		results: []pollResult{{snap: stableSnapshot()}, {err: hung}, {err: hung}, {err: hung}, {err: hung}, {err: hung}, {snap: stableSnapshot()}},
@@ -376,9 +364,7 @@ func (f *frozenSource) Poll(ctx context.Context) (model.Snapshot, error) {
 	n := f.polls
 	f.mu.Unlock()
 	if n == 2 {
-		f.clk.mu.Lock()
-		f.clk.t = f.clk.t.Add(f.freeze)
-		f.clk.mu.Unlock()
+		f.clk.Advance(f.freeze)
 		select {
 		case <-f.release:
 		case <-ctx.Done():
@@ -393,7 +379,7 @@ func (f *frozenSource) Poll(ctx context.Context) (model.Snapshot, error) {
 // poll_answered when it answers: a freeze shorter than --timeout is in
 // the stream (before, the poll simply took longer and nothing was said).
 func TestRunEventsUnansweredPoll(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testutil.NewClock(t0)
 	src := &frozenSource{clk: clk, freeze: 4 * time.Second, release: make(chan struct{})}
 	var out, errOut lockedBuffer
 	ctx, cancel := context.WithCancel(context.Background())
@@ -421,9 +407,7 @@ func TestRunEventsUnansweredPoll(t *testing.T) {
 	if unanswered["duration_ms"] != 4000.0 || unanswered["detail"] != "the cluster has not answered a poll for 4.00s" {
 		t.Errorf("poll_unanswered %v, want duration_ms 4000", unanswered)
 	}
-	clk.mu.Lock()
-	clk.t = clk.t.Add(2 * time.Second)
-	clk.mu.Unlock()
+	clk.Advance(2 * time.Second)
 	close(src.release)
 	answered := waitFor("poll_answered")
 	cancel()
