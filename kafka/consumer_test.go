@@ -291,6 +291,10 @@ func TestConsumerGroupReconciliation(t *testing.T) {
 	if len(rec.Partitions) != 2 || !strings.Contains(rec.Detail, "to receive") {
 		t.Errorf("member_reconciling %q names %v, want the 2 partitions consumer-b is to receive", rec.Detail, rec.Partitions)
 	}
+	// The event watcher has seen the rebalance begin: held a second more
+	// from here, it cannot read shorter than that, however late its polls
+	// ran on a loaded machine.
+	time.Sleep(time.Second)
 	close(slow)
 	done, _ := ew.wait(t, i, 10*time.Second, "rebalance_completed", isEvent(model.EventRebalanceCompleted, ""))
 	if n := movesFromTo(done.Moves, "consumer-a", "consumer-b"); n != 2 || !done.HasDuration || done.Duration < time.Second {
