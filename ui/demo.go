@@ -448,3 +448,26 @@ func stepRate(r float64, up bool) float64 {
 	}
 	return 0
 }
+
+// lastOwnerTarget is the member a member key acts on for a partition a
+// rebalance has left unowned for now: the owner the row still shows
+// (dimmed), so X right after n kills the consumer the speaker sees on the
+// row. ok is false when the row shows none. multi: name the topic too.
+func lastOwnerTarget(p model.PartitionLag, ms []model.Member, multi bool) (target, bool) {
+	if p.PrevOwner == "" && p.PrevMemberID == "" {
+		return target{}, false
+	}
+	owns := model.PartName(p.TopicPartition, multi) + "'s last owner"
+	for _, mb := range ms {
+		if p.PrevMemberID != "" && mb.MemberID == p.PrevMemberID {
+			return target{member: mb, ok: true, owns: owns}, true
+		}
+	}
+	// Gone from the group's list: the owner as the row names it (its
+	// client id, unless that is the short member id).
+	mb := model.Member{MemberID: p.PrevMemberID}
+	if p.PrevOwner != model.ShortID(p.PrevMemberID) {
+		mb.ClientID = p.PrevOwner
+	}
+	return target{member: mb, ok: true, owns: owns}, true
+}
