@@ -34,6 +34,12 @@ type DemoSettings struct {
 	// Static: each consumer's group.instance.id is its client id, so a
 	// restart (r) causes no rebalance.
 	Static bool
+	// BrokerHeartbeat is, for a consumer-protocol group (KIP-848), the
+	// heartbeat interval its broker sets; SessionTimeout is then the
+	// broker's too (group.consumer.heartbeat.interval.ms,
+	// group.consumer.session.timeout.ms). 0: a classic group, whose
+	// consumers bring their own.
+	BrokerHeartbeat time.Duration
 }
 
 // demoKey is one key of demo mode: its binding, whether it acts on a
@@ -71,6 +77,9 @@ func demoKeys() []demoKey {
 	return []demoKey{
 		{binding: bind("n", "add consumer"), act: whole(model.DemoSpawn), short: true,
 			say: func(o model.DemoOutcome, _ model.DemoAction, c sayCtx) string {
+				if c.set.BrokerHeartbeat > 0 {
+					return o.ClientID + " joined by heartbeat: the broker assigns, members reconcile"
+				}
 				return o.ClientID + " started: it joins " + c.group + ", a rebalance follows"
 			}},
 		{binding: bind("x", "stop"), verb: "stops", act: member(model.DemoStop), short: true,
@@ -79,6 +88,10 @@ func demoKeys() []demoKey {
 			}},
 		{binding: bind("X", "kill -9"), verb: "kills", act: member(model.DemoKill), short: true,
 			say: func(_ model.DemoOutcome, a model.DemoAction, c sayCtx) string {
+				if c.set.BrokerHeartbeat > 0 {
+					return a.ClientID + " killed: its heartbeats stop, the broker evicts it after " + model.Setting(c.set.SessionTimeout) +
+						" (group.consumer.session.timeout.ms)"
+				}
 				return a.ClientID + " killed: no LeaveGroup, the group waits " + model.Setting(c.set.SessionTimeout) + " (session timeout)"
 			}},
 		{binding: bind("r", "restart"), verb: "restarts", act: member(model.DemoRestart), short: true,

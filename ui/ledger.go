@@ -145,6 +145,9 @@ func (p LedgerPane) producerLine() string {
 	default:
 		segs = append(segs, st.StateOK.Render("▶ producer "+producerRate(p.st.Rate)))
 	}
+	if set.BrokerHeartbeat > 0 {
+		segs = append(segs, p.brokerTimeouts(p.width-textWidth(segs[0])-3))
+	}
 	segs = append(segs, p.playSegments()...)
 	if p.has && p.st.HotKey {
 		segs = append(segs, st.StateWarn.Render("hot key ON")+st.Muted.Render(": most orders → one partition"))
@@ -159,13 +162,32 @@ func (p LedgerPane) producerLine() string {
 		commit += " · commit delay " + model.Setting(set.CommitDelay)
 	}
 	segs = append(segs, st.Value.Render(commit))
-	if set.SessionTimeout > 0 {
+	if set.SessionTimeout > 0 && set.BrokerHeartbeat == 0 {
 		segs = append(segs, st.Label.Render("session timeout ")+st.Value.Render(model.Setting(set.SessionTimeout)))
 	}
 	if set.MaxPollInterval > 0 {
 		segs = append(segs, st.Label.Render("max.poll.interval ")+st.Value.Render(model.Setting(set.MaxPollInterval)))
 	}
 	return joinFitting(segs, st.Separator.Render(" · "), p.width)
+}
+
+// brokerTimeouts says, in at most w cells if it can, that a
+// consumer-protocol group's session timeout and heartbeat interval are the
+// broker's: its consumers send neither.
+func (p LedgerPane) brokerTimeouts(w int) string {
+	st, set := p.styles, p.settings
+	session, hb := model.Setting(set.SessionTimeout), model.Setting(set.BrokerHeartbeat)
+	long := st.Label.Render("on the broker: ") +
+		st.Label.Render("group.consumer.session.timeout.ms ") + st.Value.Render(session) + st.Separator.Render(" · ") +
+		st.Label.Render("group.consumer.heartbeat.interval.ms ") + st.Value.Render(hb)
+	short := st.Label.Render("broker: session timeout ") + st.Value.Render(session) +
+		st.Label.Render(" · heartbeat ") + st.Value.Render(hb)
+	for _, s := range []string{long, short + st.Muted.Render(" (group.consumer.*)")} {
+		if textWidth(s) <= w {
+			return s
+		}
+	}
+	return short
 }
 
 // flashLine is the last action's message, or a hint while there is none.
