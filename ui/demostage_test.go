@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
@@ -73,5 +74,21 @@ func TestConsumerProtocolDemoNamesTheBrokersTimeouts(t *testing.T) {
 	a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, newFakeDemo(), testutil.NewClock(t0), 120, 40)
 	if out := plain(a); !strings.Contains(out, "session timeout 10s") || strings.Contains(out, "group.consumer") {
 		t.Errorf("classic demo: want the consumers' session timeout, no broker config:\n%s", out)
+	}
+}
+
+// Orders an outside member processed read as processed outside the demo,
+// never as lost.
+func TestLedgerShowsOrdersProcessedOutside(t *testing.T) {
+	for _, sz := range [][2]int{{120, 40}, {80, 24}} {
+		fd := newFakeDemo()
+		fd.ledger = model.Ledger{Produced: 1234, Processed: 1200, Outside: 30, InFlight: 4}
+		a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, testutil.NewClock(t0), sz[0], sz[1])
+		out := plain(a)
+		checkFits(t, out, sz[0], sz[1])
+		want := map[int]string{120: "processed 1,200 · outside the demo 30", 80: "outside 30"}[sz[0]]
+		if !strings.Contains(out, want) || strings.Contains(out, "✗ lost") {
+			t.Errorf("%dx%d: want %q in the ledger, nothing lost:\n%s", sz[0], sz[1], want, out)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -100,6 +101,11 @@ func (p LedgerPane) countsLine() string {
 		{"lost", "lost", "lost", l.Lost, true, glyphKilled, false},
 		{"commit failures", "commit fail", "cfail", l.CommitFailures, true, glyphStale, true},
 		{"in flight", "in flight", "wip", l.InFlight, false, "", false},
+	}
+	if l.Outside > 0 {
+		// Committed past by a member the demo did not start: processed
+		// outside the demo, not lost.
+		items = slices.Insert(items, 2, item{"outside the demo", "outside", "outside", l.Outside, false, "", false})
 	}
 	render := func(size int) string {
 		parts := make([]string, len(items))
