@@ -1,10 +1,13 @@
 package model
 
 // Ledger counts what happened to the orders the demo produced. Every order
-// is in exactly one of three places: processed (at least once), lost
-// (committed past but never processed) or in flight (not processed yet, and
-// not committed past, or being processed right now), so
-// Processed + Lost + InFlight == Produced.
+// is in exactly one of four places: processed (at least once), outside
+// (committed past by a member the demo did not start, such as a client
+// joined through --listen: processed outside the demo, as far as it can
+// tell), lost (committed past by the demo's consumers but never processed)
+// or in flight (not processed yet, and not committed past, or being
+// processed right now), so Processed + Outside + Lost + InFlight ==
+// Produced.
 type Ledger struct {
 	Produced int64 `json:"produced"`
 	// Processed counts orders processed at least once.
@@ -18,6 +21,10 @@ type Ledger struct {
 	CommitFailures int64 `json:"commit_failures"`
 	// InFlight counts orders neither processed nor lost.
 	InFlight int64 `json:"in_flight"`
+	// Outside counts orders the demo's consumers never processed because
+	// another member of the group committed past them: processed outside
+	// the demo, not lost.
+	Outside int64 `json:"outside,omitempty"`
 }
 
 // OrderBook keeps the exact fate of every order: where it was written, how
@@ -28,6 +35,9 @@ type OrderBook struct {
 	orders         map[string]*orderEntry
 	committed      map[TopicPartition]int64
 	commitFailures int64
+	// fetched is, per partition, the offset after the last one a demo
+	// consumer was handed.
+	fetched map[TopicPartition]int64
 }
 
 type orderEntry struct {
@@ -35,6 +45,9 @@ type orderEntry struct {
 	offset     int64
 	processing int // consumers processing it right now
 	done       int // times processing finished
+	// outside: another member committed past it before the demo's
+	// consumers got to it.
+	outside bool
 }
 
 // NewOrderBook returns an empty book.
@@ -42,6 +55,7 @@ func NewOrderBook() *OrderBook {
 	return &OrderBook{
 		orders:    make(map[string]*orderEntry),
 		committed: make(map[TopicPartition]int64),
+		fetched:   make(map[TopicPartition]int64),
 	}
 }
 
@@ -116,6 +130,30 @@ func (b *OrderBook) Commit(tp TopicPartition, next int64) {
 	b.committed[tp] = next
 }
 
+// Fetched records that a demo consumer was handed the record at offset of
+// tp. Past a gap (an offset beyond both the demo's own last commit and the
+// last record handed over), the orders in the gap that no demo consumer
+// processed were committed past by another member: they count as Outside.
+func (b *OrderBook) Fetched(tp TopicPartition, offset int64) {
+	from := max(b.committedOr(tp), b.fetchedOr(tp))
+	b.fetched[tp] = max(b.fetchedOr(tp), offset+1)
+	if from == NoOffset || offset <= from {
+		return
+	}
+	for _, e := range b.orders {
+		if e.tp == tp && e.offset >= from && e.offset < offset && e.done == 0 && e.processing == 0 {
+			e.outside = true
+		}
+	}
+}
+
+func (b *OrderBook) fetchedOr(tp TopicPartition) int64 {
+	if f, ok := b.fetched[tp]; ok {
+		return f
+	}
+	return NoOffset
+}
+
 // CommitFailed records a commit the coordinator refused.
 func (b *OrderBook) CommitFailed() {
 	b.commitFailures++
@@ -134,6 +172,8 @@ func (b *OrderBook) Ledger() Ledger {
 			if e.done > 1 {
 				l.Duplicates++
 			}
+		case e.outside:
+			l.Outside++
 		case e.processing == 0 && e.offset != NoOffset && e.offset < b.committedOr(e.tp):
 			l.Lost++
 		default:

@@ -24,6 +24,45 @@ func TestOrderBookLedger(t *testing.T) {
 			want: Ledger{Produced: 1, InFlight: 1},
 		},
 		{
+			// An outside member (kcat through --listen) took p0 for
+			// o2–o3 and committed past them; the demo's consumer
+			// resumes after it: processed outside, not lost.
+			name: "committed past by an outside member",
+			run: func(b *OrderBook) {
+				for i, id := range []string{"o1", "o2", "o3", "o4"} {
+					b.Produce(id)
+					b.Place(id, p0, int64(i))
+				}
+				b.Fetched(p0, 0)
+				b.Start("o1")
+				b.Finish("o1")
+				b.Commit(p0, 1)
+				b.Fetched(p0, 3) // the outside member committed 3
+				b.Start("o4")
+				b.Finish("o4")
+				b.Commit(p0, 4)
+			},
+			want: Ledger{Produced: 4, Processed: 2, Outside: 2},
+		},
+		{
+			name: "commit before, killed: lost, not outside, when the next fetch resumes at the commit",
+			run: func(b *OrderBook) {
+				b.Produce("o1")
+				b.Place("o1", p0, 0)
+				b.Produce("o2")
+				b.Place("o2", p0, 1)
+				b.Fetched(p0, 0)
+				b.Commit(p0, 1)
+				b.Start("o1")
+				b.Abort("o1")
+				b.Fetched(p0, 1)
+				b.Commit(p0, 2)
+				b.Start("o2")
+				b.Finish("o2")
+			},
+			want: Ledger{Produced: 2, Processed: 1, Lost: 1},
+		},
+		{
 			name: "commit after: processed once, committed",
 			run: func(b *OrderBook) {
 				b.Produce("o1")
@@ -112,8 +151,8 @@ func TestOrderBookLedger(t *testing.T) {
 			if got != tt.want {
 				t.Fatalf("Ledger() = %+v, want %+v", got, tt.want)
 			}
-			if got.Processed+got.Lost+got.InFlight != got.Produced {
-				t.Fatalf("Ledger() = %+v: processed + lost + in-flight != produced", got)
+			if got.Processed+got.Outside+got.Lost+got.InFlight != got.Produced {
+				t.Fatalf("Ledger() = %+v: processed + outside + lost + in-flight != produced", got)
 			}
 		})
 	}

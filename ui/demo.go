@@ -34,6 +34,12 @@ type DemoSettings struct {
 	// Static: each consumer's group.instance.id is its client id, so a
 	// restart (r) causes no rebalance.
 	Static bool
+	// BrokerHeartbeat is, for a consumer-protocol group (KIP-848), the
+	// heartbeat interval its broker sets; SessionTimeout is then the
+	// broker's too (group.consumer.heartbeat.interval.ms,
+	// group.consumer.session.timeout.ms). 0: a classic group, whose
+	// consumers bring their own.
+	BrokerHeartbeat time.Duration
 }
 
 // demoKey is one key of demo mode: its binding, whether it acts on a
@@ -71,6 +77,9 @@ func demoKeys() []demoKey {
 	return []demoKey{
 		{binding: bind("n", "add consumer"), act: whole(model.DemoSpawn), short: true,
 			say: func(o model.DemoOutcome, _ model.DemoAction, c sayCtx) string {
+				if c.set.BrokerHeartbeat > 0 {
+					return o.ClientID + " joined by heartbeat: the broker assigns, members reconcile"
+				}
 				return o.ClientID + " started: it joins " + c.group + ", a rebalance follows"
 			}},
 		{binding: bind("x", "stop"), verb: "stops", act: member(model.DemoStop), short: true,
@@ -79,6 +88,10 @@ func demoKeys() []demoKey {
 			}},
 		{binding: bind("X", "kill -9"), verb: "kills", act: member(model.DemoKill), short: true,
 			say: func(_ model.DemoOutcome, a model.DemoAction, c sayCtx) string {
+				if c.set.BrokerHeartbeat > 0 {
+					return a.ClientID + " killed: its heartbeats stop, the broker evicts it after " + model.Setting(c.set.SessionTimeout) +
+						" (group.consumer.session.timeout.ms)"
+				}
 				return a.ClientID + " killed: no LeaveGroup, the group waits " + model.Setting(c.set.SessionTimeout) + " (session timeout)"
 			}},
 		{binding: bind("r", "restart"), verb: "restarts", act: member(model.DemoRestart), short: true,
@@ -447,4 +460,27 @@ func stepRate(r float64, up bool) float64 {
 		}
 	}
 	return 0
+}
+
+// lastOwnerTarget is the member a member key acts on for a partition a
+// rebalance has left unowned for now: the owner the row still shows
+// (dimmed), so X right after n kills the consumer the speaker sees on the
+// row. ok is false when the row shows none. multi: name the topic too.
+func lastOwnerTarget(p model.PartitionLag, ms []model.Member, multi bool) (target, bool) {
+	if p.PrevOwner == "" && p.PrevMemberID == "" {
+		return target{}, false
+	}
+	owns := model.PartName(p.TopicPartition, multi) + "'s last owner"
+	for _, mb := range ms {
+		if p.PrevMemberID != "" && mb.MemberID == p.PrevMemberID {
+			return target{member: mb, ok: true, owns: owns}, true
+		}
+	}
+	// Gone from the group's list: the owner as the row names it (its
+	// client id, unless that is the short member id).
+	mb := model.Member{MemberID: p.PrevMemberID}
+	if p.PrevOwner != model.ShortID(p.PrevMemberID) {
+		mb.ClientID = p.PrevOwner
+	}
+	return target{member: mb, ok: true, owns: owns}, true
 }

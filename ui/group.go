@@ -500,6 +500,9 @@ func (g *GroupPage) target() target {
 			return target{why: "no partition selected: the group owns none yet"}
 		}
 		if !p.Owned() {
+			if t, ok := lastOwnerTarget(p, g.st.Snap.Members, g.table.oneTopic == ""); ok {
+				return t
+			}
 			return target{why: model.PartName(p.TopicPartition, g.table.oneTopic == "") + " has no owner: pick an owned partition, or tab to the Members pane"}
 		}
 		for _, mb := range g.st.Snap.Members {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -101,6 +102,11 @@ func (p LedgerPane) countsLine() string {
 		{"commit failures", "commit fail", "cfail", l.CommitFailures, true, glyphStale, true},
 		{"in flight", "in flight", "wip", l.InFlight, false, "", false},
 	}
+	if l.Outside > 0 {
+		// Committed past by a member the demo did not start: processed
+		// outside the demo, not lost.
+		items = slices.Insert(items, 2, item{"outside the demo", "outside", "outside", l.Outside, false, "", false})
+	}
 	render := func(size int) string {
 		parts := make([]string, len(items))
 		for i, it := range items {
@@ -145,6 +151,9 @@ func (p LedgerPane) producerLine() string {
 	default:
 		segs = append(segs, st.StateOK.Render("▶ producer "+producerRate(p.st.Rate)))
 	}
+	if set.BrokerHeartbeat > 0 {
+		segs = append(segs, p.brokerTimeouts(p.width-textWidth(segs[0])-3))
+	}
 	segs = append(segs, p.playSegments()...)
 	if p.has && p.st.HotKey {
 		segs = append(segs, st.StateWarn.Render("hot key ON")+st.Muted.Render(": most orders → one partition"))
@@ -159,13 +168,32 @@ func (p LedgerPane) producerLine() string {
 		commit += " · commit delay " + model.Setting(set.CommitDelay)
 	}
 	segs = append(segs, st.Value.Render(commit))
-	if set.SessionTimeout > 0 {
+	if set.SessionTimeout > 0 && set.BrokerHeartbeat == 0 {
 		segs = append(segs, st.Label.Render("session timeout ")+st.Value.Render(model.Setting(set.SessionTimeout)))
 	}
 	if set.MaxPollInterval > 0 {
 		segs = append(segs, st.Label.Render("max.poll.interval ")+st.Value.Render(model.Setting(set.MaxPollInterval)))
 	}
 	return joinFitting(segs, st.Separator.Render(" · "), p.width)
+}
+
+// brokerTimeouts says, in at most w cells if it can, that a
+// consumer-protocol group's session timeout and heartbeat interval are the
+// broker's: its consumers send neither.
+func (p LedgerPane) brokerTimeouts(w int) string {
+	st, set := p.styles, p.settings
+	session, hb := model.Setting(set.SessionTimeout), model.Setting(set.BrokerHeartbeat)
+	long := st.Label.Render("on the broker: ") +
+		st.Label.Render("group.consumer.session.timeout.ms ") + st.Value.Render(session) + st.Separator.Render(" · ") +
+		st.Label.Render("group.consumer.heartbeat.interval.ms ") + st.Value.Render(hb)
+	short := st.Label.Render("broker: session timeout ") + st.Value.Render(session) +
+		st.Label.Render(" · heartbeat ") + st.Value.Render(hb)
+	for _, s := range []string{long, short + st.Muted.Render(" (group.consumer.*)")} {
+		if textWidth(s) <= w {
+			return s
+		}
+	}
+	return short
 }
 
 // flashLine is the last action's message, or a hint while there is none.

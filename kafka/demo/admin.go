@@ -1,9 +1,11 @@
 package demo
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -187,35 +189,60 @@ func (a *admin) setConsumerSessionTimeout(ctx context.Context, group string, ses
 	return nil
 }
 
-// consumerSessionTimeout reads the session timeout that applies to a
-// consumer-protocol group: its own config, else the broker's default.
-func (a *admin) consumerSessionTimeout(ctx context.Context, group string) (time.Duration, error) {
+// consumerTimeouts reads the session timeout and heartbeat interval that
+// apply to a consumer-protocol group: its own configs
+// (consumer.session.timeout.ms, consumer.heartbeat.interval.ms), else the
+// broker's (group.consumer.session.timeout.ms,
+// group.consumer.heartbeat.interval.ms).
+func (a *admin) consumerTimeouts(ctx context.Context, group string) (session, heartbeat time.Duration, err error) {
+	const sessionName, heartbeatName = "consumer.session.timeout.ms", "consumer.heartbeat.interval.ms"
+	own, err := a.configMillis(ctx, kmsg.ConfigResourceTypeGroupConfig, group, sessionName, heartbeatName)
+	if err != nil {
+		return 0, 0, err
+	}
+	session, heartbeat = own[sessionName], own[heartbeatName]
+	if session == 0 || heartbeat == 0 {
+		broker, err := a.configMillis(ctx, kmsg.ConfigResourceTypeBroker, "", "group."+sessionName, "group."+heartbeatName)
+		if err != nil {
+			return 0, 0, err
+		}
+		session, heartbeat = cmp.Or(session, broker["group."+sessionName]), cmp.Or(heartbeat, broker["group."+heartbeatName])
+	}
+	if session == 0 || heartbeat == 0 {
+		return 0, 0, fmt.Errorf("group %q: no %s and %s in the brokers' answers", group, sessionName, heartbeatName)
+	}
+	return session, heartbeat, nil
+}
+
+// configMillis describes the configs names of one resource and returns
+// those set to a number of milliseconds (a config without a value is left
+// out).
+func (a *admin) configMillis(ctx context.Context, typ kmsg.ConfigResourceType, name string, names ...string) (map[string]time.Duration, error) {
 	req := kmsg.NewPtrDescribeConfigsRequest()
 	r := kmsg.NewDescribeConfigsRequestResource()
-	r.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	r.ResourceName = group
-	r.ConfigNames = []string{"consumer.session.timeout.ms"}
+	r.ResourceType, r.ResourceName, r.ConfigNames = typ, name, names
 	req.Resources = append(req.Resources, r)
 	resp, err := req.RequestWith(ctx, a.cl)
 	if err != nil {
-		return 0, fmt.Errorf("describe configs of group %q: %w", group, err)
+		return nil, fmt.Errorf("describe configs of %s %q: %w", typ, name, err)
 	}
+	out := make(map[string]time.Duration, len(names))
 	for _, rr := range resp.Resources {
 		if err := kerr.ErrorForCode(rr.ErrorCode); err != nil {
-			return 0, fmt.Errorf("describe configs of group %q: %w", group, err)
+			return nil, fmt.Errorf("describe configs of %s %q: %w", typ, name, err)
 		}
 		for _, c := range rr.Configs {
-			if c.Name != "consumer.session.timeout.ms" || c.Value == nil {
+			if !slices.Contains(names, c.Name) || c.Value == nil || *c.Value == "" {
 				continue
 			}
 			ms, err := strconv.ParseInt(*c.Value, 10, 64)
 			if err != nil || ms <= 0 {
-				return 0, fmt.Errorf("group %q consumer.session.timeout.ms %q: not a positive number", group, *c.Value)
+				return nil, fmt.Errorf("%s %q %s %q: not a positive number", typ, name, c.Name, *c.Value)
 			}
-			return time.Duration(ms) * time.Millisecond, nil
+			out[c.Name] = time.Duration(ms) * time.Millisecond
 		}
 	}
-	return 0, fmt.Errorf("group %q: no consumer.session.timeout.ms in the answer", group)
+	return out, nil
 }
 
 // ensureTopic creates the topic unless it exists, waits until every

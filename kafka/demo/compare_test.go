@@ -42,7 +42,7 @@ func quietAll(t *testing.T, d *Demo, within time.Duration) map[string]model.Ledg
 			l, _ = d.GroupLedger(g.Name)
 			return l.InFlight == 0
 		})
-		if l.Processed+l.Lost+l.InFlight != l.Produced {
+		if l.Processed+l.Outside+l.Lost+l.InFlight != l.Produced {
 			t.Fatalf("%s ledger %+v: processed + lost + in-flight != produced", g.Name, l)
 		}
 		if logged := sum(logEnds(t, d)); logged != l.Produced {

@@ -38,6 +38,10 @@ type GroupInfo struct {
 	// of this group: the demo's, unless an outside cluster kept its own
 	// for a consumer-protocol group.
 	SessionTimeout time.Duration
+	// HeartbeatInterval is, for a consumer-protocol group, the interval
+	// the broker tells its members to heartbeat at; 0 for a classic
+	// group, whose consumers choose their own.
+	HeartbeatInterval time.Duration
 }
 
 // Demo is a running demo. Its methods are safe for concurrent use and never
@@ -79,6 +83,8 @@ type group struct {
 	d              *Demo
 	spec           GroupSpec
 	sessionTimeout time.Duration
+	// heartbeatInterval: the broker's, for a consumer-protocol group.
+	heartbeatInterval time.Duration
 
 	// Guarded by d.mu.
 	consumers []*consumer
@@ -191,13 +197,12 @@ func (d *Demo) setUpConsumerGroups(ctx context.Context) error {
 			}
 			checked = true
 		}
-		if d.cluster != nil {
-			continue // the embedded brokers were started with it
+		if d.cluster == nil { // the embedded brokers were started with them
+			_ = d.admin.setConsumerSessionTimeout(ctx, g.spec.Name, d.cfg.SessionTimeout, d.cfg.HeartbeatInterval)
 		}
-		if err := d.admin.setConsumerSessionTimeout(ctx, g.spec.Name, d.cfg.SessionTimeout, d.cfg.HeartbeatInterval); err != nil {
-			if st, err := d.admin.consumerSessionTimeout(ctx, g.spec.Name); err == nil {
-				g.sessionTimeout = st
-			}
+		// The screen says what the broker applies, read back from it.
+		if st, hb, err := d.admin.consumerTimeouts(ctx, g.spec.Name); err == nil {
+			g.sessionTimeout, g.heartbeatInterval = st, hb
 		}
 	}
 	return nil

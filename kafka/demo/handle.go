@@ -20,6 +20,9 @@ func (p *proc) handle(r *kgo.Record) bool {
 	tp := model.TopicPartition{Topic: r.Topic, Partition: r.Partition}
 	var o order
 	ours := json.Unmarshal(r.Value, &o) == nil && o.Run == d.run && o.OrderID != ""
+	d.mu.Lock()
+	c.g.book.Fetched(tp, r.Offset)
+	d.mu.Unlock()
 	if handled, alive := p.poisoned(r, tp, o); handled {
 		return alive
 	}

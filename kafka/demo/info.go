@@ -7,7 +7,7 @@ import "github.com/kgwatch/kgwatch/model"
 func (d *Demo) Groups() []GroupInfo {
 	out := make([]GroupInfo, 0, len(d.groups))
 	for _, g := range d.groups {
-		out = append(out, GroupInfo{GroupSpec: g.spec, SessionTimeout: g.sessionTimeout})
+		out = append(out, GroupInfo{GroupSpec: g.spec, SessionTimeout: g.sessionTimeout, HeartbeatInterval: g.heartbeatInterval})
 	}
 	return out
 }

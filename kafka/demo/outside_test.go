@@ -137,3 +137,58 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// The orders an outside consumer processed and committed are not lost once
+// it leaves and the demo's consumers take its partition back: the ledger
+// counts them as processed outside the demo.
+func TestListenOutsideConsumersOrdersAreNotLost(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.Listen = freePorts(t, 3)
+	d, _ := startDemo(t, cfg)
+	waitTwoOwnAll(t, d, ownsAllRecorded)
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Listen[1]))),
+		kgo.ClientID("outsider"),
+		kgo.ConsumerGroup(d.Group()),
+		kgo.ConsumeTopics(d.Topic()),
+		kgo.Balancers(kgo.RangeBalancer()),
+		kgo.SessionTimeout(2*time.Second),
+		kgo.HeartbeatInterval(200*time.Millisecond),
+		kgo.AutoCommitInterval(100*time.Millisecond),
+		kgo.DisableClientMetrics(),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var polled int
+	var mu sync.Mutex
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			n := cl.PollFetches(ctx).NumRecords()
+			mu.Lock()
+			polled += n
+			mu.Unlock()
+		}
+	}()
+	waitFor(t, 15*time.Second, "the outsider consumed orders", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return polled >= 5
+	})
+	time.Sleep(300 * time.Millisecond) // an autocommit or two
+	cancel()
+	wg.Wait()
+	cl.Close() // commits and leaves
+	waitFor(t, 15*time.Second, "the demo's consumers resumed past the outsider's commits", func() bool {
+		return d.Ledger().Outside > 0
+	})
+	waitFor(t, 5*time.Second, "later orders processed", func() bool { return d.Ledger().Processed > 10 })
+	if l := d.Ledger(); l.Lost != 0 || l.Processed+l.Outside+l.Lost+l.InFlight != l.Produced {
+		t.Errorf("ledger after the outsider left: %+v, want nothing lost (its orders outside)", l)
+	}
+}

@@ -122,3 +122,21 @@ func TestConsumerProtocolStaticRestartLeavesTemporarily(t *testing.T) {
 		t.Fatalf("group epoch %d → %d across a dynamic restart: want a leave and a join", epoch2, e)
 	}
 }
+
+// The consumer-protocol demo reports the session timeout and heartbeat
+// interval its brokers apply (read back from them), the classic demo no
+// heartbeat interval: its consumers choose their own.
+func TestConsumerProtocolReportsTheBrokersTimeouts(t *testing.T) {
+	t.Parallel()
+	cfg := consumerConfig()
+	cfg.HeartbeatInterval = 70 * time.Millisecond
+	d, _ := startDemo(t, cfg)
+	g := d.Groups()[0]
+	if g.SessionTimeout != cfg.SessionTimeout || g.HeartbeatInterval != 70*time.Millisecond {
+		t.Errorf("consumer group: session %s, heartbeat %s; want the broker's %s and 70ms", g.SessionTimeout, g.HeartbeatInterval, cfg.SessionTimeout)
+	}
+	c, _ := startDemo(t, fastConfig())
+	if g := c.Groups()[0]; g.HeartbeatInterval != 0 {
+		t.Errorf("classic group: heartbeat interval %s, want 0 (the consumers', not the broker's)", g.HeartbeatInterval)
+	}
+}

@@ -76,7 +76,7 @@ func quiet(t *testing.T, d *Demo, within time.Duration) model.Ledger {
 		l = d.Ledger()
 		return l.InFlight == 0
 	})
-	if l.Processed+l.Lost+l.InFlight != l.Produced {
+	if l.Processed+l.Outside+l.Lost+l.InFlight != l.Produced {
 		t.Fatalf("ledger %+v: processed + lost + in-flight != produced", l)
 	}
 	// The ledger's Produced is what the log holds: count it independently.

@@ -23,6 +23,7 @@ type demoHeader struct {
 	ProcessTime     time.Duration `json:"process_time_ns"`
 	SlowProcessTime time.Duration `json:"slow_process_time_ns"`
 	Static          bool          `json:"static,omitempty"`
+	BrokerHeartbeat time.Duration `json:"broker_heartbeat_ns,omitempty"`
 }
 
 // DemoHeader is the header of the recording of a demo watching group
@@ -74,6 +75,7 @@ func DemoSettings(h record.Header) (ui.DemoSettings, error) {
 		{"commit_delay_ns", set.CommitDelay, 0, demo.MaxCommitDelay},
 		{"process_time_ns", set.ProcessTime, demo.MinWork, demo.MaxWork},
 		{"slow_process_time_ns", set.SlowProcessTime, demo.MinWork, demo.MaxWork},
+		{"broker_heartbeat_ns", set.BrokerHeartbeat, time.Millisecond, demo.MaxSessionTimeout},
 	} {
 		if d.v != 0 && (d.v < d.min || d.v > d.max) {
 			return ui.DemoSettings{}, &record.HeaderError{Field: "demo " + d.field, Value: fmt.Sprintf("%d (%s)", int64(d.v), d.v),
