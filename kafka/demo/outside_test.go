@@ -184,7 +184,7 @@ func TestListenOutsideConsumersOrdersAreNotLost(t *testing.T) {
 	cancel()
 	wg.Wait()
 	cl.Close() // commits and leaves
-	waitFor(t, 15*time.Second, "the demo's consumers resumed past the outsider's commits", func() bool {
+	waitFor(t, 40*time.Second, "the demo's consumers resumed past the outsider's commits", func() bool {
 		return d.Ledger().Outside > 0
 	})
 	waitFor(t, 5*time.Second, "later orders processed", func() bool { return d.Ledger().Processed > 10 })
