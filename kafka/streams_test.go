@@ -288,3 +288,27 @@ func TestStreamsTaskMoveEvents(t *testing.T) {
 		t.Errorf("moves %+v, want orders/2 from wordcount-2 to wordcount-1", moved)
 	}
 }
+
+// TestOverviewStreamsGroup: the overview lists a streams group with its
+// type, state, members, epoch, lag and status, its source and
+// repartition partitions all owned (by the active tasks).
+func TestOverviewStreamsGroup(t *testing.T) {
+	tc, _ := newStreamsCluster(t, streamsGroup("Stable", 5, 7,
+		streamsMember("m-a", "proc-1", "wordcount-1", 7, half0, half0, nil),
+		streamsMember("m-b", "proc-2", "wordcount-2", 7, half1, half1, nil)))
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
+	defer o.Close()
+	gs := overviewOnce(t, o)
+	if len(gs) != 1 {
+		t.Fatalf("overview %+v, want the streams group", gs)
+	}
+	g := gs[0]
+	if g.ID != "wordcount" || g.Type != model.TypeStreams || g.ProtocolType != "streams" || g.State != "Stable" ||
+		g.Members != 2 || g.Generation != 7 || g.Partitions != 8 || g.Committed != 8 || g.TotalLag != 24 ||
+		g.Status != model.StatusOK || g.Err != "" {
+		t.Errorf("overview of the streams group %+v, want Stable, 2 members, epoch 7, 8 partitions, lag 24, OK", g)
+	}
+	if l := g.Type.Kind().Label; l != "streams" {
+		t.Errorf("TYPE column %q, want streams", l)
+	}
+}
