@@ -63,6 +63,7 @@ func consumerMembers(g kmsg.ConsumerGroupDescribeResponseGroup, name func([16]by
 		if m.SubscribedTopicRegex != nil {
 			mm.SubscribedRegex = *m.SubscribedTopicRegex
 		}
+		mm.Protocol = memberProtocol(m.MemberType)
 		out = append(out, mm)
 	}
 	return out
@@ -92,4 +93,18 @@ func describeConsumerMany(ctx context.Context, w *Watcher, b broker, reads []gro
 				r.targeted = append(r.targeted, m.TargetAssignment.TopicPartitions)
 			}
 		})
+}
+
+// memberProtocol names a ConsumerGroupDescribe v1 member's MemberType: 0
+// a classic member (the group is being migrated online from the classic
+// protocol, or stays mixed), 1 a consumer-protocol member; -1 (v0, or
+// not told) is "".
+func memberProtocol(t int8) string {
+	switch t {
+	case 0:
+		return model.ProtocolClassic
+	case 1:
+		return model.ProtocolConsumer
+	}
+	return ""
 }
