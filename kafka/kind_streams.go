@@ -154,7 +154,9 @@ func describeStreamsMany(ctx context.Context, w *Watcher, b broker, reads []grou
 	req := kmsg.NewPtrStreamsGroupDescribeRequest()
 	req.Groups = groupIDs(reads, idx)
 	askGroups(ctx, w, b, req, 0, maxStreamsDescribe, reads, idx, "describe",
-		func(res *kmsg.StreamsGroupDescribeResponse) []kmsg.StreamsGroupDescribeResponseGroup { return res.Groups },
+		func(res *kmsg.StreamsGroupDescribeResponse) []kmsg.StreamsGroupDescribeResponseGroup {
+			return res.Groups
+		},
 		func(g *kmsg.StreamsGroupDescribeResponseGroup) string { return g.Group },
 		func(r *groupRead, g *kmsg.StreamsGroupDescribeResponseGroup) {
 			if !describedOK(r, g.ErrorCode) {

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -21,10 +22,11 @@ func TestPollMixedGroup(t *testing.T) {
 	tc := newTestCluster(t, false)
 	committedGroup(t, tc, "migrating", "orders")
 	tc.markNonClassic("migrating")
-	var version int16 = -1
+	var version atomic.Int32
+	version.Store(-1)
 	tc.ControlKey(int16(kmsg.ConsumerGroupDescribe), func(req kmsg.Request) (kmsg.Response, error, bool) {
 		tc.KeepControl()
-		version = req.GetVersion()
+		version.Store(int32(req.GetVersion()))
 		res := req.ResponseKind().(*kmsg.ConsumerGroupDescribeResponse)
 		g := kmsg.NewConsumerGroupDescribeResponseGroup()
 		g.Group, g.State, g.Epoch, g.AssignmentEpoch, g.AssignorName = "migrating", "Stable", 3, 3, "uniform"
@@ -48,8 +50,8 @@ func TestPollMixedGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if version < 1 {
-		t.Fatalf("ConsumerGroupDescribe v%d, want v1 (MemberType)", version)
+	if v := version.Load(); v < 1 {
+		t.Fatalf("ConsumerGroupDescribe v%d, want v1 (MemberType)", v)
 	}
 	if s.Group.Type != model.TypeConsumer || len(s.Members) != 3 {
 		t.Fatalf("group %+v with %d members, want a consumer group of 3", s.Group, len(s.Members))
