@@ -27,6 +27,15 @@ type groupKind struct {
 	// fetchCommitted fills obs.Committed and obs.CommitErrs (and what else
 	// the kind's offsets tell); nil: OffsetFetch, as for classic groups.
 	fetchCommitted func(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (broker, error)
+	// describeMany describes, for the overview, the groups of this kind
+	// at idx that coordinator b listed, in one request: each read's
+	// state, member count, generation or assignment epoch and what its
+	// members own (or Err, or state Dead when gone since listed).
+	describeMany func(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int)
+	// fetchManyCommitted reads, for the overview, the committed offsets
+	// of the groups at idx (and what else the kind's offsets tell); nil:
+	// OffsetFetch, batched with the other kinds' groups.
+	fetchManyCommitted func(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int)
 }
 
 // groupKinds lists the kinds the watcher describes, in the order in which
@@ -35,9 +44,11 @@ type groupKind struct {
 // GROUP_ID_NOT_FOUND for a group of another type (Apache Kafka 4: "Group
 // … is not a consumer group"; DescribeGroups v6 "… is not a classic
 // group", below v6 state Dead and no error), or the broker does not speak
-// it: then the next is asked. A type listed but in none of them (streams,
-// for now) is shown from ListGroups and its commits (Watcher.listedAs).
-var groupKinds = []groupKind{consumerKind, shareKind, classicKind}
+// it: then the next is asked. A type listed but in none of them (a
+// streams group on a broker without StreamsGroupDescribe, a type newer
+// than kgwatch) is shown from ListGroups and its commits
+// (Watcher.listedAs).
+var groupKinds = []groupKind{consumerKind, shareKind, streamsKind, classicKind}
 
 // kindOf returns the reader of groups of type t; ok is false for a type
 // the watcher cannot describe.
@@ -48,6 +59,16 @@ func kindOf(t model.GroupType) (k groupKind, ok bool) {
 		}
 	}
 	return groupKind{}, false
+}
+
+// listedKind is the reader the overview describes a listed group of type
+// t with: its kind's, or classic DescribeGroups for a type kgwatch does
+// not describe or a broker too old to name one (ListGroups before v5).
+func listedKind(t model.GroupType) groupKind {
+	if k, ok := kindOf(t); ok {
+		return k
+	}
+	return classicKind
 }
 
 // detectOrder is groupKinds with the kind of type first (the one last

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	kafka "github.com/segmentio/kafka-go"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -12,7 +13,7 @@ import (
 
 // classicKind reads classic groups (JoinGroup/SyncGroup) with
 // DescribeGroups; their commits are OffsetFetch's.
-var classicKind = groupKind{typ: model.TypeClassic, describe: describeClassic}
+var classicKind = groupKind{typ: model.TypeClassic, describe: describeClassic, describeMany: describeClassicMany}
 
 // consumerProtocol is the protocol type of a group whose members speak
 // Kafka's consumer protocol: a classic group of consumers (their
@@ -145,4 +146,50 @@ func decodeSubscription(b []byte) (*kmsg.ConsumerMemberMetadata, error) {
 		return nil, errNegativeVersion
 	}
 	return &m, nil
+}
+
+// describeClassicMany describes the classic groups at idx in one
+// DescribeGroups.
+func describeClassicMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	req.Groups = groupIDs(reads, idx)
+	askGroups(ctx, w, b, req, 0, -1, reads, idx, "describe",
+		func(res *kmsg.DescribeGroupsResponse) []kmsg.DescribeGroupsResponseGroup { return res.Groups },
+		func(g *kmsg.DescribeGroupsResponseGroup) string { return g.Group },
+		func(r *groupRead, g *kmsg.DescribeGroupsResponseGroup) {
+			switch {
+			case kafka.Error(g.ErrorCode) == kafka.GroupIdNotFound || (g.ErrorCode == 0 && (g.State == "" || g.State == model.StateDead)):
+				r.sum.State = model.StateDead
+				return
+			case g.ErrorCode != 0:
+				r.sum.Err = joinText(r.sum.Err, "describe: "+errText(g.ErrorCode))
+				return
+			}
+			r.sum.State = g.State
+			if r.sum.Type == "" {
+				r.sum.Type = model.TypeClassic
+			}
+			if g.ProtocolType != "" {
+				r.sum.ProtocolType = g.ProtocolType
+			}
+			// Members and what they own, read as classicMembers does;
+			// of their subscriptions only the generation they tell.
+			r.sum.Members = len(g.Members)
+			r.sum.Generation = classicGeneration(*g)
+			if g.ProtocolType != "consumer" && g.ProtocolType != "" {
+				return
+			}
+			for _, m := range g.Members {
+				parts, err := decodeAssignment(m.MemberAssignment)
+				if err != nil {
+					continue // undecodable: no partitions, as in the group view
+				}
+				for _, tp := range parts {
+					r.own(tp, m.MemberID)
+				}
+			}
+		})
 }

@@ -11,7 +11,8 @@ import (
 // consumerKind reads consumer groups (KIP-848) with ConsumerGroupDescribe:
 // members with epochs, current and target assignments; their commits are
 // OffsetFetch's.
-var consumerKind = groupKind{typ: model.TypeConsumer, protocolType: consumerProtocol, describe: describeConsumer}
+var consumerKind = groupKind{typ: model.TypeConsumer, protocolType: consumerProtocol, describe: describeConsumer,
+	describeMany: describeConsumerMany}
 
 // describeConsumer describes the watched group with ConsumerGroupDescribe,
 // naming the topics its assignments give only by id.
@@ -62,7 +63,48 @@ func consumerMembers(g kmsg.ConsumerGroupDescribeResponseGroup, name func([16]by
 		if m.SubscribedTopicRegex != nil {
 			mm.SubscribedRegex = *m.SubscribedTopicRegex
 		}
+		mm.Protocol = memberProtocol(m.MemberType)
 		out = append(out, mm)
 	}
 	return out
+}
+
+// describeConsumerMany describes the consumer groups at idx in one
+// ConsumerGroupDescribe.
+func describeConsumerMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	req.Groups = groupIDs(reads, idx)
+	askGroups(ctx, w, b, req, 0, -1, reads, idx, "describe",
+		func(res *kmsg.ConsumerGroupDescribeResponse) []kmsg.ConsumerGroupDescribeResponseGroup {
+			return res.Groups
+		},
+		func(g *kmsg.ConsumerGroupDescribeResponseGroup) string { return g.Group },
+		func(r *groupRead, g *kmsg.ConsumerGroupDescribeResponseGroup) {
+			if !describedOK(r, g.ErrorCode) {
+				return
+			}
+			r.sum.State, r.sum.Members, r.sum.Generation = g.State, len(g.Members), g.AssignmentEpoch
+			for _, m := range g.Members {
+				r.assigned = append(r.assigned, m.Assignment.TopicPartitions)
+				r.assignedBy = append(r.assignedBy, m.MemberID)
+				r.targeted = append(r.targeted, m.TargetAssignment.TopicPartitions)
+			}
+		})
+}
+
+// memberProtocol names a ConsumerGroupDescribe v1 member's MemberType: 0
+// a classic member (the group is being migrated online from the classic
+// protocol, or stays mixed), 1 a consumer-protocol member; -1 (v0, or
+// not told) is "".
+func memberProtocol(t int8) string {
+	switch t {
+	case 0:
+		return model.ProtocolClassic
+	case 1:
+		return model.ProtocolConsumer
+	}
+	return ""
 }

@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"fmt"
+	kafka "github.com/segmentio/kafka-go"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -11,7 +13,8 @@ import (
 // shareKind reads share groups (KIP-932) with ShareGroupDescribe, and
 // their share-partition start offsets and lag with
 // DescribeShareGroupOffsets.
-var shareKind = groupKind{typ: model.TypeShare, protocolType: shareProtocol, describe: describeShare, fetchCommitted: fetchShareOffsets}
+var shareKind = groupKind{typ: model.TypeShare, protocolType: shareProtocol, describe: describeShare, fetchCommitted: fetchShareOffsets,
+	describeMany: describeShareMany, fetchManyCommitted: fetchShareStartsMany}
 
 // shareProtocol is the protocol type Apache Kafka lists share groups with.
 const shareProtocol = "share"
@@ -112,4 +115,57 @@ func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]b
 		}
 	}
 	return start, lag, errs
+}
+
+// describeShareMany describes the share groups at idx in one
+// ShareGroupDescribe.
+func describeShareMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	req := kmsg.NewPtrShareGroupDescribeRequest()
+	req.GroupIDs = groupIDs(reads, idx)
+	askGroups(ctx, w, b, req, 0, -1, reads, idx, "describe",
+		func(res *kmsg.ShareGroupDescribeResponse) []kmsg.ShareGroupDescribeResponseGroup { return res.Groups },
+		func(g *kmsg.ShareGroupDescribeResponseGroup) string { return g.GroupID },
+		func(r *groupRead, g *kmsg.ShareGroupDescribeResponseGroup) {
+			if !describedOK(r, g.ErrorCode) {
+				return
+			}
+			r.sum.State, r.sum.Members, r.sum.Generation = g.GroupState, len(g.Members), g.AssignmentEpoch
+			for _, m := range g.Members {
+				r.assigned = append(r.assigned, shareAssignment(m.Assignment.TopicPartitions))
+				r.assignedBy = append(r.assignedBy, m.MemberID)
+			}
+		})
+}
+
+// fetchShareStartsMany reads the share groups at idx's start offsets and lag
+// in one DescribeShareGroupOffsets.
+func fetchShareStartsMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
+	if len(idx) == 0 {
+		return
+	}
+	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
+	for _, id := range groupIDs(reads, idx) {
+		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
+		rg.GroupID = id
+		req.Groups = append(req.Groups, rg)
+	}
+	askGroups(ctx, w, b, req, 0, -1, reads, idx, "start offsets",
+		func(res *kmsg.DescribeShareGroupOffsetsResponse) []kmsg.DescribeShareGroupOffsetsResponseGroup {
+			return res.Groups
+		},
+		func(g *kmsg.DescribeShareGroupOffsetsResponseGroup) string { return g.GroupID },
+		func(r *groupRead, g *kmsg.DescribeShareGroupOffsetsResponseGroup) {
+			if g.ErrorCode != 0 && kafka.Error(g.ErrorCode) != kafka.GroupIdNotFound {
+				r.sum.Err = joinText(r.sum.Err, "start offsets: "+errText(g.ErrorCode))
+				return
+			}
+			var errs map[model.TopicPartition]string
+			r.committed, r.shareLag, errs = shareOffsets(*g, w.topicName) // no id is learned meanwhile
+			if len(errs) > 0 {
+				r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("start offsets of %s unreadable", model.Count(len(errs), "partition")))
+			}
+		})
 }

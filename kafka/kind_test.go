@@ -26,8 +26,8 @@ func TestGroupKindsMatchModel(t *testing.T) {
 			t.Errorf("%s read twice", k.typ)
 		}
 		seen[k.typ] = true
-		if k.describe == nil {
-			t.Errorf("%s: no describe", k.typ)
+		if k.describe == nil || k.describeMany == nil {
+			t.Errorf("%s: no describe, or none for the overview", k.typ)
 		}
 	}
 	if last := groupKinds[len(groupKinds)-1].typ; last != model.TypeClassic {
@@ -49,10 +49,11 @@ func TestDetectOrder(t *testing.T) {
 		first model.GroupType
 		want  []model.GroupType
 	}{
-		{"", []model.GroupType{model.TypeConsumer, model.TypeShare, model.TypeClassic}},
-		{model.TypeStreams, []model.GroupType{model.TypeConsumer, model.TypeShare, model.TypeClassic}},
-		{model.TypeClassic, []model.GroupType{model.TypeClassic, model.TypeConsumer, model.TypeShare}},
-		{model.TypeShare, []model.GroupType{model.TypeShare, model.TypeConsumer, model.TypeClassic}},
+		{"", []model.GroupType{model.TypeConsumer, model.TypeShare, model.TypeStreams, model.TypeClassic}},
+		{model.TypeStreams, []model.GroupType{model.TypeStreams, model.TypeConsumer, model.TypeShare, model.TypeClassic}},
+		{model.TypeClassic, []model.GroupType{model.TypeClassic, model.TypeConsumer, model.TypeShare, model.TypeStreams}},
+		{model.TypeShare, []model.GroupType{model.TypeShare, model.TypeConsumer, model.TypeStreams, model.TypeClassic}},
+		{"future", []model.GroupType{model.TypeConsumer, model.TypeShare, model.TypeStreams, model.TypeClassic}},
 	} {
 		if got := types(detectOrder(c.first)); !slices.Equal(got, c.want) {
 			t.Errorf("detectOrder(%q) = %v, want %v", c.first, got, c.want)

@@ -12,8 +12,9 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// TestPollStreamsGroupListedOnce: a group no describe kgwatch speaks knows
-// (a streams group, KIP-1071: kfake has none, so ListGroups v5 lists one
+// TestPollStreamsGroupListedOnce: a group no describe the broker speaks
+// knows (a streams group, KIP-1071, on a broker without
+// StreamsGroupDescribe: kfake has neither, so ListGroups v5 lists one
 // and DescribeGroups calls it missing, as Kafka 4.1 does) is typed from ListGroups on the first poll; later
 // polls send no describe and no ListGroups for it, only OffsetFetch. When
 // the group is gone (deleted: OffsetFetch finds no commits) its type is

@@ -257,31 +257,31 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 	reads = make([]groupRead, len(lg))
 	byType := map[model.GroupType][]int{}
 	for i, g := range lg {
-		// v4+ gives the state, v5+ the type: a streams group keeps the
-		// listed state, as no describe kgwatch speaks knows it.
+		// v4+ gives the state, v5+ the type: a group no describe knows
+		// keeps the listed state.
 		reads[i].sum = model.GroupSummary{ID: g.Group, Type: model.GroupType(g.GroupType), ProtocolType: listedProtocolType(g), State: g.GroupState}
-		switch t := model.GroupType(g.GroupType); t {
-		case model.TypeConsumer, model.TypeShare, model.TypeStreams:
-			byType[t] = append(byType[t], i)
-		default: // classic, or a broker too old to say (before v5)
-			byType[model.TypeClassic] = append(byType[model.TypeClassic], i)
-		}
+		t := listedKind(model.GroupType(g.GroupType)).typ
+		byType[t] = append(byType[t], i)
 	}
-	o.describeClassic(ctx, b, reads, byType[model.TypeClassic])
-	o.describeConsumer(ctx, b, reads, byType[model.TypeConsumer])
-	o.describeShare(ctx, b, reads, byType[model.TypeShare])
+	for _, k := range groupKinds {
+		k.describeMany(ctx, w, b, reads, byType[k.typ])
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("describe groups on coordinator %s: %w", b.addr, err)
 	}
 
-	var fetch []int // groups with offsets: all but share groups
+	var fetch []int // groups whose offsets are OffsetFetch's
 	for i := range reads {
-		if reads[i].sum.Type != model.TypeShare {
+		if listedKind(reads[i].sum.Type).fetchManyCommitted == nil {
 			fetch = append(fetch, i)
 		}
 	}
 	perGroup = o.fetchCommits(ctx, b, reads, fetch)
-	o.fetchShareStarts(ctx, b, reads, byType[model.TypeShare])
+	for _, k := range groupKinds {
+		if k.fetchManyCommitted != nil && len(byType[k.typ]) > 0 {
+			k.fetchManyCommitted(ctx, w, b, reads, byType[k.typ])
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("read groups on coordinator %s: %w", b.addr, err)
 	}

@@ -28,10 +28,14 @@ type JSONSnapshot struct {
 	AssignmentEpoch *int32 `json:"assignment_epoch"`
 	// Cooperative: a classic group seen rebalancing incrementally (its
 	// members joined still owning partitions); omitted otherwise.
-	Cooperative bool   `json:"cooperative,omitempty"`
-	TakenAt     string `json:"taken_at"`
-	TotalLag    int64  `json:"total_lag"`
-	MaxLag      int64  `json:"max_lag"`
+	Cooperative bool `json:"cooperative,omitempty"`
+	// TopologyEpoch and Topology: a streams group's topology (KIP-1071);
+	// omitted for other groups.
+	TopologyEpoch *int32            `json:"topology_epoch,omitempty"`
+	Topology      []JSONSubtopology `json:"topology,omitempty"`
+	TakenAt       string            `json:"taken_at"`
+	TotalLag      int64             `json:"total_lag"`
+	MaxLag        int64             `json:"max_lag"`
 	// MaxLagAgeMs is the oldest known lag age in milliseconds; null when no
 	// partition's age is known.
 	MaxLagAgeMs *int64 `json:"max_lag_age_ms"`
@@ -78,6 +82,17 @@ type JSONMember struct {
 	Reconciling      bool              `json:"reconciling"`
 	SubscribedTopics []string          `json:"subscribed_topics,omitempty"`
 	SubscribedRegex  string            `json:"subscribed_topic_regex,omitempty"`
+	// Protocol is "classic" or "consumer" for a member of a consumer
+	// group that says (ConsumerGroupDescribe v1): classic members remain
+	// while a group is migrated; omitted when not told.
+	Protocol string `json:"protocol,omitempty"`
+	// A streams member's process id, topology epoch, user endpoint and
+	// tasks, current and target; omitted for other groups.
+	ProcessID     string     `json:"process_id,omitempty"`
+	TopologyEpoch *int32     `json:"topology_epoch,omitempty"`
+	UserEndpoint  string     `json:"user_endpoint,omitempty"`
+	Tasks         *JSONTasks `json:"tasks,omitempty"`
+	TargetTasks   *JSONTasks `json:"target_tasks,omitempty"`
 
 	// ConsumeRate is null when unknown.
 	ConsumeRate *float64 `json:"consume_rate"`
@@ -86,6 +101,26 @@ type JSONMember struct {
 	// partitions' shortest cadence; null: not known yet).
 	CommitDelayMs *int64 `json:"commit_delay_ms"`
 	CommitEveryMs *int64 `json:"commit_every_ms"`
+}
+
+// JSONTasks are a streams member's tasks by kind, [] when none.
+type JSONTasks struct {
+	Active  []TaskID `json:"active"`
+	Standby []TaskID `json:"standby"`
+	Warmup  []TaskID `json:"warmup"`
+}
+
+func jsonTasks(t Tasks) *JSONTasks {
+	return &JSONTasks{Active: nonNil(t.Active), Standby: nonNil(t.Standby), Warmup: nonNil(t.Warmup)}
+}
+
+// JSONSubtopology is one subtopology of a streams group's topology.
+type JSONSubtopology struct {
+	ID                      string   `json:"subtopology"`
+	SourceTopics            []string `json:"source_topics"`
+	RepartitionSourceTopics []string `json:"repartition_source_topics"`
+	RepartitionSinkTopics   []string `json:"repartition_sink_topics"`
+	ChangelogTopics         []string `json:"changelog_topics"`
 }
 
 // JSONPartition is one partition in JSONSnapshot. Owner fields are null when
@@ -186,6 +221,14 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 	if g := s.Group.RebalanceGeneration(); g > 0 {
 		j.Rebalances.Generation = ptr(g) // known from the poll, annotated or not
 	}
+	if s.Group.Type == TypeStreams {
+		j.TopologyEpoch = ptr(s.Group.TopologyEpoch)
+		for _, st := range s.Group.Topology {
+			j.Topology = append(j.Topology, JSONSubtopology{ID: st.ID, SourceTopics: nonNil(st.SourceTopics),
+				RepartitionSourceTopics: nonNil(st.RepartitionSourceTopics), RepartitionSinkTopics: nonNil(st.RepartitionSinkTopics),
+				ChangelogTopics: nonNil(st.ChangelogTopics)})
+		}
+	}
 	for _, m := range s.Members {
 		parts := m.Partitions
 		if parts == nil {
@@ -205,6 +248,11 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		}
 		if epochs {
 			jm.MemberEpoch = ptr(m.MemberEpoch)
+		}
+		jm.Protocol = m.Protocol
+		if s.Group.Type == TypeStreams {
+			jm.ProcessID, jm.UserEndpoint, jm.TopologyEpoch = m.ProcessID, m.Endpoint, ptr(m.TopologyEpoch)
+			jm.Tasks, jm.TargetTasks = jsonTasks(m.Tasks), jsonTasks(m.TargetTasks)
 		}
 		if kind.TargetAssignment {
 			target := m.TargetPartitions
@@ -434,3 +482,11 @@ func rateJSON(r Rate) *float64 {
 
 // round3 keeps three decimals: rates and ETAs are estimates.
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// nonNil is s, or [] for nil (JSON writes [] rather than null).
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -17,7 +17,8 @@ const (
 	// (KIP-1071), or one whose type the broker's APIs cannot describe.
 	// Its lag is known; its members and state are not.
 	StateUnknown = "Unknown"
-	// StateNotReady is a KIP-1071 streams group not yet able to run.
+	// StateNotReady is a KIP-1071 streams group not yet able to run
+	// (its internal topics are missing or misconfigured).
 	StateNotReady = "NotReady"
 )
 
@@ -55,6 +56,24 @@ type Group struct {
 	// assign). Eager members revoke everything before they join. Read
 	// while Stable, the only state DescribeGroups shows metadata in.
 	Cooperative bool
+	// TopologyEpoch and Topology are a streams group's (KIP-1071): the
+	// epoch of the topology its members run and its subtopologies; 0 and
+	// nil for other groups, and nil before a member has sent one.
+	TopologyEpoch int32
+	Topology      []Subtopology
+}
+
+// ClassicMembers counts the members still speaking the classic protocol
+// (Member.Protocol) in a group of another type: a consumer group being
+// migrated online holds both until its last classic member is gone.
+func ClassicMembers(members []Member) int {
+	n := 0
+	for _, m := range members {
+		if m.Protocol == ProtocolClassic {
+			n++
+		}
+	}
+	return n
 }
 
 // AssignmentsKnown reports whether the members' assignments say who owns
@@ -62,7 +81,7 @@ type Group struct {
 // state; classic coordinators report them only while Stable.
 func (g Group) AssignmentsKnown() bool {
 	if g.CoordinatorAssigned() {
-		return g.Exists()
+		return g.Exists() && g.State != StateUnknown // Unknown: not described
 	}
 	return g.State == StateStable
 }
@@ -109,6 +128,8 @@ func (g Group) StateText() string {
 		return "is rebalancing"
 	case StateDead, "":
 		return "does not exist"
+	case StateNotReady:
+		return "is not ready: its internal topics are missing or misconfigured"
 	case StateUnknown:
 		if g.Type.Known() { // a broker's word, named only when it is a known type
 			return "is a " + string(g.Type) + " group kgwatch cannot describe: members unknown"

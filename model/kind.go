@@ -18,7 +18,9 @@ const (
 	// TypeShare groups (KIP-932) may assign one partition to several
 	// members; the broker tracks a share-partition start offset.
 	TypeShare GroupType = "share"
-	// TypeStreams groups (KIP-1071) are listed but not described yet.
+	// TypeStreams groups (KIP-1071) run Kafka Streams applications: the
+	// coordinator assigns tasks (active, standby, warm-up) to members,
+	// which reconcile towards their targets as consumer groups do.
 	TypeStreams GroupType = "streams"
 )
 
@@ -89,7 +91,8 @@ var kinds = [...]Kind{
 		CoordinatorAssigned: true, TargetAssignment: true, Rebalance: RebalanceReconcile, AssignorLabel: "server assignor "},
 	{Type: TypeShare, Label: string(TypeShare), Title: "share group (KIP-932)", Described: true,
 		CoordinatorAssigned: true, SharedPartitions: true, Rebalance: RebalanceReassign},
-	{Type: TypeStreams, Label: string(TypeStreams), Title: "streams group"},
+	{Type: TypeStreams, Label: string(TypeStreams), Title: "streams group (KIP-1071)", Described: true,
+		CoordinatorAssigned: true, TargetAssignment: true, Rebalance: RebalanceReconcile},
 }
 
 // Kinds returns every known group type's kind.

@@ -142,7 +142,7 @@ func FormatOverview(gs []GroupSummary) string {
 	}
 	typed, statused, aged, fromStart := false, false, false, false
 	for _, g := range gs {
-		typed = typed || (g.Type != "" && g.Type != TypeClassic)
+		typed = typed || g.Type.Kind().Label != ""
 		statused = statused || g.Status != ""
 		aged = aged || g.MaxLagAgeKnown
 		fromStart = fromStart || g.LagFromStart

@@ -265,7 +265,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 	rebalancing := Group{State: s.State}.Rebalancing()
 	gen := s.Generation
 	gt.told = gt.told || gen > 0
-	if gen == 0 && !gt.told && s.Type == TypeClassic && (Group{State: s.State}).Exists() {
+	if gen == 0 && !gt.told && s.Type.Kind().Rebalance == RebalanceGeneration && (Group{State: s.State}).Exists() {
 		gen = gt.seenGeneration(&s)
 	}
 	rb := gt.rate.ObserveGeneration(o.TakenAt, gen, Group{State: s.State}.Exists(), nil, rebalancing)

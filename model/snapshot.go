@@ -62,6 +62,25 @@ type Member struct {
 	// group member subscribed to.
 	SubscribedTopics []string
 	SubscribedRegex  string
+	// Protocol is the protocol the member speaks, as ConsumerGroupDescribe
+	// v1 (MemberType) or StreamsGroupDescribe (IsClassic) tells it:
+	// ProtocolClassic for a classic member of a group being migrated
+	// online, ProtocolConsumer for a consumer-protocol member; "" when
+	// not told (classic and share groups, ConsumerGroupDescribe v0).
+	Protocol string
+	// ProcessID, TopologyEpoch and Endpoint are a streams group member's
+	// (KIP-1071): the Kafka Streams instance it runs in (one process id
+	// for all its threads), the topology epoch it runs and its
+	// application.server endpoint ("host:port", "" when none).
+	ProcessID     string
+	TopologyEpoch int32
+	Endpoint      string
+	// Tasks are a streams member's current tasks, TargetTasks those the
+	// coordinator wants it to run; zero for other groups. Its active
+	// tasks give it Partitions (the source topics' partitions they
+	// read), its target active tasks TargetPartitions.
+	Tasks       Tasks
+	TargetTasks Tasks
 	// Reconciling: a consumer group member behind the target assignment
 	// (its epoch below Group.AssignmentEpoch, or owning other partitions
 	// than its target). Set by NewSnapshot.
@@ -82,6 +101,54 @@ type Member struct {
 	CommitDelay time.Duration
 	CommitSeen  bool
 	CommitEvery time.Duration
+}
+
+// Member protocols (Member.Protocol).
+const (
+	ProtocolClassic  = "classic"
+	ProtocolConsumer = "consumer"
+)
+
+// TaskID names a Kafka Streams task: a subtopology and a partition
+// number; the task reads that partition of each of the subtopology's
+// source topics.
+type TaskID struct {
+	Subtopology string `json:"subtopology"`
+	Partition   int32  `json:"partition"`
+}
+
+// CompareTask orders tasks by subtopology, then partition (for
+// slices.SortFunc).
+func CompareTask(a, b TaskID) int {
+	if c := strings.Compare(a.Subtopology, b.Subtopology); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
+}
+
+// Tasks are a streams member's tasks by kind, each sorted by
+// subtopology, then partition.
+type Tasks struct {
+	// Active tasks process records; Standby tasks keep a replica of an
+	// active task's state; Warmup tasks are standbys catching up before
+	// they become active.
+	Active  []TaskID
+	Standby []TaskID
+	Warmup  []TaskID
+}
+
+// Empty reports whether there are no tasks at all.
+func (t Tasks) Empty() bool { return len(t.Active)+len(t.Standby)+len(t.Warmup) == 0 }
+
+// Subtopology is one subtopology of a streams group's topology, as
+// StreamsGroupDescribe tells it: the topics its tasks read (source and
+// repartition source topics), write for repartitioning and keep state in.
+type Subtopology struct {
+	ID                      string
+	SourceTopics            []string
+	RepartitionSourceTopics []string
+	RepartitionSinkTopics   []string
+	ChangelogTopics         []string
 }
 
 // PartitionOffsets is what the partition's leader reports of its log.

@@ -234,7 +234,9 @@ func (h Header) segments(tier int) (first, second []string, verdict int) {
 
 // protocolSegments say what kind of group it is and how it assigns, as
 // its kind declares: its title (a consumer group's protocol, a share
-// group), its epochs (and the target assignment's, when it lags), its
+// group), its epochs (and the target assignment's, when it lags; a
+// streams group's topology epoch), whether it is being migrated from the
+// classic protocol (members of both), its
 // assignor (a classic group's with "cooperative" when its members keep
 // their partitions through a rebalance).
 func (h Header) protocolSegments() []string {
@@ -249,7 +251,14 @@ func (h Header) protocolSegments() []string {
 		if k.TargetAssignment && g.AssignmentEpoch != g.Epoch {
 			epoch += ", target " + strconv.Itoa(int(g.AssignmentEpoch))
 		}
+		if g.Topology != nil {
+			epoch += ", topology " + strconv.Itoa(int(g.TopologyEpoch))
+		}
 		segs = append(segs, st.Label.Render(epoch))
+	}
+	if n := model.ClassicMembers(h.st.Snap.Members); n > 0 && g.Type != model.TypeClassic && g.Type != "" {
+		segs = append(segs, st.Value.Render("migrating: "+strconv.Itoa(n)+" of "+
+			model.Count(len(h.st.Snap.Members), "member")+" still classic"))
 	}
 	if k.AssignorLabel != "" && g.Assignor != "" {
 		a := st.Label.Render(k.AssignorLabel) + st.Value.Render(model.Printable(g.Assignor))

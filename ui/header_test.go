@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,21 +112,35 @@ func TestHeaderKeepsTheAssignor(t *testing.T) {
 
 // TestHeaderSaysTheKind: the header names the group's kind and shows
 // what it has: a share group its epoch (no target: it has none) and no
-// assignor, a streams group (listed only) its name alone, a classic group
-// its assignor and no epoch.
+// assignor, a streams group its epochs (group, target, topology) and no
+// assignor, a consumer group being migrated how many members are still
+// classic, a classic group its assignor and no epoch.
 func TestHeaderSaysTheKind(t *testing.T) {
 	for _, c := range []struct {
 		typ       model.GroupType
 		want, not []string
+		classic   int // members still classic, of 3
 	}{
-		{model.TypeShare, []string{"share group (KIP-932)", "epoch 4"}, []string{"target", "assignor"}},
-		{model.TypeStreams, []string{"streams group"}, []string{"epoch", "assignor"}},
-		{model.TypeClassic, []string{"assignor simple"}, []string{"epoch", "group ("}},
+		{model.TypeShare, []string{"share group (KIP-932)", "epoch 4"}, []string{"target", "assignor"}, 0},
+		{model.TypeStreams, []string{"streams group (KIP-1071)", "epoch 4, target 5, topology 2"}, []string{"assignor", "migrating"}, 0},
+		{model.TypeConsumer, []string{"migrating: 2 of 3 members still classic"}, nil, 2},
+		{model.TypeConsumer, []string{"epoch 4"}, []string{"migrating", "topology"}, 0},
+		{model.TypeClassic, []string{"assignor simple"}, []string{"epoch", "group (", "migrating"}, 0},
 	} {
 		snap := stableSnapshot()
 		snap.Group.Type, snap.Group.Assignor, snap.Group.Epoch, snap.Group.AssignmentEpoch = c.typ, "simple", 4, 5
+		if c.typ == model.TypeStreams {
+			snap.Group.TopologyEpoch, snap.Group.Topology = 2, []model.Subtopology{{ID: "0", SourceTopics: []string{"orders"}}}
+		}
+		snap.Members = append(snap.Members[:0:0], snap.Members...)
+		for len(snap.Members) < 3 {
+			snap.Members = append(snap.Members, model.Member{MemberID: "extra-" + strconv.Itoa(len(snap.Members))})
+		}
+		for i := range snap.Members {
+			snap.Members[i].Protocol = map[bool]string{true: model.ProtocolClassic, false: model.ProtocolConsumer}[i < c.classic]
+		}
 		h := NewHeader(NewStyles(true))
-		h.SetSize(160, 3)
+		h.SetSize(200, 3)
 		h.SetState(WatchState{Brokers: testBrokers, Group: "order-workers", Interval: time.Second, Snap: snap, HasSnap: true, LastGood: t0, Now: t0})
 		line2 := strings.Split(ansi.Strip(h.View()), "\n")[1]
 		for _, w := range c.want {

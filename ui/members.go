@@ -216,6 +216,9 @@ func memberColumns() []column[memberRow] {
 		{title: "INSTANCE-ID", drop: 10, grow: 6, max: 24, hideEmpty: true, text: func(r *memberRow) string { return r.m.InstanceID }},
 		{title: "EPOCH", right: true, drop: 12, grow: 7, hideEmpty: true, text: memberEpoch},
 		{title: "RACK", drop: 14, grow: 8, hideEmpty: true, text: func(r *memberRow) string { return r.m.Rack }},
+		{title: "PROTOCOL", drop: 11, grow: 10, hideEmpty: true, text: func(r *memberRow) string { return r.m.Protocol }},
+		{title: "PROCESS", drop: 13, grow: 11, hideEmpty: true, text: func(r *memberRow) string { return model.ShortID(r.m.ProcessID) }},
+		{title: "TASKS", drop: 9, grow: 12, max: 32, hideEmpty: true, text: func(r *memberRow) string { return memberTasks(r.m.Tasks) }},
 		{title: "PARTS", right: true, drop: 4, grow: 2, text: func(r *memberRow) string { return strconv.Itoa(len(r.m.Partitions)) }},
 		{title: "LAG", right: true, drop: 1, grow: 0, text: func(r *memberRow) string { return r.lag }},
 		{title: "CONSUME/s", right: true, drop: 2, grow: 5, text: func(r *memberRow) string {
@@ -226,6 +229,28 @@ func memberColumns() []column[memberRow] {
 			narrow: func(r *memberRow) string { return memberCommits(r.m, false) }},
 		{title: "PARTITIONS", min: 10, fill: true, natural: 10, text: func(r *memberRow) string { return r.parts }},
 	}
+}
+
+// memberTasks says a streams member's tasks as Kafka Streams names them
+// (subtopology_partition): its active tasks, then "s:" its standbys and
+// "w:" its warm-ups; "" for a member with none (and every member of
+// other groups).
+func memberTasks(t model.Tasks) string {
+	var parts []string
+	for _, k := range []struct {
+		mark  string
+		tasks []model.TaskID
+	}{{"", t.Active}, {"s:", t.Standby}, {"w:", t.Warmup}} {
+		if len(k.tasks) == 0 {
+			continue
+		}
+		ids := make([]string, len(k.tasks))
+		for i, id := range k.tasks {
+			ids[i] = model.Printable(id.Subtopology) + "_" + strconv.Itoa(int(id.Partition))
+		}
+		parts = append(parts, k.mark+strings.Join(ids, ","))
+	}
+	return strings.Join(parts, " ")
 }
 
 // memberCommits says how often m commits and how long ago it last did:
