@@ -307,43 +307,13 @@ func (g *GroupsPane) title(start, end int, visible []model.GroupSummary) string 
 // same decades as a partition's (lagCells), drawn ▒. A group that could
 // not all be read shows its error.
 func (g *GroupsPane) bar(r *model.GroupSummary, w int, styled bool) string {
-	st := g.styles
-	if r.Err != "" {
-		s := cell(glyphError+" "+flatText(r.Err), w, false)
-		if styled {
-			s = st.err.Render(s)
-		}
-		return s
-	}
-	inner, marker := w, ""
-	if w >= 4 {
-		inner, marker = w-2, "  "
-		if g.hasWorst && r.ID == g.worst {
-			marker = " " + glyphWorst
-		}
-	}
-	filled, glyph := 0, glyphBarFull
-	switch {
-	case r.TotalLag <= 0:
-	case r.MaxLagAgeKnown:
-		filled = barCells(r.MaxLagAge, inner)
-	default:
-		filled, glyph = lagCells(r.TotalLag, inner), glyphBarByLag
-	}
-	full := strings.Repeat(glyph, filled)
-	track := strings.Repeat(glyphBarTrack, inner-filled)
-	if !styled {
-		return full + track + marker
-	}
-	s := ""
-	if filled > 0 {
-		s = groupBarPaint(st, r).Render(full)
-	}
-	if inner > filled {
-		s += st.lagNone.Render(track)
-	}
-	if strings.TrimSpace(marker) != "" {
-		return s + st.worst.Render(marker)
-	}
-	return s + marker
+	return drawBar(g.styles, ageBar{
+		err:      r.Err,
+		empty:    r.TotalLag <= 0,
+		age:      r.MaxLagAge,
+		ageKnown: r.MaxLagAgeKnown,
+		lag:      r.TotalLag,
+		worst:    g.hasWorst && r.ID == g.worst,
+		paint:    groupBarPaint(g.styles, r),
+	}, w, styled)
 }

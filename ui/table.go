@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -50,11 +49,6 @@ type Table struct {
 // tableChrome is the number of lines above the rows: title and column
 // header.
 const tableChrome = 2
-
-// ageMarks are the lag ages the bar's segments end at: a bar reaching the
-// second segment's end has waited 30s, the last one's an hour or more.
-// Lag in flight (under 5s) draws one cell.
-var ageMarks = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour}
 
 // Glyphs of the table.
 const (
@@ -288,49 +282,6 @@ func (t *Table) View() string {
 // scale when it is wide enough: "LAG BAR 5s  30s  2m …".
 func (t *Table) header(l gridLayout) string { return rulerHeader(&t.grid, l) }
 
-// rulerHeader is g's header with its last column, an age bar, headed by
-// the bar's scale when it is wide enough (the partition table's and the
-// overview's).
-func rulerHeader[T any](g *grid[T], l gridLayout) string {
-	h := g.header(l)
-	last := len(g.cols) - 1
-	if !l.show[last] {
-		return h
-	}
-	w := l.w[last]
-	ruler := ageRuler(w)
-	if ruler == "" {
-		return h
-	}
-	return h[:len(h)-len(cell(g.cols[last].title, w, false))] + ruler
-}
-
-// ageRuler labels the age bar's scale under its segment ends, or "" when
-// they do not fit (the partition table's and the overview's bar headers).
-func ageRuler(w int) string {
-	inner := w - 2
-	if inner < 20 {
-		return ""
-	}
-	line := []rune(spaces(w))
-	pos := 0
-	for i, m := range ageMarks {
-		end := barCells(m, inner)
-		label := model.Setting(m)
-		at := max(end-len(label), pos)
-		if i == 0 {
-			at = 0
-			label = "≤" + label
-		}
-		if at+len([]rune(label)) > w {
-			return ""
-		}
-		copy(line[at:], []rune(label))
-		pos = at + len([]rune(label)) + 1
-	}
-	return string(line)
-}
-
 func (t *Table) title(start, end int, visible []model.PartitionLag, topic string) string {
 	st := t.styles.PaneTitleOff
 	glyph := glyphUnfocused
@@ -423,81 +374,18 @@ func (t *Table) isWorst(p *model.PartitionLag) bool {
 	return t.hasWorst && p.TopicPartition == t.worst
 }
 
-// barCells is how many of inner cells the bar of a lag age a fills: one
-// up to the first mark, then each segment between marks an equal share,
-// filled logarithmically within it; an hour or more fills it all.
-func barCells(a time.Duration, inner int) int {
-	if a <= ageMarks[0] {
-		return 1
-	}
-	segs := len(ageMarks) - 1
-	seg := float64(inner-1) / float64(segs)
-	for i := 1; i < len(ageMarks); i++ {
-		if a <= ageMarks[i] {
-			f := math.Log(float64(a)/float64(ageMarks[i-1])) / math.Log(float64(ageMarks[i])/float64(ageMarks[i-1]))
-			return min(1+int(math.Round(seg*(float64(i-1)+f))), inner)
-		}
-	}
-	return inner
-}
-
-// lagCells is the bar of a lag whose age is unknown: one segment a decade
-// above 1 (1–9 one cell, 10s to the first segment's end …).
-func lagCells(lag int64, inner int) int {
-	if lag <= 1 {
-		return 1
-	}
-	segs := len(ageMarks) - 1
-	seg := float64(inner-1) / float64(segs)
-	return min(1+int(math.Round(seg*math.Log10(float64(lag)))), inner)
-}
-
-// bar draws how long the oldest unprocessed record has waited: filled
-// cells (█) on the fixed scale of ageMarks, a track (░) for the rest, and
-// a marker (◀) on the worst partition. Lag in flight draws one cell; with
-// no age known the bar counts lag decades, drawn ▒. A partition whose
-// offsets could not be read shows its error instead: a bar drawn from
-// offsets that could not all be read would mislead.
+// bar draws how long the oldest unprocessed record has waited (drawBar),
+// coloured by its status and marked on the worst partition; a partition
+// whose offsets could not be read shows its error instead.
 func (t *Table) bar(p *model.PartitionLag, w int, styled bool) string {
-	st := t.styles
-	if p.Err != "" {
-		s := cell(glyphError+" "+flatText(p.Err), w, false)
-		if styled {
-			s = st.err.Render(s)
-		}
-		return s
-	}
-	inner, marker := w, ""
-	if w >= 4 {
-		inner, marker = w-2, "  "
-		if t.isWorst(p) {
-			marker = " " + glyphWorst
-		}
-	}
-	filled, glyph := 0, glyphBarFull
-	switch {
-	case p.Lag <= 0 || p.LagMarkersOnly:
-	case p.LagAgeGone:
-		filled = inner
-	case p.LagAgeKnown:
-		filled = barCells(p.LagAge, inner)
-	default:
-		filled, glyph = lagCells(p.Lag, inner), glyphBarByLag
-	}
-	full := strings.Repeat(glyph, filled)
-	track := strings.Repeat(glyphBarTrack, inner-filled)
-	if !styled {
-		return full + track + marker
-	}
-	var s string
-	if filled > 0 {
-		s = st.barPaint(p).Render(full)
-	}
-	if inner > filled {
-		s += st.lagNone.Render(track)
-	}
-	if strings.TrimSpace(marker) != "" {
-		return s + st.worst.Render(marker)
-	}
-	return s + marker
+	return drawBar(t.styles, ageBar{
+		err:      p.Err,
+		empty:    p.Lag <= 0 || p.LagMarkersOnly,
+		full:     p.LagAgeGone,
+		age:      p.LagAge,
+		ageKnown: p.LagAgeKnown,
+		lag:      p.Lag,
+		worst:    t.isWorst(p),
+		paint:    t.styles.barPaint(p),
+	}, w, styled)
 }
