@@ -38,6 +38,10 @@ type column[T any] struct {
 	// hideEmpty: the column is not shown while every row in view has an
 	// empty cell (an instance id no member has).
 	hideEmpty bool
+	// whole: the column shows at its natural width (up to max) or not at
+	// all, its text not cut below that (a name cut mid-word reads as
+	// another name); min is then ignored.
+	whole bool
 	// text is a cell's text; the grid makes it printable, measures it and
 	// cuts it. narrow, when set, is the shorter text used when the column
 	// is narrower than every row's text (a status's glyph for its word).
@@ -150,7 +154,7 @@ func (g *grid[T]) layout(rows []T, width int, now time.Time) gridLayout {
 			}
 		}
 		l.w[c] = nat[c]
-		if col.min > 0 {
+		if col.min > 0 && !col.whole {
 			l.w[c] = min(col.min, nat[c])
 		}
 		if col.narrow != nil && l.w[c] < nat[c] {

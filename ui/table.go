@@ -65,15 +65,19 @@ func NewTable(st Styles, km KeyMap) Table {
 	return t
 }
 
+// topicFirstDrop is the TOPIC column's drop while every row has one
+// topic: above every other column's, so it gives way first.
+const topicFirstDrop = 11
+
 // columns declares the table's columns, in screen order. They give way
-// (drop, highest first) commit delay, log-end, committed, rates, topic,
-// bar; the
-// status's word gives way to its glyph before any of them.
+// (drop, highest first) the topic when the title names it, commit delay,
+// log-end, committed, rates, the bar; the status's word gives way to its
+// glyph before any of them.
 func (t *Table) columns() []column[model.PartitionLag] {
 	st := t.styles
 	right := true
 	return []column[model.PartitionLag]{
-		{title: "TOPIC", min: 12, max: 40, drop: 4, grow: 3,
+		{title: "TOPIC", min: 12, max: 40, drop: topicFirstDrop, grow: 3, whole: true,
 			text: func(p *model.PartitionLag) string { return p.Topic }},
 		{title: "PARTITION", short: "P", right: right, min: 1, grow: 4,
 			text:   func(p *model.PartitionLag) string { return strconv.Itoa(int(p.Partition)) },
@@ -245,9 +249,14 @@ func (t *Table) View() string {
 	}
 	visible := t.visible
 	t.grid.cols[len(t.grid.cols)-1].render = t.bar // this frame's table: its worst, its styles
-	t.grid.cols[0].drop = 4
+	// One topic: the title names it, so its column shows whole (a name
+	// cut mid-word reads as another) or is the first to give way.
+	// Several: it never gives way, and is cut when it must be, its
+	// prefix telling the topics apart.
+	tc := &t.grid.cols[0]
+	tc.drop, tc.whole = topicFirstDrop, true
 	if t.oneTopic == "" {
-		t.grid.cols[0].drop = 0 // several topics: the topic is never dropped
+		tc.drop, tc.whole = 0, false
 	}
 	l := t.grid.layout(visible, t.width, t.now)
 
