@@ -22,7 +22,7 @@ import (
 // rows in the scroll window are computed.
 type Lanes struct {
 	styles  Styles
-	keys    KeyMap
+	keys    LanesKeyMap
 	hist    *model.Lanes
 	sc      scroller
 	width   int
@@ -48,6 +48,30 @@ type Lanes struct {
 	bare bool
 }
 
+// LanesKeyMap is the keys the lanes own: the list keys and the zoom.
+type LanesKeyMap struct {
+	List            ListKeyMap
+	ZoomIn, ZoomOut key.Binding
+}
+
+// LanesKeys returns the lanes' bindings of k. The zoom keys work wherever the
+// lanes are drawn, whether or not the page's help offers them, so they
+// are enabled here whatever k says.
+func (k KeyMap) LanesKeys() LanesKeyMap {
+	m := LanesKeyMap{List: k.List(), ZoomIn: k.ZoomIn, ZoomOut: k.ZoomOut}
+	m.ZoomIn.SetEnabled(true)
+	m.ZoomOut.SetEnabled(true)
+	return m
+}
+
+// ShortHelp lists the zoom keys.
+func (k LanesKeyMap) ShortHelp() []key.Binding { return []key.Binding{k.ZoomIn, k.ZoomOut} }
+
+// FullHelp lists every key of the lanes.
+func (k LanesKeyMap) FullHelp() [][]key.Binding {
+	return append(k.List.FullHelp(), k.ShortHelp())
+}
+
 // Lanes chrome: title and time axis above the lanes, legend below.
 const lanesChrome = 3
 
@@ -61,7 +85,7 @@ const (
 
 // NewLanes returns a lanes view drawing hist.
 func NewLanes(st Styles, km KeyMap, hist *model.Lanes) Lanes {
-	l := Lanes{styles: st, keys: km, hist: hist, used: map[rune]bool{}}
+	l := Lanes{styles: st, keys: km.LanesKeys(), hist: hist, used: map[rune]bool{}}
 	if st.NoColor {
 		l.ownerP = []paint{{}}
 	} else {
@@ -165,18 +189,13 @@ func (l Lanes) Len() int { return l.hist.Len() }
 // Update handles scroll and zoom keys.
 func (l Lanes) Update(msg tea.Msg) (Lanes, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
-		// The zoom keys are the lanes' own: they work wherever the
-		// lanes are drawn, whether or not the page's help lists them.
-		in, out := l.keys.ZoomIn, l.keys.ZoomOut
-		in.SetEnabled(true)
-		out.SetEnabled(true)
 		switch {
-		case key.Matches(k, in):
+		case key.Matches(k, l.keys.ZoomIn):
 			l.zoom = max(l.zoom-1, -len(laneSteps))
-		case key.Matches(k, out):
+		case key.Matches(k, l.keys.ZoomOut):
 			l.zoom = min(l.zoom+1, len(laneSteps))
 		default:
-			l.sc.handleKey(k, l.keys)
+			l.sc.handleListKey(k, l.keys.List)
 		}
 	}
 	return l, nil

@@ -18,12 +18,10 @@ import (
 // scroll window are measured and rendered, so its cost does not grow with
 // the partition count.
 type Table struct {
+	listPane[*model.PartitionLag]
 	styles Styles
-	keys   KeyMap
-	rows   []*model.PartitionLag
 	// visible holds copies of the rows on screen, for the grid.
 	visible []model.PartitionLag
-	sc      scroller
 	grid    grid[model.PartitionLag]
 	width   int
 	height  int
@@ -60,7 +58,7 @@ const (
 
 // NewTable returns an empty partition table.
 func NewTable(st Styles, km KeyMap) Table {
-	t := Table{styles: st, keys: km}
+	t := Table{listPane: newListPane[*model.PartitionLag](km), styles: st}
 	t.grid = newGrid(t.columns())
 	return t
 }
@@ -123,7 +121,7 @@ var statusWidth = func() int {
 // SetSize sets the pane's outer size, title and column header included.
 func (t *Table) SetSize(w, h int) {
 	t.width, t.height = max(w, 0), max(h, 0)
-	t.sc.SetHeight(max(t.height-tableChrome, 0))
+	t.setHeight(t.height - tableChrome)
 }
 
 // SetFocused marks the pane as the one receiving scroll keys.
@@ -138,24 +136,8 @@ func (t *Table) SetNow(now time.Time) { t.now = now }
 // SetRows replaces the rows. The table keeps a reference, not a copy. The
 // selected partition stays selected when it is still present.
 func (t *Table) SetRows(rows []*model.PartitionLag) {
-	cur := t.sc.Cursor()
-	var sel model.TopicPartition
-	had := cur >= 0 && cur < len(t.rows)
-	if had {
-		sel = t.rows[cur].TopicPartition
-	}
-	t.rows = rows
+	t.setRows(rows, func(a, b *model.PartitionLag) bool { return a.TopicPartition == b.TopicPartition })
 	t.oneTopic = singleTopic(rows)
-	t.sc.SetLen(len(rows))
-	if !had || (cur < len(rows) && rows[cur].TopicPartition == sel) {
-		return
-	}
-	for i := range rows {
-		if rows[i].TopicPartition == sel {
-			t.sc.SetCursor(i)
-			return
-		}
-	}
 }
 
 // SetView tells the table how its rows were chosen, for the title (desc,
@@ -167,21 +149,15 @@ func (t *Table) SetView(desc, empty string, total int, worst model.TopicPartitio
 
 // Selected returns the partition under the cursor.
 func (t Table) Selected() (model.PartitionLag, bool) {
-	i := t.sc.Cursor()
-	if i < 0 || i >= len(t.rows) {
-		return model.PartitionLag{}, false
+	if p, ok := t.selected(); ok {
+		return *p, true
 	}
-	return *t.rows[i], true
+	return model.PartitionLag{}, false
 }
 
-// Len returns the number of rows.
-func (t Table) Len() int { return len(t.rows) }
-
-// Update handles scroll keys.
+// Update handles the list keys.
 func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		t.sc.handleKey(k, t.keys)
-	}
+	t.handleKey(msg)
 	return t, nil
 }
 
@@ -242,9 +218,10 @@ func (t *Table) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
-	start, end := t.sc.Window()
+	start, rows := t.window()
+	end := start + len(rows)
 	t.visible = t.visible[:0]
-	for _, r := range t.rows[start:end] {
+	for _, r := range rows {
 		t.visible = append(t.visible, *r)
 	}
 	visible := t.visible
@@ -282,7 +259,7 @@ func (t *Table) View() string {
 	}
 	for i := range visible {
 		b.WriteByte('\n')
-		t.row(&b, l, &visible[i], t.focused && start+i == t.sc.Cursor())
+		t.row(&b, l, &visible[i], t.focused && t.isCursor(start+i))
 	}
 	return b.String()
 }
