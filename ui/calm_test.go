@@ -69,14 +69,17 @@ func demoLikeApp(t *testing.T, polls, slowFrom, w, h int) (*App, []string) {
 	return a, frames
 }
 
-// tableLines returns the partition table's header and rows of a frame.
+// tableLines returns the partition table's header and rows of a frame,
+// and the field of a row that holds its partition number (the topic
+// column gives way first when the title names the one topic).
 func tableLines(frame string) (header string, rows []string) {
 	lines := strings.Split(frame, "\n")
 	for i, l := range lines {
-		if strings.HasPrefix(l, " TOPIC") || strings.HasPrefix(l, " P ") {
+		f := strings.Fields(l)
+		if len(f) > 2 && (f[0] == "TOPIC" || f[0] == "P" || f[0] == "PARTITION") && strings.Contains(l, "STATUS") {
 			header = l
 			for _, r := range lines[i+1:] {
-				if r == "" || !strings.Contains(r, "order-rebal") {
+				if strings.TrimSpace(r) == "" || strings.HasPrefix(r, glyphFocused) || strings.HasPrefix(r, glyphUnfocused) {
 					break
 				}
 				rows = append(rows, r)
@@ -85,6 +88,15 @@ func tableLines(frame string) (header string, rows []string) {
 		}
 	}
 	return header, rows
+}
+
+// partField is the field of a table row that holds its partition: after
+// the topic when the header has a TOPIC column.
+func partField(header string) int {
+	if strings.HasPrefix(strings.TrimSpace(header), "TOPIC") {
+		return 1
+	}
+	return 0
 }
 
 // A healthy group, an order or two in flight from poll to poll, reads
@@ -99,12 +111,13 @@ func TestHealthyGroupHoldsStill(t *testing.T) {
 			var order0 []string
 			for i, f := range frames[5:] { // past the first polls' warm-up
 				header, rows := tableLines(f)
+				pf := partField(header)
 				if len(rows) != 3 {
 					t.Fatalf("poll %d: %d rows:\n%s", i, len(rows), f)
 				}
 				var order []string
 				for _, r := range rows {
-					order = append(order, strings.Fields(strings.TrimLeft(r, glyphCursor))[1])
+					order = append(order, strings.Fields(strings.TrimLeft(r, glyphCursor))[pf])
 					if strings.Count(r, glyphBarFull) > 1 {
 						t.Errorf("poll %d: a bar longer than one cell for lag in flight: %q", i, r)
 					}
@@ -135,9 +148,9 @@ func TestHealthyGroupHoldsStill(t *testing.T) {
 // named worst.
 func TestFallingBehindStandsOut(t *testing.T) {
 	p1 := func(frame string) string {
-		_, rows := tableLines(frame)
+		header, rows := tableLines(frame)
 		for _, r := range rows {
-			if strings.Fields(strings.TrimLeft(r, glyphCursor))[1] == "1" {
+			if strings.Fields(strings.TrimLeft(r, glyphCursor))[partField(header)] == "1" {
 				return r
 			}
 		}

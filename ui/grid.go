@@ -38,6 +38,10 @@ type column[T any] struct {
 	// hideEmpty: the column is not shown while every row in view has an
 	// empty cell (an instance id no member has).
 	hideEmpty bool
+	// whole: the column shows at its natural width (up to max) or not at
+	// all, its text not cut below that (a name cut mid-word reads as
+	// another name); min is then ignored.
+	whole bool
 	// text is a cell's text; the grid makes it printable, measures it and
 	// cuts it. narrow, when set, is the shorter text used when the column
 	// is narrower than every row's text (a status's glyph for its word).
@@ -150,7 +154,7 @@ func (g *grid[T]) layout(rows []T, width int, now time.Time) gridLayout {
 			}
 		}
 		l.w[c] = nat[c]
-		if col.min > 0 {
+		if col.min > 0 && !col.whole {
 			l.w[c] = min(col.min, nat[c])
 		}
 		if col.narrow != nil && l.w[c] < nat[c] {
@@ -223,46 +227,46 @@ func (g *grid[T]) growOrder() []int {
 func (g *grid[T]) header(l gridLayout) string {
 	var b strings.Builder
 	b.WriteByte(' ')
+	l.each(func(c int) {
+		t := g.cols[c].title
+		if g.cols[c].short != "" && (l.narrow[c] || textWidth(t) > l.w[c]) {
+			t = g.cols[c].short
+		}
+		b.WriteString(cell(t, l.w[c], g.cols[c].right))
+	}, &b)
+	return b.String()
+}
+
+// each calls cell for every shown column, in screen order, writing the
+// space between two columns to b.
+func (l gridLayout) each(cell func(c int), b *strings.Builder) {
 	first := true
-	for c := range g.cols {
-		if !l.show[c] {
+	for c, show := range l.show {
+		if !show {
 			continue
 		}
 		if !first {
 			b.WriteByte(' ')
 		}
 		first = false
-		t := g.cols[c].title
-		if g.cols[c].short != "" && (l.narrow[c] || textWidth(t) > l.w[c]) {
-			t = g.cols[c].short
-		}
-		b.WriteString(cell(t, l.w[c], g.cols[c].right))
+		cell(c)
 	}
-	return b.String()
 }
 
 // row renders one row after its one-cell gutter: the selected row plain
 // (the caller reverses it), the others styled.
 func (g *grid[T]) row(b *strings.Builder, l gridLayout, r *T, gutter string, styled bool) {
 	b.WriteString(gutter)
-	first := true
-	for c := range g.cols {
-		if !l.show[c] {
-			continue
-		}
-		if !first {
-			b.WriteByte(' ')
-		}
-		first = false
+	l.each(func(c int) {
 		col := &g.cols[c]
 		if col.render != nil {
 			b.WriteString(col.render(r, l.w[c], styled))
-			continue
+			return
 		}
 		s := cell(col.cellText(r, l.narrow[c]), l.w[c], col.right)
 		if styled && col.paint != nil {
 			s = col.paint(r).Render(s)
 		}
 		b.WriteString(s)
-	}
+	}, b)
 }

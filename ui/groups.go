@@ -17,10 +17,8 @@ import (
 // fixed scale (ageMarks), so a bar means the same in both views. Only the
 // rows in the scroll window are rendered.
 type GroupsPane struct {
+	listPane[model.GroupSummary]
 	styles Styles
-	keys   KeyMap
-	rows   []model.GroupSummary
-	sc     scroller
 	grid   grid[model.GroupSummary]
 	width  int
 	height int
@@ -47,7 +45,7 @@ const groupsChrome = 2
 
 // NewGroupsPane returns an empty groups pane.
 func NewGroupsPane(st Styles, km KeyMap) GroupsPane {
-	g := GroupsPane{styles: st, keys: km}
+	g := GroupsPane{listPane: newListPane[model.GroupSummary](km), styles: st}
 	g.grid = newGrid(g.groupColumns())
 	return g
 }
@@ -58,7 +56,7 @@ func (g *GroupsPane) SetNow(now time.Time) { g.now = now }
 // SetSize sets the pane's outer size, title and column header included.
 func (g *GroupsPane) SetSize(w, h int) {
 	g.width, g.height = max(w, 0), max(h, 0)
-	g.sc.SetHeight(max(g.height-groupsChrome, 0))
+	g.setHeight(g.height - groupsChrome)
 }
 
 // SetStale marks the rows as last-known data from an earlier poll.
@@ -67,9 +65,7 @@ func (g *GroupsPane) SetStale(s bool) { g.stale = s }
 // SetRows replaces the rows; the selected group stays selected when it is
 // still listed.
 func (g *GroupsPane) SetRows(rows []model.GroupSummary) {
-	sel, had := g.Selected()
-	g.rows = rows
-	g.sc.SetLen(len(rows))
+	g.setRows(rows, func(a, b model.GroupSummary) bool { return a.ID == b.ID })
 	g.hasWorst = false
 	worst := -1
 	for i := range rows {
@@ -79,15 +75,6 @@ func (g *GroupsPane) SetRows(rows []model.GroupSummary) {
 	}
 	if worst >= 0 {
 		g.worst, g.hasWorst = rows[worst].ID, true
-	}
-	if !had {
-		return
-	}
-	for i := range rows {
-		if rows[i].ID == sel {
-			g.sc.SetCursor(i)
-			return
-		}
 	}
 }
 
@@ -104,21 +91,13 @@ func groupNotable(r *model.GroupSummary) bool {
 
 // Selected returns the id of the group under the cursor.
 func (g GroupsPane) Selected() (string, bool) {
-	i := g.sc.Cursor()
-	if i < 0 || i >= len(g.rows) {
-		return "", false
-	}
-	return g.rows[i].ID, true
+	r, ok := g.selected()
+	return r.ID, ok
 }
 
-// Len returns the number of rows.
-func (g GroupsPane) Len() int { return len(g.rows) }
-
-// Update handles scroll keys.
+// Update handles the list keys.
 func (g GroupsPane) Update(msg tea.Msg) (GroupsPane, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		g.sc.handleKey(k, g.keys)
-	}
+	g.handleKey(msg)
 	return g, nil
 }
 
@@ -226,8 +205,8 @@ func (g *GroupsPane) View() string {
 	if g.width <= 0 || g.height <= 0 {
 		return ""
 	}
-	start, end := g.sc.Window()
-	visible := g.rows[start:end]
+	start, visible := g.window()
+	end := start + len(visible)
 	g.grid.cols[len(g.grid.cols)-1].render = g.bar // this frame's pane: its worst group
 	l := g.grid.layout(visible, g.width, g.now)
 	var b strings.Builder
@@ -245,7 +224,7 @@ func (g *GroupsPane) View() string {
 		b.WriteByte('\n')
 		r := &visible[i]
 		switch {
-		case start+i == g.sc.Cursor():
+		case g.isCursor(start + i):
 			var line strings.Builder
 			g.grid.row(&line, l, r, glyphCursor, false)
 			b.WriteString(g.styles.Selected.Render(line.String()))
@@ -307,43 +286,13 @@ func (g *GroupsPane) title(start, end int, visible []model.GroupSummary) string 
 // same decades as a partition's (lagCells), drawn ▒. A group that could
 // not all be read shows its error.
 func (g *GroupsPane) bar(r *model.GroupSummary, w int, styled bool) string {
-	st := g.styles
-	if r.Err != "" {
-		s := cell(glyphError+" "+flatText(r.Err), w, false)
-		if styled {
-			s = st.err.Render(s)
-		}
-		return s
-	}
-	inner, marker := w, ""
-	if w >= 4 {
-		inner, marker = w-2, "  "
-		if g.hasWorst && r.ID == g.worst {
-			marker = " " + glyphWorst
-		}
-	}
-	filled, glyph := 0, glyphBarFull
-	switch {
-	case r.TotalLag <= 0:
-	case r.MaxLagAgeKnown:
-		filled = barCells(r.MaxLagAge, inner)
-	default:
-		filled, glyph = lagCells(r.TotalLag, inner), glyphBarByLag
-	}
-	full := strings.Repeat(glyph, filled)
-	track := strings.Repeat(glyphBarTrack, inner-filled)
-	if !styled {
-		return full + track + marker
-	}
-	s := ""
-	if filled > 0 {
-		s = groupBarPaint(st, r).Render(full)
-	}
-	if inner > filled {
-		s += st.lagNone.Render(track)
-	}
-	if strings.TrimSpace(marker) != "" {
-		return s + st.worst.Render(marker)
-	}
-	return s + marker
+	return drawBar(g.styles, ageBar{
+		err:      r.Err,
+		empty:    r.TotalLag <= 0,
+		age:      r.MaxLagAge,
+		ageKnown: r.MaxLagAgeKnown,
+		lag:      r.TotalLag,
+		worst:    g.hasWorst && r.ID == g.worst,
+		paint:    groupBarPaint(g.styles, r),
+	}, w, styled)
 }

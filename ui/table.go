@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -19,12 +18,10 @@ import (
 // scroll window are measured and rendered, so its cost does not grow with
 // the partition count.
 type Table struct {
+	listPane[*model.PartitionLag]
 	styles Styles
-	keys   KeyMap
-	rows   []*model.PartitionLag
 	// visible holds copies of the rows on screen, for the grid.
 	visible []model.PartitionLag
-	sc      scroller
 	grid    grid[model.PartitionLag]
 	width   int
 	height  int
@@ -51,11 +48,6 @@ type Table struct {
 // header.
 const tableChrome = 2
 
-// ageMarks are the lag ages the bar's segments end at: a bar reaching the
-// second segment's end has waited 30s, the last one's an hour or more.
-// Lag in flight (under 5s) draws one cell.
-var ageMarks = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, time.Hour}
-
 // Glyphs of the table.
 const (
 	glyphPrevOwner = "◌" // the owner before a rebalance that left the partition unowned
@@ -66,20 +58,24 @@ const (
 
 // NewTable returns an empty partition table.
 func NewTable(st Styles, km KeyMap) Table {
-	t := Table{styles: st, keys: km}
+	t := Table{listPane: newListPane[*model.PartitionLag](km), styles: st}
 	t.grid = newGrid(t.columns())
 	return t
 }
 
+// topicFirstDrop is the TOPIC column's drop while every row has one
+// topic: above every other column's, so it gives way first.
+const topicFirstDrop = 11
+
 // columns declares the table's columns, in screen order. They give way
-// (drop, highest first) commit delay, log-end, committed, rates, topic,
-// bar; the
-// status's word gives way to its glyph before any of them.
+// (drop, highest first) the topic when the title names it, commit delay,
+// log-end, committed, rates, the bar; the status's word gives way to its
+// glyph before any of them.
 func (t *Table) columns() []column[model.PartitionLag] {
 	st := t.styles
 	right := true
 	return []column[model.PartitionLag]{
-		{title: "TOPIC", min: 12, max: 40, drop: 4, grow: 3,
+		{title: "TOPIC", min: 12, max: 40, drop: topicFirstDrop, grow: 3, whole: true,
 			text: func(p *model.PartitionLag) string { return p.Topic }},
 		{title: "PARTITION", short: "P", right: right, min: 1, grow: 4,
 			text:   func(p *model.PartitionLag) string { return strconv.Itoa(int(p.Partition)) },
@@ -125,7 +121,7 @@ var statusWidth = func() int {
 // SetSize sets the pane's outer size, title and column header included.
 func (t *Table) SetSize(w, h int) {
 	t.width, t.height = max(w, 0), max(h, 0)
-	t.sc.SetHeight(max(t.height-tableChrome, 0))
+	t.setHeight(t.height - tableChrome)
 }
 
 // SetFocused marks the pane as the one receiving scroll keys.
@@ -140,24 +136,8 @@ func (t *Table) SetNow(now time.Time) { t.now = now }
 // SetRows replaces the rows. The table keeps a reference, not a copy. The
 // selected partition stays selected when it is still present.
 func (t *Table) SetRows(rows []*model.PartitionLag) {
-	cur := t.sc.Cursor()
-	var sel model.TopicPartition
-	had := cur >= 0 && cur < len(t.rows)
-	if had {
-		sel = t.rows[cur].TopicPartition
-	}
-	t.rows = rows
+	t.setRows(rows, func(a, b *model.PartitionLag) bool { return a.TopicPartition == b.TopicPartition })
 	t.oneTopic = singleTopic(rows)
-	t.sc.SetLen(len(rows))
-	if !had || (cur < len(rows) && rows[cur].TopicPartition == sel) {
-		return
-	}
-	for i := range rows {
-		if rows[i].TopicPartition == sel {
-			t.sc.SetCursor(i)
-			return
-		}
-	}
 }
 
 // SetView tells the table how its rows were chosen, for the title (desc,
@@ -169,21 +149,15 @@ func (t *Table) SetView(desc, empty string, total int, worst model.TopicPartitio
 
 // Selected returns the partition under the cursor.
 func (t Table) Selected() (model.PartitionLag, bool) {
-	i := t.sc.Cursor()
-	if i < 0 || i >= len(t.rows) {
-		return model.PartitionLag{}, false
+	if p, ok := t.selected(); ok {
+		return *p, true
 	}
-	return *t.rows[i], true
+	return model.PartitionLag{}, false
 }
 
-// Len returns the number of rows.
-func (t Table) Len() int { return len(t.rows) }
-
-// Update handles scroll keys.
+// Update handles the list keys.
 func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		t.sc.handleKey(k, t.keys)
-	}
+	t.handleKey(msg)
 	return t, nil
 }
 
@@ -244,16 +218,22 @@ func (t *Table) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
-	start, end := t.sc.Window()
+	start, rows := t.window()
+	end := start + len(rows)
 	t.visible = t.visible[:0]
-	for _, r := range t.rows[start:end] {
+	for _, r := range rows {
 		t.visible = append(t.visible, *r)
 	}
 	visible := t.visible
 	t.grid.cols[len(t.grid.cols)-1].render = t.bar // this frame's table: its worst, its styles
-	t.grid.cols[0].drop = 4
+	// One topic: the title names it, so its column shows whole (a name
+	// cut mid-word reads as another) or is the first to give way.
+	// Several: it never gives way, and is cut when it must be, its
+	// prefix telling the topics apart.
+	tc := &t.grid.cols[0]
+	tc.drop, tc.whole = topicFirstDrop, true
 	if t.oneTopic == "" {
-		t.grid.cols[0].drop = 0 // several topics: the topic is never dropped
+		tc.drop, tc.whole = 0, false
 	}
 	l := t.grid.layout(visible, t.width, t.now)
 
@@ -279,7 +259,7 @@ func (t *Table) View() string {
 	}
 	for i := range visible {
 		b.WriteByte('\n')
-		t.row(&b, l, &visible[i], t.focused && start+i == t.sc.Cursor())
+		t.row(&b, l, &visible[i], t.focused && t.isCursor(start+i))
 	}
 	return b.String()
 }
@@ -287,49 +267,6 @@ func (t *Table) View() string {
 // header is the grid's header with the bar column as a ruler of its
 // scale when it is wide enough: "LAG BAR 5s  30s  2m …".
 func (t *Table) header(l gridLayout) string { return rulerHeader(&t.grid, l) }
-
-// rulerHeader is g's header with its last column, an age bar, headed by
-// the bar's scale when it is wide enough (the partition table's and the
-// overview's).
-func rulerHeader[T any](g *grid[T], l gridLayout) string {
-	h := g.header(l)
-	last := len(g.cols) - 1
-	if !l.show[last] {
-		return h
-	}
-	w := l.w[last]
-	ruler := ageRuler(w)
-	if ruler == "" {
-		return h
-	}
-	return h[:len(h)-len(cell(g.cols[last].title, w, false))] + ruler
-}
-
-// ageRuler labels the age bar's scale under its segment ends, or "" when
-// they do not fit (the partition table's and the overview's bar headers).
-func ageRuler(w int) string {
-	inner := w - 2
-	if inner < 20 {
-		return ""
-	}
-	line := []rune(spaces(w))
-	pos := 0
-	for i, m := range ageMarks {
-		end := barCells(m, inner)
-		label := model.Setting(m)
-		at := max(end-len(label), pos)
-		if i == 0 {
-			at = 0
-			label = "≤" + label
-		}
-		if at+len([]rune(label)) > w {
-			return ""
-		}
-		copy(line[at:], []rune(label))
-		pos = at + len([]rune(label)) + 1
-	}
-	return string(line)
-}
 
 func (t *Table) title(start, end int, visible []model.PartitionLag, topic string) string {
 	st := t.styles.PaneTitleOff
@@ -423,81 +360,18 @@ func (t *Table) isWorst(p *model.PartitionLag) bool {
 	return t.hasWorst && p.TopicPartition == t.worst
 }
 
-// barCells is how many of inner cells the bar of a lag age a fills: one
-// up to the first mark, then each segment between marks an equal share,
-// filled logarithmically within it; an hour or more fills it all.
-func barCells(a time.Duration, inner int) int {
-	if a <= ageMarks[0] {
-		return 1
-	}
-	segs := len(ageMarks) - 1
-	seg := float64(inner-1) / float64(segs)
-	for i := 1; i < len(ageMarks); i++ {
-		if a <= ageMarks[i] {
-			f := math.Log(float64(a)/float64(ageMarks[i-1])) / math.Log(float64(ageMarks[i])/float64(ageMarks[i-1]))
-			return min(1+int(math.Round(seg*(float64(i-1)+f))), inner)
-		}
-	}
-	return inner
-}
-
-// lagCells is the bar of a lag whose age is unknown: one segment a decade
-// above 1 (1–9 one cell, 10s to the first segment's end …).
-func lagCells(lag int64, inner int) int {
-	if lag <= 1 {
-		return 1
-	}
-	segs := len(ageMarks) - 1
-	seg := float64(inner-1) / float64(segs)
-	return min(1+int(math.Round(seg*math.Log10(float64(lag)))), inner)
-}
-
-// bar draws how long the oldest unprocessed record has waited: filled
-// cells (█) on the fixed scale of ageMarks, a track (░) for the rest, and
-// a marker (◀) on the worst partition. Lag in flight draws one cell; with
-// no age known the bar counts lag decades, drawn ▒. A partition whose
-// offsets could not be read shows its error instead: a bar drawn from
-// offsets that could not all be read would mislead.
+// bar draws how long the oldest unprocessed record has waited (drawBar),
+// coloured by its status and marked on the worst partition; a partition
+// whose offsets could not be read shows its error instead.
 func (t *Table) bar(p *model.PartitionLag, w int, styled bool) string {
-	st := t.styles
-	if p.Err != "" {
-		s := cell(glyphError+" "+flatText(p.Err), w, false)
-		if styled {
-			s = st.err.Render(s)
-		}
-		return s
-	}
-	inner, marker := w, ""
-	if w >= 4 {
-		inner, marker = w-2, "  "
-		if t.isWorst(p) {
-			marker = " " + glyphWorst
-		}
-	}
-	filled, glyph := 0, glyphBarFull
-	switch {
-	case p.Lag <= 0 || p.LagMarkersOnly:
-	case p.LagAgeGone:
-		filled = inner
-	case p.LagAgeKnown:
-		filled = barCells(p.LagAge, inner)
-	default:
-		filled, glyph = lagCells(p.Lag, inner), glyphBarByLag
-	}
-	full := strings.Repeat(glyph, filled)
-	track := strings.Repeat(glyphBarTrack, inner-filled)
-	if !styled {
-		return full + track + marker
-	}
-	var s string
-	if filled > 0 {
-		s = st.barPaint(p).Render(full)
-	}
-	if inner > filled {
-		s += st.lagNone.Render(track)
-	}
-	if strings.TrimSpace(marker) != "" {
-		return s + st.worst.Render(marker)
-	}
-	return s + marker
+	return drawBar(t.styles, ageBar{
+		err:      p.Err,
+		empty:    p.Lag <= 0 || p.LagMarkersOnly,
+		full:     p.LagAgeGone,
+		age:      p.LagAge,
+		ageKnown: p.LagAgeKnown,
+		lag:      p.Lag,
+		worst:    t.isWorst(p),
+		paint:    t.styles.barPaint(p),
+	}, w, styled)
 }

@@ -211,3 +211,48 @@ func TestHeaderHoldsItsItems(t *testing.T) {
 		}
 	}
 }
+
+// The topic is never cut while every row has the one topic: its column
+// shows whole or gives way first, to the title naming it; with several
+// topics it stays, whatever the width.
+func TestTopicGivesWayWhole(t *testing.T) {
+	rows := func(topics ...string) []*model.PartitionLag {
+		var out []*model.PartitionLag
+		for i, tp := range topics {
+			out = append(out, &model.PartitionLag{
+				TopicPartition: model.TopicPartition{Topic: tp, Partition: int32(i)},
+				ClientID:       "consumer-a", MemberID: "m-a", Committed: 10, LogEnd: 12, Lag: 2,
+				LagAge: time.Second, LagAgeKnown: true, Status: model.StatusOK,
+			})
+		}
+		return out
+	}
+	view := func(w int, r []*model.PartitionLag, cutOK bool) (title, header string) {
+		tb := NewTable(NewStyles(true), DefaultKeyMap())
+		tb.SetSize(w, 10)
+		tb.SetRows(r)
+		lines := strings.Split(ansi.Strip(tb.View()), "\n")
+		for _, l := range lines[2:] {
+			if !cutOK && strings.Contains(l, ellipsis) {
+				t.Errorf("width %d: a topic cut mid-word: %q", w, l)
+			}
+		}
+		return lines[0], lines[1]
+	}
+	one := rows("order-rebalancing", "order-rebalancing", "order-rebalancing")
+	title, header := view(80, one, false)
+	if strings.HasPrefix(strings.TrimSpace(header), "TOPIC") || !strings.Contains(title, "in order-rebalancing") {
+		t.Errorf("80 wide, one topic: want the topic in the title, not a column:\n%s\n%s", title, header)
+	}
+	if !strings.Contains(header, "LAG AGE") || !strings.Contains(header, "OWNER") {
+		t.Errorf("80 wide, one topic: the columns a speaker needs are missing: %q", header)
+	}
+	title, header = view(160, one, false)
+	if !strings.HasPrefix(strings.TrimSpace(header), "TOPIC") || strings.Contains(title, " in order-") {
+		t.Errorf("160 wide, one topic: want the whole topic column:\n%s\n%s", title, header)
+	}
+	_, header = view(80, rows("order-rebalancing", "payments", "order-rebalancing"), true)
+	if !strings.HasPrefix(strings.TrimSpace(header), "TOPIC") {
+		t.Errorf("80 wide, several topics: the topic column went: %q", header)
+	}
+}
