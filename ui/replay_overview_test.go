@@ -12,8 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/kgwatch/kgwatch/model"
-	"github.com/kgwatch/kgwatch/model/testutil"
 	"github.com/kgwatch/kgwatch/model/record"
+	"github.com/kgwatch/kgwatch/model/testutil"
 )
 
 // rawOverview is a raw overview poll at t0+sec: "busy" owns orders/0,
