@@ -337,6 +337,8 @@ func TestReplayADemoRecording(t *testing.T) {
 			t.Fatalf("→ never reached the kill:\n%s", play.screen())
 		}
 		play.send(tea.KeyPressMsg{Code: tea.KeyRight})
+		// The seek runs off the update loop: its end comes as a message.
+		play.waitScreen(5*time.Second, "the seek's end", func(s string) bool { return !strings.Contains(s, "seeking to") })
 	}
 	play.send(keyMsg("X"))
 	play.waitScreen(time.Second, "X refused", func(s string) bool { return strings.Contains(s, "replay: X (kill -9) does nothing here") })

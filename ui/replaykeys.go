@@ -100,11 +100,12 @@ func (d *replayDriver) seeked(m replaySeekedMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// queue keeps a key pressed while a job runs; a key that seeks cancels
-// the job, which then stands where it stopped.
+// queue keeps a key pressed while a job runs; a key that seeks elsewhere
+// (home, end, back) cancels the job, which then stands where it stopped.
+// Steps forward (→, >) add up: three → go three stops on.
 func (d *replayDriver) queue(msg tea.KeyPressMsg) {
 	switch msg.String() {
-	case "space", "right", "left", "home", "end", "<", ">", ",", ".":
+	case "left", "home", "end", "<", ",":
 		d.job.cancel()
 	}
 	if len(d.job.keys) < maxQueuedKeys {
