@@ -52,6 +52,8 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 		return nil, model.UsageError{Msg: "--events needs --group: the timeline is one group's"}
 	case strings.HasPrefix(f.group, "-"):
 		return nil, model.Usagef("--group needs a value, got the flag %q", f.group)
+	case kafka.CheckGroupName(f.group) != nil:
+		return nil, model.UsageError{Msg: "--group: " + kafka.CheckGroupName(f.group).Error()}
 	case strings.HasPrefix(f.brokers, "-"):
 		return nil, model.Usagef("--brokers needs a value, got the flag %q", f.brokers)
 	case f.once && f.events:

@@ -53,9 +53,12 @@ type failedWriter struct{ err error }
 func (w failedWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	// SIGHUP (the terminal closed, tmux kill-pane) ends the watch like q
-	// does, so the terminal is left as it was found.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// SIGHUP (the terminal closed, tmux kill-pane) and SIGQUIT (kill
+	// -QUIT; in the TUI ctrl+\\ is a key) end the watch like q does, so
+	// the terminal is left as it was found: Go's default for SIGQUIT is
+	// a goroutine dump and exit 2 that skips the TUI's restore, leaving
+	// the terminal raw, on the alternate screen, its cursor hidden.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	return runContext(ctx, args, stdout, stderr)
 }
@@ -169,7 +172,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	cfg := kafka.Config{Brokers: brokers, Group: f.group, Timeout: f.timeout}
-	if err := f.security.Apply(&cfg); err != nil {
+	if err := f.security.ApplyContext(ctx, &cfg); err != nil {
 		return err
 	}
 	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances}

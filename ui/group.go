@@ -282,6 +282,11 @@ func (g *GroupPage) handlePoll(msg pollResultMsg[model.Snapshot]) tea.Cmd {
 	return cmd
 }
 
+// pollSync polls the source at once, on the caller's goroutine, and takes
+// its answer as a live poll's, begun at started: a replay feeds its
+// records so, its clock at each. The next poll is left to the caller.
+func (g *GroupPage) pollSync(started time.Time) { g.Update(g.poll.sync(started)) }
+
 // pollNow polls at once instead of waiting for the next tick (for keys
 // that change what is watched, such as demo actions).
 func (g *GroupPage) pollNow() tea.Cmd { return g.poll.now(g.opts.Now()) }

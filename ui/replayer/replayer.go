@@ -5,6 +5,7 @@ package replayer
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -189,13 +190,15 @@ func playFile(path, group string, fn func(rec *record.Record, evs []model.Event)
 
 // Events is `replay FILE --events`: the timeline of group ("" the
 // recording's) as the live --events printed it. It reads the file once,
-// so it plays a pipe too.
-func Events(path, group string, stdout, stderr io.Writer) error {
-	f, err := openRecording(path, false)
+// so it plays a pipe too; ctx ending ends it, even while a FIFO waits for
+// its writer.
+func Events(ctx context.Context, path, group string, stdout, stderr io.Writer) error {
+	f, stop, err := openRecordingContext(ctx, path, false)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	defer stop()
 	r, err := record.NewReader(f)
 	if err != nil {
 		return recordingError(path, err)
