@@ -60,6 +60,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// the terminal raw, on the alternate screen, its cursor hidden.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
+	_, stopProfile, err := cli.Profile(os.Getenv(cli.ProfileEnv))
+	if err != nil {
+		fmt.Fprintf(stderr, "kgwatch: %s\n", model.Printable(err.Error()))
+		return exitUsage
+	}
+	defer stopProfile()
 	return runContext(ctx, args, stdout, stderr)
 }
 
@@ -85,25 +91,17 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	case err == nil:
 		return exitOK
 	case errors.As(err, &fe):
-		fmt.Fprintf(stderr, "kgwatch: %s\n", oneLine(fe.Msg))
+		fmt.Fprintf(stderr, "kgwatch: %s\n", model.Printable(fe.Msg))
 		return exitFailOn
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "kgwatch: %s (see %s)\n", oneLine(ue.Msg), help)
+		fmt.Fprintf(stderr, "kgwatch: %s (see %s)\n", model.Printable(ue.Msg), help)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "kgwatch: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "kgwatch: %s\n", model.Printable(err.Error()))
 		return exitRuntime
 	}
-}
-
-// oneLine is an error message for stderr: one line, and printable. It may
-// hold names that users and brokers chose: their tabs, line breaks and
-// other controls are shown as control pictures (␉ ␊ ␍), never collapsed
-// into spaces, so two names that differ never read the same.
-func oneLine(s string) string {
-	return model.Printable(s)
 }
 
 // watchFlags are the flags of the watch command.

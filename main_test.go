@@ -27,6 +27,7 @@ import (
 	"github.com/kgwatch/kgwatch/kafka/demo"
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/ui"
+	"github.com/kgwatch/kgwatch/ui/cli"
 )
 
 func runArgs(args ...string) (code int, stdout, stderr string) {
@@ -960,5 +961,22 @@ func TestOneErrorPrefix(t *testing.T) {
 		if code != c.code || !strings.HasPrefix(stderr, "kgwatch: ") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%q: exit %d, stderr %q; want exit %d and one line starting \"kgwatch: \"", c.args, code, stderr, c.code)
 		}
+	}
+}
+
+// TestProfileHookFromTheEnvironment: KGWATCH_PPROF on loopback runs the
+// command with the profiles served; off loopback it is refused before
+// anything runs (exit 2).
+func TestProfileHookFromTheEnvironment(t *testing.T) {
+	var out, errs bytes.Buffer
+	t.Setenv(cli.ProfileEnv, "127.0.0.1:0")
+	if code := run([]string{"--version"}, &out, &errs); code != exitOK || !strings.Contains(out.String(), "kgwatch") {
+		t.Errorf("loopback: exit %d, stdout %q, stderr %q", code, out.String(), errs.String())
+	}
+	out.Reset()
+	errs.Reset()
+	t.Setenv(cli.ProfileEnv, "0.0.0.0:6060")
+	if code := run([]string{"--version"}, &out, &errs); code != exitUsage || !strings.Contains(errs.String(), "kgwatch: KGWATCH_PPROF=") || out.Len() != 0 {
+		t.Errorf("off loopback: exit %d, stdout %q, stderr %q, want refused", code, out.String(), errs.String())
 	}
 }

@@ -700,7 +700,7 @@ func TestReplayDamageEveryPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		var note bytes.Buffer
-		if err := scanned.Ended(&note); note.Len() != 0 || err == nil || "kgwatch: "+oneLine(err.Error())+"\n" != want {
+		if err := scanned.Ended(&note); note.Len() != 0 || err == nil || "kgwatch: "+model.Printable(err.Error())+"\n" != want {
 			t.Errorf("%s: after the TUI: note %q, error %v", c.name, note.String(), err)
 		}
 		rp, ropts, err := scanned.Player("", 1)
