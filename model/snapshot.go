@@ -62,6 +62,11 @@ type Member struct {
 	// group member subscribed to.
 	SubscribedTopics []string
 	SubscribedRegex  string
+	// OwnedPartitions is what a classic member said it owned as it
+	// joined (known with OwnedKnown: its consumer protocol subscription
+	// v1+, KIP-429): a cooperative member keeps them through the join.
+	OwnedPartitions []TopicPartition
+	OwnedKnown      bool
 	// Reconciling: a consumer group member behind the target assignment
 	// (its epoch below Group.AssignmentEpoch, or owning other partitions
 	// than its target). Set by NewSnapshot.
@@ -136,6 +141,10 @@ type PartitionLag struct {
 	Lag           int64
 	LagFromStart  bool
 	LagFromBroker bool
+	// LeaderEpoch is the committed offset's leader epoch (OffsetFetch),
+	// known with LeaderEpochKnown.
+	LeaderEpoch      int32
+	LeaderEpochKnown bool
 	// Err is a per-partition failure (offsets or commit unreadable).
 	Err string
 	// LagAge is how long the oldest unprocessed record (the one at the
@@ -220,6 +229,9 @@ type Observation struct {
 	Members   []Member
 	// Committed maps each partition with a commit to its committed offset.
 	Committed map[TopicPartition]int64
+	// CommitLeaderEpochs maps partitions whose commit carries a leader
+	// epoch to it.
+	CommitLeaderEpochs map[TopicPartition]int32
 	// CommitErrs holds per-partition OffsetFetch errors.
 	CommitErrs map[TopicPartition]string
 	// ShareLag holds a share group's lag per partition as the broker
