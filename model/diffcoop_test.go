@@ -2,8 +2,18 @@ package model
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
+
+// movesSummaryOf is movesSummary of moves.
+func movesSummaryOf(moves []Move) string {
+	om := make([]ownerMove, len(moves))
+	for i, m := range moves {
+		om[i].Move = m
+	}
+	return movesSummary(om)
+}
 
 // Three members join a cooperative-sticky group one by one, over
 // generations (simulated clock, polls as a watch sees them): every
@@ -67,6 +77,23 @@ func TestCooperativeThreeMemberMoves(t *testing.T) {
 				{3, a, c, 1.6}, {6, a, c, 1.2}, {7, a, c, 1.2},
 			},
 		},
+		{
+			// b leaves as c joins: the revoke round gives c three of b's
+			// partitions at once (moves it completes, said in its
+			// detail), leaves p7 unowned and takes p3 from a, which the
+			// next round gives c: each one move, dated by the revoke.
+			name: "a member leaves during the revoke round",
+			snaps: []Snapshot{
+				coop(0, stable, mem(a, 0, 1, 2, 3), mem(b, 4, 5, 6, 7)),
+				coop(1, preparing, mem(a), mem(c)),
+				coop(1.2, stable, mem(a, 0, 1, 2), mem(c, 4, 5, 6)),
+				coop(1.4, preparing, mem(a), mem(c)),
+				coop(1.6, stable, mem(a, 0, 1, 2), mem(c, 3, 4, 5, 6, 7)),
+			},
+			want: []move{
+				{4, b, c, 1.2}, {5, b, c, 1.2}, {6, b, c, 1.2}, {7, b, c, 1.2}, {3, a, c, 1.2},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +103,9 @@ func TestCooperativeThreeMemberMoves(t *testing.T) {
 				for _, e := range tr.Observe(s) {
 					switch e.Type {
 					case EventRebalanceCompleted:
+						if e.Phase == PhaseRevoke && len(e.Moves) > 0 && !strings.Contains(e.Detail, movesSummaryOf(e.Moves)) {
+							t.Errorf("revoke round lists moves %v its detail does not say: %q", e.Moves, e.Detail)
+						}
 						for _, m := range e.Moves {
 							listed = append(listed, move{p: m.Partition, from: m.From, to: m.To})
 						}

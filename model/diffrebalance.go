@@ -197,10 +197,10 @@ type revocation struct {
 // rounds. revoked holds the partitions earlier rounds revoked, keyed by
 // partition: a move from none to a member here is theirs, from their
 // owner, dated when they were revoked; those still unowned are reported
-// left unowned. hold: this round is a revoke phase, whose partitions given
-// up by members that stay are held (returned, listed in the event's
-// Partitions and its detail) instead of reported as moves: they are moved
-// by the round that assigns them.
+// left unowned. hold: this round is a revoke phase, whose partitions left
+// unowned are held (returned, listed in the event's Partitions and its
+// detail) instead of reported as moves: they are moved by the round that
+// assigns them.
 func completedWith(b stamp, base, cur *snapView, c completion, incremental bool, revoked map[TopicPartition]revocation, hold bool) ([]Event, map[TopicPartition]revocation) {
 	e := b.event(EventRebalanceCompleted, "")
 	e.Inferred, e.Phase = c.inferred, c.phase
@@ -222,7 +222,7 @@ func completedWith(b stamp, base, cur *snapView, c completion, incremental bool,
 	}
 	moves, carried := completeRevoked(moves, revoked, cur, hold)
 	if hold {
-		moves, held = holdRevoked(moves, base, cur)
+		moves, held = holdRevoked(moves)
 	}
 	if len(kept) > 0 {
 		if cap(kept) > 2*len(kept) {
@@ -323,11 +323,12 @@ func completeRevoked(moves []ownerMove, revoked map[TopicPartition]revocation, c
 }
 
 // holdRevoked splits off the moves of a revoke phase that leave a
-// partition unowned while the member that gave it up stays in the group.
-func holdRevoked(moves []ownerMove, base, cur *snapView) (rest, held []ownerMove) {
+// partition unowned: the next round assigns it (given up by a member that
+// stays, or left by one that went as the round ran).
+func holdRevoked(moves []ownerMove) (rest, held []ownerMove) {
 	rest = moves[:0:0]
 	for _, m := range moves {
-		if m.To == "" && m.fromID != "" && m.at.IsZero() && staysIn(base, cur, m.fromID) {
+		if m.To == "" && m.fromID != "" && m.at.IsZero() {
 			held = append(held, m)
 			continue
 		}
