@@ -124,18 +124,18 @@ type watchFlags struct {
 	once       bool
 	output     string
 	format     headless.Format
-	// view is --offsets, --members, --state and --verbose: the --once
-	// table's view, as kafka-consumer-groups --describe takes them.
-	view     model.TableView
-	offsets  bool
-	events   bool
-	version  bool
-	security kafka.SecurityFlags
+	events     bool
+	version    bool
+	security   kafka.SecurityFlags
 	// record is --record FILE.
 	record string
 	// hideKeys: the records partitions are stuck on show their keys'
 	// and header values' sizes only (model.PipelineOptions.HideKeys).
 	hideKeys bool
+	// view is --offsets, --members, --state and --verbose: the --once
+	// table's view, as kafka-consumer-groups --describe takes them.
+	view    model.TableView
+	offsets bool
 }
 
 func (f *watchFlags) register(fs *pflag.FlagSet) {
