@@ -19,6 +19,9 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 	if f.format, err = headless.LookupFormat(f.output); err != nil {
 		return nil, err
 	}
+	if err := f.checkView(fs); err != nil {
+		return nil, err
+	}
 	for _, d := range []struct {
 		name           string
 		v, least, most time.Duration
@@ -74,4 +77,28 @@ func checkMaxRebalances(n int) error {
 		return model.Usagef("--max-rebalances must be 0 (no limit) or from 1 to %d, got %d", model.MaxMaxRebalances, n)
 	}
 	return nil
+}
+
+// checkView checks --offsets, --members, --state and --verbose, which
+// pick the --once table's view: one view at most, with --once and a group.
+func (f *watchFlags) checkView(fs *pflag.FlagSet) error {
+	var views []string
+	for _, name := range []string{"offsets", "members", "state"} {
+		if fs.Changed(name) {
+			views = append(views, "--"+name)
+		}
+	}
+	switch {
+	case len(views) > 1:
+		return model.Usagef("%s: choose one view", strings.Join(views, " and "))
+	case len(views) == 0 && !fs.Changed("verbose"):
+		return nil
+	case !f.once:
+		return model.UsageError{Msg: "--offsets, --members, --state and --verbose choose what --once prints"}
+	case f.group == "":
+		return model.UsageError{Msg: "--offsets, --members, --state and --verbose describe one group: give --group"}
+	}
+	var err error
+	f.format, err = f.format.WithView(f.view)
+	return err
 }

@@ -133,6 +133,10 @@ type watchFlags struct {
 	// hideKeys: the records partitions are stuck on show their keys'
 	// and header values' sizes only (model.PipelineOptions.HideKeys).
 	hideKeys bool
+	// view is --offsets, --members, --state and --verbose: the --once
+	// table's view, as kafka-consumer-groups --describe takes them.
+	view    model.TableView
+	offsets bool
 }
 
 func (f *watchFlags) register(fs *pflag.FlagSet) {
@@ -141,6 +145,10 @@ func (f *watchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
 	fs.BoolVar(&f.once, "once", false, "print one snapshot and exit")
 	fs.StringVarP(&f.output, "output", "o", "table", "output of --once: "+headless.FormatNames())
+	fs.BoolVar(&f.offsets, "offsets", false, "with --once: the partitions' offsets and lag (the default view, as kafka-consumer-groups --describe --offsets)")
+	fs.BoolVar(&f.view.Members, "members", false, "with --once: the members, as kafka-consumer-groups --describe --members")
+	fs.BoolVar(&f.view.State, "state", false, "with --once: the group's state, as kafka-consumer-groups --describe --state")
+	fs.BoolVar(&f.view.Verbose, "verbose", false, "with --once: the columns kafka-consumer-groups --verbose adds (epochs, assignments, leader epochs)")
 	fs.BoolVar(&f.events, "events", false, "print timeline events as JSON lines until interrupted")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
 	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")

@@ -123,6 +123,10 @@ func TestUsageErrors(t *testing.T) {
 		{"demo --topic ", []string{"demo", "--topic", ""}, "--topic must not be empty"},
 		{"demo --interval 0s", []string{"demo", "--interval", "0s"}, "--interval must be from 100ms to 1h, got 0s"},
 		{"demo --session-timeout soon", []string{"demo", "--session-timeout", "soon"}, `invalid argument "soon"`},
+		{"--members --state", []string{"-g", "g", "--once", "--members", "--state"}, "--members and --state: choose one view"},
+		{"--members without --once", []string{"-g", "g", "--members"}, "--offsets, --members, --state and --verbose choose what --once prints"},
+		{"--verbose without a group", []string{"--once", "--verbose"}, "describe one group: give --group"},
+		{"--state -o json", []string{"-g", "g", "--once", "--state", "-o", "json"}, "--members, --state and --verbose choose the table's columns; -o json holds them all"},
 		{"empty group", []string{"-g", "", "--once"}, "--group is empty"},
 		{"group name past Kafka's STRING", []string{"-g", strings.Repeat("g", 32768), "--once"},
 			"--group: group name is 32768 bytes: Kafka carries a group name of at most 32767 bytes (a protocol STRING), so no broker can hold this group (see kgwatch --help)"},
@@ -318,6 +322,12 @@ func TestOnceAgainstDemoCluster(t *testing.T) {
 	code, out, stderr := runArgs("-group", "order-workers", "-brokers", brokers, "--once")
 	if code != 0 || !strings.Contains(out, "CURRENT-OFFSET") || !strings.Contains(out, "order-rebalancing") {
 		t.Errorf("table: exit %d\n%s%s", code, out, stderr)
+	}
+
+	code, out, stderr = runArgs("-group", "order-workers", "-brokers", brokers, "--once", "--members", "--verbose")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 3 ||
+		!strings.HasPrefix(strings.Join(strings.Fields(lines[0]), " "), "GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS ASSIGNMENT") {
+		t.Errorf("--members --verbose: exit %d\n%s%s", code, out, stderr)
 	}
 
 	code, _, stderr = runArgs("-group", "no-such-group", "-brokers", brokers, "--once")

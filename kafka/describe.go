@@ -77,7 +77,25 @@ func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, 
 		return c, err
 	}
 	obs.Committed, obs.CommitErrs = committed(og)
+	obs.CommitLeaderEpochs = leaderEpochs(og)
 	return c, nil
+}
+
+// leaderEpochs are the committed offsets' leader epochs (OffsetFetch
+// v5+; -1, none, is left out).
+func leaderEpochs(g kmsg.OffsetFetchResponseGroup) map[model.TopicPartition]int32 {
+	var out map[model.TopicPartition]int32
+	for _, t := range g.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode == 0 && p.Offset >= 0 && p.LeaderEpoch >= 0 {
+				if out == nil {
+					out = make(map[model.TopicPartition]int32)
+				}
+				out[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.LeaderEpoch
+			}
+		}
+	}
+	return out
 }
 
 // oneGroup sends req, a request about the watched group, to its

@@ -70,7 +70,14 @@ func classicMembers(g kmsg.DescribeGroupsResponseGroup) (out []model.Member, coo
 				mm.SubscribedTopics = meta.Topics
 				for _, o := range meta.OwnedPartitions {
 					cooperative = cooperative || len(o.Partitions) > 0
+					for _, p := range o.Partitions {
+						mm.OwnedPartitions = append(mm.OwnedPartitions, model.TopicPartition{Topic: o.Topic, Partition: p})
+					}
 				}
+				// v1+ says what the member owned as it joined (KIP-429);
+				// v0 cannot.
+				mm.OwnedKnown = meta.Version >= 1
+				slices.SortFunc(mm.OwnedPartitions, model.CompareTP)
 			}
 		}
 		out = append(out, mm)

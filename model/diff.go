@@ -95,6 +95,10 @@ type differ struct {
 	// assign phase is to come (a member that gave partitions up rejoins
 	// at once; the next rebalance to complete is that phase).
 	phase *openRebalance
+	// revoked holds the partitions the revoke phase took from members
+	// that stay, until the round that gives them a new owner reports
+	// their moves (completedWith).
+	revoked map[TopicPartition]revocation
 	// coop: the group was seen rebalancing cooperatively (its members'
 	// subscriptions say so only while Stable; it holds from then on).
 	coop bool

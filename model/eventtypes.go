@@ -56,7 +56,7 @@ var eventSpecs = []EventSpec{
 	{EventStateChanged, "~", ClassInfo, 0, "the group's state changed (state: the new one)"},
 	{EventRebalanceStarted, "◐", ClassChange, 0, "a rebalance began"},
 	{EventRebalanceCompleted, "✓", ClassGood, FieldPartitions | FieldMoves | FieldRebalances,
-		"a rebalance ended; moves: every partition that changed owner; partitions: those revoked and given back to the same owner; rebalances_1m, rebalances_10m, rebalances_1h …: the group's rebalances up to this one"},
+		"a rebalance ended; moves: every partition that changed owner; partitions: those revoked and given back to the same owner (a cooperative revoke phase: those revoked, moved by the next round); rebalances_1m, rebalances_10m, rebalances_1h …: the group's rebalances up to this one"},
 	{EventPartitionMoved, "→", ClassMove, FieldPartitions | FieldFromTo, "one partition changed owner (from, to)"},
 	{EventGroupEmpty, "○", ClassChange, 0, "the group has no active members"},
 	{EventGroupGone, "∅", ClassBad, 0, "the group no longer exists"},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,6 +94,11 @@ type JSONMember struct {
 	UserEndpoint  string     `json:"user_endpoint,omitempty"`
 	Tasks         *JSONTasks `json:"tasks,omitempty"`
 	TargetTasks   *JSONTasks `json:"target_tasks,omitempty"`
+	// OwnedPartitions is what a classic member said it owned as it
+	// joined (consumer protocol subscription v1+, KIP-429: a cooperative
+	// member keeps them through the join, an eager one joins owning
+	// none); omitted when unknown.
+	OwnedPartitions *[]TopicPartition `json:"owned_partitions,omitempty"`
 
 	// ConsumeRate is null when unknown.
 	ConsumeRate *float64 `json:"consume_rate"`
@@ -149,6 +155,9 @@ type JSONPartition struct {
 	// log_end - committed.
 	LagFromBroker bool   `json:"lag_from_broker,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// LeaderEpoch is the committed offset's leader epoch, null when
+	// nothing was committed or the commit carries none.
+	LeaderEpoch *int32 `json:"leader_epoch"`
 
 	// Status is null when the snapshot was not annotated; rates are null
 	// when unknown. StalledSince is when the stall began (last commit
@@ -246,6 +255,13 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		if m.Rack != "" {
 			jm.Rack = ptr(m.Rack)
 		}
+		if m.OwnedKnown {
+			owned := m.OwnedPartitions
+			if owned == nil {
+				owned = []TopicPartition{}
+			}
+			jm.OwnedPartitions = &owned
+		}
 		if epochs {
 			jm.MemberEpoch = ptr(m.MemberEpoch)
 		}
@@ -281,6 +297,9 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		}
 		if p.Committed >= 0 {
 			jp.Committed = ptr(p.Committed)
+		}
+		if p.LeaderEpochKnown {
+			jp.LeaderEpoch = ptr(p.LeaderEpoch)
 		}
 		if p.LogStart >= 0 {
 			jp.LogStart = ptr(p.LogStart)
@@ -321,8 +340,18 @@ func MarshalJSONSnapshot(s Snapshot) ([]byte, error) {
 // --describe` does: a state line for groups that are empty or rebalancing,
 // then one padded row per partition with `-` for missing values. A lag
 // counted from the log start (nothing committed) is marked "20*", and
-// LagFromStartNote follows the table.
-func FormatTable(s Snapshot) string {
+// LagFromStartNote follows the table; a share group's lag, the broker's
+// count, is said under it (ShareLagNote). FormatTableView gives the other
+// views.
+func FormatTable(s Snapshot) string { return formatOffsets(s, false) }
+
+// ShareLagNote follows a table whose LAG is a share group's, as the
+// broker counts it (KIP-1226).
+const ShareLagNote = "LAG of a share group is the broker's count of records not yet acknowledged from CURRENT-OFFSET (the share-partition start offset) on, not LOG-END-OFFSET minus CURRENT-OFFSET."
+
+// formatOffsets is the offsets view; verbose adds LEADER-EPOCH, the
+// committed offset's leader epoch, after PARTITION.
+func formatOffsets(s Snapshot, verbose bool) string {
 	var b strings.Builder
 	group := Name(s.Group.ID)
 	switch {
@@ -343,8 +372,11 @@ func FormatTable(s Snapshot) string {
 	// and the verdict, so a script can cut the first nine as it does the
 	// tool's and a person sees which partition to look at.
 	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID", "LAG-AGE", "STATUS"}
+	if verbose {
+		header = slices.Insert(header, 3, "LEADER-EPOCH")
+	}
 	rows := [][]string{header}
-	fromStart := false
+	fromStart, fromBroker := false, false
 	for _, p := range s.Partitions {
 		lag := "-" // unknown, as kafka-consumer-groups writes it; so is a row's in error
 		if p.LogEnd >= 0 && p.Err == "" {
@@ -358,15 +390,27 @@ func FormatTable(s Snapshot) string {
 		if p.LagAgeKnown {
 			age = Age(p.LagAge)
 		}
-		rows = append(rows, []string{
+		fromBroker = fromBroker || (p.LagFromBroker && lag != "-")
+		row := []string{
 			NameCell(s.Group.ID, MaxNameCells), NameCell(p.Topic, MaxNameCells), strconv.Itoa(int(p.Partition)),
 			Offset(p.Committed), Offset(p.LogEnd), lag,
 			dash(p.MemberID), dash(p.Host), dash(p.ClientID), age, dash(string(p.Status)),
-		})
+		}
+		if verbose {
+			epoch := "-"
+			if p.LeaderEpochKnown {
+				epoch = strconv.Itoa(int(p.LeaderEpoch))
+			}
+			row = slices.Insert(row, 3, epoch)
+		}
+		rows = append(rows, row)
 	}
 	writeColumns(&b, rows, nil)
 	if fromStart {
 		b.WriteString("\n" + LagFromStartNote + "\n")
+	}
+	if fromBroker {
+		b.WriteString("\n" + ShareLagNote + "\n")
 	}
 	// Rows in error show LAG "-"; why is said under the table, one line a
 	// partition (the first few).
