@@ -25,7 +25,6 @@ func worker(n string, epoch int32, active, standby, warmup []int32) Member {
 	return m
 }
 
-
 func taskSummaries(events []Event) []string {
 	var out []string
 	for _, e := range eventsOf(events, EventTaskMoved) {
