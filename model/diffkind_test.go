@@ -41,16 +41,6 @@ func speaking(m Member, protocol string) Member {
 	return m
 }
 
-func eventsOf(events []Event, typ EventType) []Event {
-	var out []Event
-	for _, e := range events {
-		if e.Type == typ {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func eventJSON(t *testing.T, e Event) map[string]any {
 	t.Helper()
 	b, err := MarshalEventJSON(e)
@@ -78,7 +68,7 @@ func TestOnlineMigrationEvents(t *testing.T) {
 	got := tr.Observe(typedSnap(1, TypeConsumer, stable, 1,
 		speaking(mem("consumer-a", 0, 1), ProtocolClassic), speaking(mem("consumer-b", 3, 4), ProtocolClassic),
 		speaking(memID("d-uuid-0001", "consumer-d", 2, 5), ProtocolConsumer)))
-	types := eventsOf(got, EventGroupTypeChanged)
+	types := ofType(got, EventGroupTypeChanged)
 	if len(types) != 1 || types[0].FromType != TypeClassic || types[0].ToType != TypeConsumer ||
 		!strings.Contains(types[0].Detail, "consumer-d joined speaking the consumer protocol; 2 of 3 members still classic") {
 		t.Fatalf("upgrade gave %v, want one group_type_changed classic → consumer naming consumer-d", got)
@@ -86,14 +76,14 @@ func TestOnlineMigrationEvents(t *testing.T) {
 	if m := eventJSON(t, types[0]); m["from_type"] != "classic" || m["to_type"] != "consumer" {
 		t.Errorf("group_type_changed JSON %v: want from_type classic, to_type consumer", m)
 	}
-	joined := eventsOf(got, EventMemberJoined)
+	joined := ofType(got, EventMemberJoined)
 	if len(joined) != 1 || joined[0].Protocol != ProtocolConsumer {
 		t.Fatalf("joins %v, want consumer-d's, speaking consumer", joined)
 	}
 	if m := eventJSON(t, joined[0]); m["protocol"] != "consumer" {
 		t.Errorf("member_joined JSON %v: want protocol consumer", m)
 	}
-	if n := len(eventsOf(got, EventMemberProtocolChanged)); n != 0 {
+	if n := len(ofType(got, EventMemberProtocolChanged)); n != 0 {
 		t.Errorf("%d protocol changes when the group was upgraded: its classic members still speak classic", n)
 	}
 
@@ -101,7 +91,7 @@ func TestOnlineMigrationEvents(t *testing.T) {
 	got = tr.Observe(typedSnap(2, TypeConsumer, stable, 2,
 		speaking(memID("a-uuid-0002", "consumer-a", 0, 1), ProtocolConsumer), speaking(mem("consumer-b", 3, 4), ProtocolClassic),
 		speaking(memID("d-uuid-0001", "consumer-d", 2, 5), ProtocolConsumer)))
-	changed := eventsOf(got, EventMemberProtocolChanged)
+	changed := ofType(got, EventMemberProtocolChanged)
 	if len(changed) != 1 || changed[0].ClientID != "consumer-a" || changed[0].Protocol != ProtocolConsumer ||
 		changed[0].FromProtocol != ProtocolClassic || !strings.Contains(changed[0].Detail, "consumer-a rejoined speaking the consumer protocol (was classic") {
 		t.Fatalf("consumer-a's restart gave %v, want one member_protocol_changed classic → consumer", got)
@@ -109,22 +99,22 @@ func TestOnlineMigrationEvents(t *testing.T) {
 	if m := eventJSON(t, changed[0]); m["protocol"] != "consumer" || m["from_protocol"] != "classic" {
 		t.Errorf("member_protocol_changed JSON %v", m)
 	}
-	if left := eventsOf(got, EventMemberLeft); len(left) != 1 || left[0].Protocol != ProtocolClassic {
+	if left := ofType(got, EventMemberLeft); len(left) != 1 || left[0].Protocol != ProtocolClassic {
 		t.Errorf("leaves %v, want consumer-a's old member, classic", left)
 	}
-	if n := len(eventsOf(got, EventGroupTypeChanged)); n != 0 {
+	if n := len(ofType(got, EventGroupTypeChanged)); n != 0 {
 		t.Errorf("%d type changes while the group stayed a consumer group", n)
 	}
 
 	// The consumer-protocol members leave: the last classic one is alone,
 	// and Kafka converts the group back.
 	got = tr.Observe(typedSnap(3, TypeClassic, stable, 0, mem("consumer-b", 0, 1, 2, 3, 4, 5)))
-	types = eventsOf(got, EventGroupTypeChanged)
+	types = ofType(got, EventGroupTypeChanged)
 	if len(types) != 1 || types[0].FromType != TypeConsumer || types[0].ToType != TypeClassic ||
 		!strings.Contains(types[0].Detail, "classic group again") || !strings.Contains(types[0].Detail, "consumer-a, consumer-d") {
 		t.Fatalf("downgrade gave %v, want one group_type_changed consumer → classic naming both leavers", got)
 	}
-	if n := len(eventsOf(got, EventMemberProtocolChanged)); n != 0 {
+	if n := len(ofType(got, EventMemberProtocolChanged)); n != 0 {
 		t.Errorf("%d protocol changes: consumer-b spoke classic throughout", n)
 	}
 }
@@ -141,14 +131,14 @@ func TestStaticMemberProtocolChange(t *testing.T) {
 	tr := NewTracker("order-workers", 0)
 	tr.Observe(typedSnap(0, TypeConsumer, stable, 4, static("a-classic-1", ProtocolClassic), other))
 	got := tr.Observe(typedSnap(1, TypeConsumer, stable, 5, static("a-uuid-0002", ProtocolConsumer), other))
-	changed := eventsOf(got, EventMemberProtocolChanged)
+	changed := ofType(got, EventMemberProtocolChanged)
 	if len(changed) != 1 || changed[0].InstanceID != "worker-1" || changed[0].FromProtocol != ProtocolClassic {
 		t.Fatalf("got %v, want worker-1's member_protocol_changed", got)
 	}
 	// A consumer group described at v0 tells no protocol: nothing changes.
 	tr = NewTracker("order-workers", 0)
 	tr.Observe(typedSnap(0, TypeConsumer, stable, 4, static("a-1", ""), other))
-	if got := eventsOf(tr.Observe(typedSnap(1, TypeConsumer, stable, 4, static("a-1", ProtocolConsumer), other)), EventMemberProtocolChanged); len(got) != 0 {
+	if got := ofType(tr.Observe(typedSnap(1, TypeConsumer, stable, 4, static("a-1", ProtocolConsumer), other)), EventMemberProtocolChanged); len(got) != 0 {
 		t.Errorf("protocol unknown, then told: %v, want no change", got)
 	}
 }

@@ -27,7 +27,7 @@ func worker(n string, epoch int32, active, standby, warmup []int32) Member {
 
 func taskSummaries(events []Event) []string {
 	var out []string
-	for _, e := range eventsOf(events, EventTaskMoved) {
+	for _, e := range ofType(events, EventTaskMoved) {
 		out = append(out, e.Detail)
 	}
 	return out
@@ -51,7 +51,7 @@ func TestTaskMoves(t *testing.T) {
 	if s := taskSummaries(got); strings.Join(s, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("moves\n%s\nwant\n%s", strings.Join(s, "\n"), strings.Join(want, "\n"))
 	}
-	if e := eventsOf(got, EventTaskMoved)[1]; e.From != "wordcount-1" || e.To != "wordcount-3" || e.TaskKind != TaskStandby {
+	if e := ofType(got, EventTaskMoved)[1]; e.From != "wordcount-1" || e.To != "wordcount-3" || e.TaskKind != TaskStandby {
 		t.Errorf("standby move %+v", e)
 	}
 
@@ -64,7 +64,7 @@ func TestTaskMoves(t *testing.T) {
 
 	got = tr.Observe(typedSnap(3, TypeStreams, stable, 4,
 		worker("1", 0, ps(0), nil, nil), worker("2", 0, ps(2), ps(0), nil), worker("3", 0, ps(1), ps(2), nil)))
-	moves := eventsOf(got, EventTaskMoved)
+	moves := ofType(got, EventTaskMoved)
 	if len(moves) != 1 || moves[0].Detail != "task 0_1 (active): wordcount-1 → wordcount-3; its warm-up on wordcount-3 became active" ||
 		moves[0].TaskWas != TaskWarmup {
 		t.Fatalf("moves %v, want 0_1 active wordcount-1 → wordcount-3, its warm-up promoted", taskSummaries(got))
