@@ -32,7 +32,7 @@ func newSnapView(s Snapshot) *snapView {
 		known:      s.Group.AssignmentsKnown(),
 		coop:       s.Group.Cooperative,
 		target:     s.Group.AssignmentEpoch,
-		members:    s.Members,
+		members:    spokenMembers(s),
 		byID:       make(map[string]int, len(s.Members)),
 		byKey:      make(map[string]int, len(s.Members)),
 		partitions: s.Partitions,
@@ -117,6 +117,8 @@ type differ struct {
 	// one completed (a poll may come between a consumer's start and its
 	// join). Tracker.Observe prunes them.
 	consumers []Event
+	// tasks is who last held each streams task (difftasks.go).
+	tasks taskLedger
 }
 
 func (d *differ) prime(v *snapView) {
@@ -158,6 +160,7 @@ func (b stamp) event(t EventType, detail string) Event {
 func (b stamp) memberEvent(t EventType, m Member) Event {
 	e := b.event(t, "")
 	e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+	e.Protocol = m.Protocol
 	return e
 }
 
@@ -241,6 +244,7 @@ func (d *differ) observe(s Snapshot) []Event {
 		out = append(out, e)
 		causes = append(causes, memberLabel(m)+" joined")
 	}
+	out = append(out, kindEvents(b, prev, cur)...)
 
 	if prev.state != cur.state {
 		out = append(out, b.event(EventStateChanged, prev.state+" → "+cur.state))
@@ -275,6 +279,7 @@ func (d *differ) observe(s Snapshot) []Event {
 	if cur.state == StateStable && d.stable != nil && d.phase == nil {
 		out = append(out, partitionsChanged(b, d.stable, cur)...)
 	}
+	out = append(out, d.taskEvents(b, prev, cur)...)
 	d.commit(cur)
 	return out
 }
