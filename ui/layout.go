@@ -66,7 +66,7 @@ func (g *GroupPage) relayout() {
 
 	demoH := 0
 	if g.demo != nil { // the ledger, in demo mode
-		g.members.SetNotes(g.demo.notes(g.members.members, g.st.Now))
+		g.members.SetNotes(g.demo.notes(g.members.rows, g.st.Now))
 		g.demoText, demoH = g.demo.frame(w, h-headH-helpH, g.target(), g.st.Now)
 	}
 	g.bodyW, g.bodyH = w, max(h-headH-helpH-demoH, 0)
