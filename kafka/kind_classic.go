@@ -151,9 +151,6 @@ func decodeSubscription(b []byte) (*kmsg.ConsumerMemberMetadata, error) {
 // describeClassicMany describes the classic groups at idx in one
 // DescribeGroups.
 func describeClassicMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
 	req := kmsg.NewPtrDescribeGroupsRequest()
 	req.Groups = groupIDs(reads, idx)
 	askGroups(ctx, w, b, req, 0, -1, reads, idx, "describe",

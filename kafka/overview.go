@@ -263,8 +263,11 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 		t := listedKind(model.GroupType(g.GroupType)).typ
 		byType[t] = append(byType[t], i)
 	}
+	// A kind is asked only about groups it has here: none, no request.
 	for _, k := range groupKinds {
-		k.describeMany(ctx, w, b, reads, byType[k.typ])
+		if len(byType[k.typ]) > 0 {
+			k.describeMany(ctx, w, b, reads, byType[k.typ])
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("describe groups on coordinator %s: %w", b.addr, err)
