@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -112,19 +111,13 @@ func (r *groupRead) own(tp model.TopicPartition, member string) {
 // are recorded in that group's Summary.Err, and log offsets it could not
 // read in the observation's Offsets and LogErr.
 func (o *OverviewWatcher) Overview(ctx context.Context) (model.OverviewObservation, error) {
-	w := o.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return model.OverviewObservation{}, errors.New("overview: watcher is closed")
-	}
-	if w.addr == nil {
-		return model.OverviewObservation{}, errors.New("overview: no broker address configured")
-	}
-	obs, err := o.overview(ctx)
+	var obs model.OverviewObservation
+	err := o.w.read("overview", func() (err error) {
+		obs, err = o.overview(ctx)
+		return err
+	})
 	if err != nil {
-		w.resetTransport()
-		return model.OverviewObservation{}, namedCodes(err)
+		return model.OverviewObservation{}, err
 	}
 	return obs, nil
 }
