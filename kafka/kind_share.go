@@ -102,10 +102,7 @@ func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]b
 		for _, p := range t.Partitions {
 			tp := model.TopicPartition{Topic: topic, Partition: p.Partition}
 			if p.ErrorCode != 0 {
-				if errs == nil {
-					errs = make(map[model.TopicPartition]string)
-				}
-				errs[tp] = "share start offset: " + errText(p.ErrorCode)
+				partErr(&errs, tp, "share start offset", p.ErrorCode)
 				continue
 			}
 			if p.StartOffset >= 0 {
