@@ -263,20 +263,11 @@ func (o *OverviewPage) relayout() {
 // shortHelp is the one-line help: the keys, then help and quit, which are
 // never cut.
 func (o *OverviewPage) shortHelp(w int) string {
-	keep := []key.Binding{o.keys.Help, o.keys.Quit}
-	tail := o.help.ShortHelpView(keep)
-	sep := o.help.Styles.ShortSeparator.Render(o.help.ShortSeparator)
-	rest := w - lipgloss.Width(tail) - lipgloss.Width(sep)
-	head := ""
+	var bs []key.Binding
 	if o.pane.Len() > 0 { // no group to move to or open: no such keys
-		o.help.SetWidth(max(rest, 0))
-		head = o.help.ShortHelpView(o.keys.OverviewShortHelp())
+		bs = o.keys.OverviewShortHelp()
 	}
-	o.help.SetWidth(w)
-	if rest <= 0 || head == "" || lipgloss.Width(head) > rest {
-		return ansi.TruncateWc(tail, w, ellipsis)
-	}
-	return head + sep + tail
+	return shortHelpKeeping(&o.help, w, bs, o.keys.Help, o.keys.Quit)
 }
 
 // header is the summary line and, after a failed poll, a banner.
