@@ -231,10 +231,7 @@ func (o *OverviewPage) Selected() (string, bool) { return o.pane.Selected() }
 func (o *OverviewPage) relayout() {
 	w, h := o.width, o.height
 	o.headerText = o.header(w)
-	headH := 0
-	if o.headerText != "" {
-		headH = lipgloss.Height(o.headerText)
-	}
+	headH := blockHeight(o.headerText)
 	o.helpText = ""
 	if h-headH >= 4 {
 		if o.help.ShowAll {
@@ -251,10 +248,7 @@ func (o *OverviewPage) relayout() {
 	if f := o.filter.line(w, o.styles, "group id, state, status or type"); f != "" && h-headH >= 2 {
 		o.helpText = f // typing goes there: it replaces the help
 	}
-	helpH := 0
-	if o.helpText != "" {
-		helpH = lipgloss.Height(o.helpText)
-	}
+	helpH := blockHeight(o.helpText)
 	o.bodyW, o.bodyH = w, max(h-headH-helpH, 0)
 	o.pane.SetSize(o.bodyW, o.bodyH)
 	o.pane.SetNow(o.opts.Now())
