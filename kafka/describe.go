@@ -165,10 +165,7 @@ func committed(g kmsg.OffsetFetchResponseGroup) (map[model.TopicPartition]int64,
 		for _, p := range t.Partitions {
 			tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			if p.ErrorCode != 0 {
-				if errs == nil {
-					errs = make(map[model.TopicPartition]string)
-				}
-				errs[tp] = "committed offset: " + errText(p.ErrorCode)
+				partErr(&errs, tp, "committed offset", p.ErrorCode)
 				continue
 			}
 			if p.Offset >= 0 {
@@ -177,6 +174,15 @@ func committed(g kmsg.OffsetFetchResponseGroup) (map[model.TopicPartition]int64,
 		}
 	}
 	return offsets, errs
+}
+
+// partErr records in *errs (made on the first) that what could not be
+// read for tp, and the broker's reason.
+func partErr(errs *map[model.TopicPartition]string, tp model.TopicPartition, what string, code int16) {
+	if *errs == nil {
+		*errs = make(map[model.TopicPartition]string)
+	}
+	(*errs)[tp] = what + ": " + errText(code)
 }
 
 // listedAs looks the group up in its coordinator's ListGroups (v5 names

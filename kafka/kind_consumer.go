@@ -72,9 +72,6 @@ func consumerMembers(g kmsg.ConsumerGroupDescribeResponseGroup, name func([16]by
 // describeConsumerMany describes the consumer groups at idx in one
 // ConsumerGroupDescribe.
 func describeConsumerMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
 	req := kmsg.NewPtrConsumerGroupDescribeRequest()
 	req.Groups = groupIDs(reads, idx)
 	askGroups(ctx, w, b, req, 0, -1, reads, idx, "describe",

@@ -148,7 +148,7 @@ func taskPartitions(tasks []model.TaskID, inputs map[string][]string) []model.To
 // active tasks, as in the group view (streamsMembers). A coordinator that
 // does not speak it (Kafka before 4.1) leaves the groups as listed.
 func describeStreamsMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 || !w.vers.supports(b.id, int16(kmsg.StreamsGroupDescribe), 0) {
+	if !w.vers.supports(b.id, int16(kmsg.StreamsGroupDescribe), 0) {
 		return
 	}
 	req := kmsg.NewPtrStreamsGroupDescribeRequest()

@@ -143,26 +143,40 @@ func (w *Watcher) Close() error {
 // address tried. Failures that concern single partitions are recorded on
 // those partitions.
 func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
+	var snap model.Snapshot
+	err := w.read("poll", func() error {
+		takenAt := time.Now()
+		obs, err := w.poll(ctx)
+		if err != nil {
+			return err
+		}
+		obs.TakenAt, obs.ClusterID = takenAt, w.clusterID
+		snap = model.NewSnapshot(obs)
+		snap.CompletedAt = time.Now()
+		return nil
+	})
+	return snap, err
+}
+
+// read runs one read of the cluster (what: "poll", "overview") under the
+// watcher's lock, as the group's polls and the overview's both do: not
+// once the watcher is closed or without a broker address. When it fails,
+// the next read starts afresh from the bootstrap list (the cluster may
+// have moved while it was unreachable), and the error names its codes.
+func (w *Watcher) read(what string, f func() error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	takenAt := time.Now()
 	if w.closed {
-		return model.Snapshot{}, errors.New("poll: watcher is closed")
+		return errors.New(what + ": watcher is closed")
 	}
 	if w.addr == nil {
-		return model.Snapshot{}, errors.New("poll: no broker address configured")
+		return errors.New(what + ": no broker address configured")
 	}
-	obs, err := w.poll(ctx)
-	if err != nil {
-		// Start the next poll afresh from the bootstrap list: the
-		// cluster may have moved while it was unreachable.
+	if err := f(); err != nil {
 		w.resetTransport()
-		return model.Snapshot{}, namedCodes(err)
+		return namedCodes(err)
 	}
-	obs.TakenAt, obs.ClusterID = takenAt, w.clusterID
-	snap := model.NewSnapshot(obs)
-	snap.CompletedAt = time.Now()
-	return snap, nil
+	return nil
 }
 
 func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {

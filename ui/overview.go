@@ -231,10 +231,7 @@ func (o *OverviewPage) Selected() (string, bool) { return o.pane.Selected() }
 func (o *OverviewPage) relayout() {
 	w, h := o.width, o.height
 	o.headerText = o.header(w)
-	headH := 0
-	if o.headerText != "" {
-		headH = lipgloss.Height(o.headerText)
-	}
+	headH := blockHeight(o.headerText)
 	o.helpText = ""
 	if h-headH >= 4 {
 		if o.help.ShowAll {
@@ -251,10 +248,7 @@ func (o *OverviewPage) relayout() {
 	if f := o.filter.line(w, o.styles, "group id, state, status or type"); f != "" && h-headH >= 2 {
 		o.helpText = f // typing goes there: it replaces the help
 	}
-	helpH := 0
-	if o.helpText != "" {
-		helpH = lipgloss.Height(o.helpText)
-	}
+	helpH := blockHeight(o.helpText)
 	o.bodyW, o.bodyH = w, max(h-headH-helpH, 0)
 	o.pane.SetSize(o.bodyW, o.bodyH)
 	o.pane.SetNow(o.opts.Now())
@@ -263,20 +257,11 @@ func (o *OverviewPage) relayout() {
 // shortHelp is the one-line help: the keys, then help and quit, which are
 // never cut.
 func (o *OverviewPage) shortHelp(w int) string {
-	keep := []key.Binding{o.keys.Help, o.keys.Quit}
-	tail := o.help.ShortHelpView(keep)
-	sep := o.help.Styles.ShortSeparator.Render(o.help.ShortSeparator)
-	rest := w - lipgloss.Width(tail) - lipgloss.Width(sep)
-	head := ""
+	var bs []key.Binding
 	if o.pane.Len() > 0 { // no group to move to or open: no such keys
-		o.help.SetWidth(max(rest, 0))
-		head = o.help.ShortHelpView(o.keys.OverviewShortHelp())
+		bs = o.keys.OverviewShortHelp()
 	}
-	o.help.SetWidth(w)
-	if rest <= 0 || head == "" || lipgloss.Width(head) > rest {
-		return ansi.TruncateWc(tail, w, ellipsis)
-	}
-	return head + sep + tail
+	return shortHelpKeeping(&o.help, w, bs, o.keys.Help, o.keys.Quit)
 }
 
 // header is the summary line and, after a failed poll, a banner.
