@@ -28,6 +28,11 @@ func tableRows(t *testing.T, table string) (header []string, rows []map[string]s
 			header = cells
 			continue
 		}
+		// The coordinator reads "host:port (id)", as kafka-consumer-groups
+		// prints it: one cell.
+		if i := slices.Index(header, "COORDINATOR-(ID)"); i >= 0 && i+1 < len(cells) && strings.HasPrefix(cells[i+1], "(") {
+			cells = slices.Concat(cells[:i], []string{cells[i] + " " + cells[i+1]}, cells[i+2:])
+		}
 		if len(cells) != len(header) {
 			t.Fatalf("row %q has %d cells, header %v %d", line, len(cells), header, len(header))
 		}
@@ -91,6 +96,9 @@ func TestOnceVerboseConsumerGroup(t *testing.T) {
 	if len(rows) != 1 || rows[0]["GROUP-EPOCH"] != strconv.Itoa(int(*j.GroupEpoch)) ||
 		rows[0]["TARGET-ASSIGNMENT-EPOCH"] != strconv.Itoa(int(target)) || *j.AssignmentEpoch != target || rows[0]["#MEMBERS"] != "2" {
 		t.Errorf("--state --verbose %v; JSON epochs %d/%d, ConsumerGroupDescribe's target %d", rows, *j.GroupEpoch, *j.AssignmentEpoch, target)
+	}
+	if c := rows[0]["COORDINATOR-(ID)"]; c != fmt.Sprintf("%s (%d)", s.Group.Coordinator, s.Group.CoordinatorID) || !strings.HasSuffix(c, ")") {
+		t.Errorf("--state coordinator %q, want host:port (id) as kafka-consumer-groups prints it", c)
 	}
 	if header, _ := tableRows(t, model.FormatTableView(s, model.TableView{State: true})); !slices.Equal(header, []string{"GROUP", "COORDINATOR-(ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"}) {
 		t.Errorf("--state header %v", header)

@@ -197,7 +197,7 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 		w.forgetListed()
 		return obs, err
 	}
-	obs.Group.Coordinator = coord.addr
+	obs.Group.Coordinator, obs.Group.CoordinatorID = coord.addr, coord.id
 	if obs.Group.State == model.StateDead {
 		if len(obs.Committed) == 0 && len(obs.CommitErrs) == 0 {
 			if w.listed {

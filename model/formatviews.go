@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +37,11 @@ func formatState(s Snapshot, verbose bool) string {
 	var b strings.Builder
 	b.WriteString("\n")
 	header := []string{"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE"}
-	row := []string{NameCell(s.Group.ID, MaxNameCells), dash(s.Group.Coordinator), dash(s.Group.Assignor), dash(s.Group.State)}
+	coordinator := "-"
+	if s.Group.Coordinator != "" {
+		coordinator = fmt.Sprintf("%s (%d)", s.Group.Coordinator, s.Group.CoordinatorID)
+	}
+	row := []string{NameCell(s.Group.ID, MaxNameCells), coordinator, dash(s.Group.Assignor), dash(s.Group.State)}
 	if verbose {
 		header = append(header, "GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH")
 		epoch, target := "-", "-"

@@ -13,7 +13,7 @@ func TestFormatTableViews(t *testing.T) {
 	obs := func(typ GroupType, members ...Member) Observation {
 		return Observation{
 			TakenAt: time.Date(2026, 3, 14, 3, 12, 40, 0, time.UTC),
-			Group: Group{ID: "g", State: StateStable, Type: typ, Assignor: "uniform", Coordinator: "127.0.0.1:9092 (1)",
+			Group: Group{ID: "g", State: StateStable, Type: typ, Assignor: "uniform", Coordinator: "127.0.0.1:9092", CoordinatorID: 1,
 				Epoch: 7, AssignmentEpoch: 6},
 			Members:            members,
 			Committed:          map[TopicPartition]int64{tp(0): 5, tp(1): 8},
