@@ -27,7 +27,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return err
 	}
-	if err := checkMaxRebalances(f.MaxRebalances); err != nil {
+	if err := model.CheckMaxRebalances(f.MaxRebalances); err != nil {
 		return err
 	}
 	if f.Record != "" && len(cfg.Compare) > 0 {

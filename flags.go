@@ -19,7 +19,7 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 	if f.format, err = headless.LookupFormat(f.output); err != nil {
 		return nil, err
 	}
-	if err := f.checkView(fs); err != nil {
+	if f.format, err = headless.CheckView(fs.Changed, f.once, f.group, f.format, f.view); err != nil {
 		return nil, err
 	}
 	for _, d := range []struct {
@@ -40,7 +40,7 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 		return nil, model.Usagef("--max-lag-age must be 0 (no limit) or from %s to %s, got %s",
 			model.Setting(model.MinMaxLagAge), model.Setting(model.MaxMaxLagAge), f.maxLagAge)
 	}
-	if err := checkMaxRebalances(f.maxRebalances); err != nil {
+	if err := model.CheckMaxRebalances(f.maxRebalances); err != nil {
 		return nil, err
 	}
 	if fs.Changed("fail-on") {
@@ -69,36 +69,4 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 		brokersFrom = "$KAFKA_BROKERS"
 	}
 	return kafka.ParseBrokers(f.brokers, brokersFrom)
-}
-
-// checkMaxRebalances checks --max-rebalances (the watch's and the demo's).
-func checkMaxRebalances(n int) error {
-	if n < 0 || n > model.MaxMaxRebalances {
-		return model.Usagef("--max-rebalances must be 0 (no limit) or from 1 to %d, got %d", model.MaxMaxRebalances, n)
-	}
-	return nil
-}
-
-// checkView checks --offsets, --members, --state and --verbose, which
-// pick the --once table's view: one view at most, with --once and a group.
-func (f *watchFlags) checkView(fs *pflag.FlagSet) error {
-	var views []string
-	for _, name := range []string{"offsets", "members", "state"} {
-		if fs.Changed(name) {
-			views = append(views, "--"+name)
-		}
-	}
-	switch {
-	case len(views) > 1:
-		return model.Usagef("%s: choose one view", strings.Join(views, " and "))
-	case len(views) == 0 && !fs.Changed("verbose"):
-		return nil
-	case !f.once:
-		return model.UsageError{Msg: "--offsets, --members, --state and --verbose choose what --once prints"}
-	case f.group == "":
-		return model.UsageError{Msg: "--offsets, --members, --state and --verbose describe one group: give --group"}
-	}
-	var err error
-	f.format, err = f.format.WithView(f.view)
-	return err
 }

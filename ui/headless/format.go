@@ -96,3 +96,26 @@ func (f Format) PrintOverview(w io.Writer, gs []model.GroupSummary) error {
 	_, err = w.Write(b)
 	return err
 }
+
+// CheckView checks --offsets, --members, --state and --verbose (changed
+// says which were given), which pick the --once table's view v: one view
+// at most, with --once and a group. It returns f printing v.
+func CheckView(changed func(string) bool, once bool, group string, f Format, v model.TableView) (Format, error) {
+	var views []string
+	for _, name := range []string{"offsets", "members", "state"} {
+		if changed(name) {
+			views = append(views, "--"+name)
+		}
+	}
+	switch {
+	case len(views) > 1:
+		return f, model.Usagef("%s: choose one view", strings.Join(views, " and "))
+	case len(views) == 0 && !changed("verbose"):
+		return f, nil
+	case !once:
+		return f, model.UsageError{Msg: "--offsets, --members, --state and --verbose choose what --once prints"}
+	case group == "":
+		return f, model.UsageError{Msg: "--offsets, --members, --state and --verbose describe one group: give --group"}
+	}
+	return f.WithView(v)
+}
