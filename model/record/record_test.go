@@ -1079,10 +1079,10 @@ func TestReplayedOutageBoundedAsLive(t *testing.T) {
 }
 
 // TestALongRecordHoldsAtMostItsLength: a record of maxRecord bytes of
-// zeros (a crafted file of ~35 KB) is read allocating at most twice its
-// length in all, holding at most 1.5 times it at once (bytes.Buffer's
-// doubling allocated 4 times it, to a buffer of twice it), and refused as
-// damage; one claiming more is refused from its length. The writer
+// zeros (a crafted file of ~35 KB) is read allocating about twice its
+// length in all (up to 2.5 times under -race), holding at most 1.5 times
+// it at once (bytes.Buffer's doubling allocated 4 times it, to a buffer of
+// twice it), and refused as damage; one claiming more is refused from its length. The writer
 // refuses to write a record no reader would take.
 func TestALongRecordHoldsAtMostItsLength(t *testing.T) {
 	raw := rawRecords(t, testHeader(), func(w *Writer) { w.Snapshot(t0, "g", model.Snapshot{TakenAt: t0}) })
@@ -1105,7 +1105,7 @@ func TestALongRecordHoldsAtMostItsLength(t *testing.T) {
 	if len(recs) != 1 || !errors.As(end, &d) {
 		t.Fatalf("%d records, then %v: want 1, then damage", len(recs), end)
 	}
-	if took := after.TotalAlloc - before.TotalAlloc; took > 2*maxRecord+4<<20 {
+	if took := after.TotalAlloc - before.TotalAlloc; took > 3*maxRecord {
 		t.Errorf("reading a record of %d MiB allocated %d MiB", maxRecord>>20, took>>20)
 	}
 
