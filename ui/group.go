@@ -101,14 +101,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 	ctx, cancel := context.WithCancel(ctx)
 	g := &GroupPage{
 		watch: w, opts: opts, keys: km, styles: st, help: h, ctx: ctx, cancel: cancel,
-		pipe: model.NewPipeline(model.PipelineOptions{
-			Group: w.Group, TimelineSize: opts.TimelineSize,
-			History:       model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
-			Tap:           w.Tap,
-			Interval:      opts.Interval,
-			HideKeys:      opts.HideKeys,
-			MaxRebalances: opts.MaxRebalances,
-		}),
+		pipe:    model.NewPipeline(opts.Pipeline(w.Group, opts.Interval, w.Tap)),
 		header:  NewHeader(st),
 		table:   NewTable(st, km),
 		members: NewMembers(st, km),

@@ -76,9 +76,7 @@ func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st S
 // start makes the page's poller and pipeline anew: no poll yet.
 func (o *OverviewPage) start() {
 	o.poll = newPoller(o.ctx, o.opts.Timeout, o.src.Overview)
-	o.pipe = model.NewOverviewPipeline(model.OverviewPipelineOptions{
-		History: model.HistoryOptions{StallAfter: o.opts.StallAfter, MaxLagAge: o.opts.MaxLagAge},
-	})
+	o.pipe = model.NewOverviewPipeline(model.OverviewPipelineOptions{History: o.opts.History()})
 	o.groups, o.has = nil, false
 }
 
