@@ -30,21 +30,21 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 		// load a production cluster for nothing a person can read.
 		{"interval", f.interval, model.MinInterval, model.MaxInterval},
 		{"timeout", f.timeout, model.MinTimeout, model.MaxTimeout},
-		{"stall-after", f.stallAfter, model.MinStallAfter, model.MaxStallAfter},
+		{"stall-after", f.judging.StallAfter, model.MinStallAfter, model.MaxStallAfter},
 	} {
 		if err := model.CheckRange(d.name, d.v, d.least, d.most); err != nil {
 			return nil, err
 		}
 	}
-	if f.maxLagAge != 0 && (f.maxLagAge < model.MinMaxLagAge || f.maxLagAge > model.MaxMaxLagAge) {
+	if f.judging.MaxLagAge != 0 && (f.judging.MaxLagAge < model.MinMaxLagAge || f.judging.MaxLagAge > model.MaxMaxLagAge) {
 		return nil, model.Usagef("--max-lag-age must be 0 (no limit) or from %s to %s, got %s",
-			model.Setting(model.MinMaxLagAge), model.Setting(model.MaxMaxLagAge), f.maxLagAge)
+			model.Setting(model.MinMaxLagAge), model.Setting(model.MaxMaxLagAge), f.judging.MaxLagAge)
 	}
-	if err := model.CheckMaxRebalances(f.maxRebalances); err != nil {
+	if err := model.CheckMaxRebalances(f.judging.MaxRebalances); err != nil {
 		return nil, err
 	}
 	if fs.Changed("fail-on") {
-		if f.failOn, err = headless.ParseFailOn(f.failOnWord, f.once, f.events, f.maxRebalances); err != nil {
+		if f.failOn, err = headless.ParseFailOn(f.failOnWord, f.once, f.events, f.judging.MaxRebalances); err != nil {
 			return nil, err
 		}
 	}

@@ -110,15 +110,9 @@ type watchFlags struct {
 	group    string
 	interval time.Duration
 	timeout  time.Duration
-	// stallAfter: a partition with lag whose commit has not moved for this
-	// long is STALLED.
-	stallAfter time.Duration
-	// maxLagAge: records waiting this long make a partition LAGGING
-	// whatever its commit cadence (0: no limit).
-	maxLagAge time.Duration
-	// maxRebalances: more rebalances than this in 10 minutes are a
-	// storm (0: no limit).
-	maxRebalances int
+	// judging is --stall-after, --max-lag-age, --max-rebalances and
+	// --hide-keys: how every way of watching judges the polls.
+	judging model.Judging
 	// failOnWord is --fail-on; failOn what it asks.
 	failOnWord string
 	failOn     headless.FailOn
@@ -130,9 +124,6 @@ type watchFlags struct {
 	security   kafka.SecurityFlags
 	// record is --record FILE.
 	record string
-	// hideKeys: the records partitions are stuck on show their keys'
-	// and header values' sizes only (model.PipelineOptions.HideKeys).
-	hideKeys bool
 	// view is --offsets, --members, --state and --verbose: the --once
 	// table's view, as kafka-consumer-groups --describe takes them.
 	view    model.TableView
@@ -151,12 +142,12 @@ func (f *watchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.view.Verbose, "verbose", false, "with --once: the columns kafka-consumer-groups --verbose adds (epochs, assignments, leader epochs)")
 	fs.BoolVar(&f.events, "events", false, "print timeline events as JSON lines until interrupted")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
-	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
-	fs.DurationVar(&f.maxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
-	fs.IntVar(&f.maxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm: marked in the header, a rebalance_storm event, storm in JSON (0: no limit)")
+	fs.DurationVar(&f.judging.StallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
+	fs.DurationVar(&f.judging.MaxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
+	fs.IntVar(&f.judging.MaxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm: marked in the header, a rebalance_storm event, storm in JSON (0: no limit)")
 	fs.StringVar(&f.failOnWord, "fail-on", "", "exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped with --once; with --events also stalled, rewound, or storm (with --max-rebalances), ending the watch at the first such event")
 	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
-	fs.BoolVar(&f.hideKeys, "hide-keys", false, "show the keys and header values of the records partitions are stuck on as their sizes (\"key 12 B hidden\"), everywhere: screen, --once, --events, --record")
+	fs.BoolVar(&f.judging.HideKeys, "hide-keys", false, "show the keys and header values of the records partitions are stuck on as their sizes (\"key 12 B hidden\"), everywhere: screen, --once, --events, --record")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
 	f.security.Register(fs)
 }
@@ -181,7 +172,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err := f.security.ApplyContext(ctx, &cfg); err != nil {
 		return err
 	}
-	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances}
+	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, Judging: f.judging}
 	rec, err := f.openRecorder(brokers)
 	if err != nil {
 		return err
@@ -193,7 +184,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	w := kafka.NewWatcher(cfg)
 	defer w.Close()
-	hopts := headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances, Tap: rec.Tap(f.group), Stop: f.failOn.Event}
+	hopts := headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, Judging: f.judging, Tap: rec.Tap(f.group), Stop: f.failOn.Event}
 	if f.once {
 		snap, err := headless.Once(ctx, w, hopts, f.format, stdout)
 		if err != nil {
@@ -225,8 +216,8 @@ func (f *watchFlags) openRecorder(brokers []string) (*recorder.Recorder, error) 
 	}
 	return recorder.Open(f.record, versioned(record.Header{
 		Mode: mode, Group: f.group, Overview: f.group == "", Brokers: brokers,
-		Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge,
-		MaxRebalances: f.maxRebalances,
+		Interval: f.interval, Timeout: f.timeout, StallAfter: f.judging.StallAfter, MaxLagAge: f.judging.MaxLagAge,
+		MaxRebalances: f.judging.MaxRebalances,
 	}))
 }
 

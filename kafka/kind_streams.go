@@ -96,12 +96,7 @@ func streamsMembers(g kmsg.StreamsGroupDescribeResponseGroup, topology []model.S
 		if mm.TargetPartitions == nil {
 			mm.TargetPartitions = []model.TopicPartition{}
 		}
-		if m.InstanceID != nil {
-			mm.InstanceID = *m.InstanceID
-		}
-		if m.RackID != nil {
-			mm.Rack = *m.RackID
-		}
+		mm.InstanceID, mm.Rack = nullable(m.InstanceID), nullable(m.RackID)
 		if e := m.UserEndpoint; e != nil && e.Host != "" {
 			mm.Endpoint = net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port)))
 		}

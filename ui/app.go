@@ -40,18 +40,8 @@ type Options struct {
 	Brokers  []string
 	Interval time.Duration // poll interval
 	Timeout  time.Duration // per poll
-	// StallAfter is `--stall-after`; zero means the model's default.
-	StallAfter time.Duration
-	// MaxLagAge is `--max-lag-age`; zero: no limit.
-	MaxLagAge time.Duration
-	// HideKeys is `--hide-keys`: the records partitions are stuck on
-	// show their keys' and header values' sizes, not their bytes.
-	HideKeys bool
-	// MaxRebalances is `--max-rebalances`; zero: no limit.
-	MaxRebalances int
-	// TimelineSize is the number of events the timeline keeps; zero means
-	// model.DefaultTimelineCapacity.
-	TimelineSize int
+	// Judging is how the pages judge their polls (`--stall-after`, …).
+	model.Judging
 	// NoColor forces monochrome styles; main sets it from NO_COLOR != "".
 	NoColor bool
 	// Now is the clock; nil means time.Now. Tests pass a fixed clock.

@@ -19,15 +19,15 @@ import (
 // its source and judged by one model.OverviewPipeline; enter asks the root
 // to open the selected group.
 type OverviewPage struct {
-	opts   Options
-	keys   KeyMap
-	styles Styles
-	help   help.Model
-	ctx    context.Context
-	poll   *poller[model.OverviewObservation]
-	pipe   *model.OverviewPipeline
-	src    OverviewSource
-	pane   GroupsPane
+	opts      Options
+	keys      KeyMap
+	styles    Styles
+	pageFrame // size and help: SetSize, SetFullHelp
+	ctx       context.Context
+	poll      *poller[model.OverviewObservation]
+	pipe      *model.OverviewPipeline
+	src       OverviewSource
+	pane      GroupsPane
 
 	groups []model.GroupSummary // as the pipeline judged the last good poll
 	has    bool                 // a poll succeeded
@@ -39,10 +39,9 @@ type OverviewPage struct {
 	onlyLag bool
 	filter  textFilter
 
-	width, height int
-	headerText    string
-	helpText      string
-	bodyW, bodyH  int
+	headerText   string
+	helpText     string
+	bodyW, bodyH int
 }
 
 // overviewFetchesPerSecond bounds the overview's polling of brokers too
@@ -68,7 +67,8 @@ func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st S
 	km.Open.SetEnabled(canOpen)
 	h := help.New()
 	h.Styles = st.Help
-	o := &OverviewPage{opts: opts, keys: km, styles: st, help: h, pane: NewGroupsPane(st, km), ctx: ctx, src: src, sort: model.DefaultGroupSort}
+	o := &OverviewPage{opts: opts, keys: km, styles: st, pane: NewGroupsPane(st, km), ctx: ctx, src: src, sort: model.DefaultGroupSort}
+	o.pageFrame = pageFrame{help: h, layout: o.relayout}
 	o.start()
 	return o
 }
@@ -76,9 +76,7 @@ func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st S
 // start makes the page's poller and pipeline anew: no poll yet.
 func (o *OverviewPage) start() {
 	o.poll = newPoller(o.ctx, o.opts.Timeout, o.src.Overview)
-	o.pipe = model.NewOverviewPipeline(model.OverviewPipelineOptions{
-		History: model.HistoryOptions{StallAfter: o.opts.StallAfter, MaxLagAge: o.opts.MaxLagAge},
-	})
+	o.pipe = model.NewOverviewPipeline(model.OverviewPipelineOptions{History: o.opts.History()})
 	o.groups, o.has = nil, false
 }
 
@@ -87,18 +85,6 @@ func (o *OverviewPage) Init() tea.Cmd { return o.poll.now(o.opts.Now()) }
 
 // Title is the window title.
 func (o *OverviewPage) Title() string { return "kgwatch · all groups" }
-
-// SetSize sizes the page.
-func (o *OverviewPage) SetSize(w, h int) {
-	o.width, o.height = max(w, 0), max(h, 0)
-	o.relayout()
-}
-
-// SetFullHelp shows the full help (`?`) or the one-line help.
-func (o *OverviewPage) SetFullHelp(on bool) {
-	o.help.ShowAll = on
-	o.relayout()
-}
 
 // Pause stops polling while a group page shows; pollNow resumes.
 func (o *OverviewPage) Pause() {

@@ -72,7 +72,7 @@ func statusesOf(gs []model.GroupSummary) string {
 // after poll: the recording holds the raw polls, and the replayed page
 // judges them with the same pipeline, over the same polls before.
 func TestRecordedOverviewReplaysItsStatuses(t *testing.T) {
-	opts := Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, StallAfter: 3 * time.Second}
+	opts := Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Judging: model.Judging{StallAfter: 3 * time.Second}}
 	var script []overviewResult
 	for sec := 1; sec <= 10; sec++ {
 		if sec == 5 {

@@ -149,8 +149,7 @@ func (r *Recording) Player(from string, speed float64) (ui.Replay, ui.Options, e
 		}
 		rp.DemoSettings = set
 	}
-	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge,
-		MaxRebalances: h.MaxRebalances, TimelineSize: h.TimelineSize}
+	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, Judging: h.Judging()}
 	return rp, opts, nil
 }
 
