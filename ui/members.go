@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -370,5 +369,5 @@ func (m *Members) title(start, end int) string {
 	if len(extra) > 0 {
 		s += m.styles.Muted.Render("  " + strings.Join(extra, " · "))
 	}
-	return ansi.TruncateWc(s, m.width, ellipsis)
+	return truncate(s, m.width, ellipsis)
 }

@@ -10,7 +10,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -273,7 +272,7 @@ func (o *OverviewPage) header(w int) string {
 	}
 	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(brokerList(o.opts.Brokers, w-len("brokers "))))
 	line := strings.Join(segs, st.Separator.Render(" · "))
-	lines := []string{ansi.TruncateWc(line, w, ellipsis)}
+	lines := []string{truncate(line, w, ellipsis)}
 	if p.Err != nil {
 		msg := glyphStale + " poll failed"
 		if wait := p.RetryAt.Sub(now); wait > 0 {

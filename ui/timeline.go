@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -238,7 +237,7 @@ func (t Timeline) wrapped(e *model.Event, clockW, agoW int) []string {
 	if w < 8 || textWidth(text) <= w {
 		return nil
 	}
-	lines := strings.Split(ansi.WrapWc(text, w, ""), "\n")
+	lines := strings.Split(wrapCells(text, w), "\n")
 	out := make([]string, 0, len(lines)-1)
 	for _, l := range lines[1:] {
 		out = append(out, cell(spaces(col)+strings.TrimLeft(l, " "), t.width, false))
@@ -261,7 +260,7 @@ func (t Timeline) title(start, end int) string {
 		extra = append(extra, glyphHighlight+" partitions of the selected event")
 	}
 	s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
-	return ansi.TruncateWc(s, t.width, ellipsis)
+	return truncate(s, t.width, ellipsis)
 }
 
 // line writes one event. The selected line is rendered plain and reversed
@@ -296,7 +295,7 @@ func (t Timeline) line(b *strings.Builder, e *model.Event, selected, again bool,
 	text := eventText(e)
 	if selected && t.width-used >= 8 && textWidth(text) > t.width-used {
 		// Written in full below (wrapped): this line holds its start.
-		text = strings.Split(ansi.WrapWc(text, t.width-used, ""), "\n")[0]
+		text = strings.Split(wrapCells(text, t.width-used), "\n")[0]
 	}
 	text = cell(text, max(t.width-used, 0), false)
 	switch {
