@@ -116,6 +116,15 @@ func (w *Writer) end(k Kind) error {
 	return w.err
 }
 
+// groupRecord begins a record of group's stream at at: its time, then
+// the stream's id.
+func (w *Writer) groupRecord(at time.Time, group string) *wstream {
+	st := w.stream(at, group)
+	w.begin(at)
+	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
+	return st
+}
+
 // stream returns group's stream, declaring it first if it is new.
 func (w *Writer) stream(at time.Time, group string) *wstream {
 	s, ok := w.groups[group]
@@ -145,9 +154,7 @@ func (w *Writer) Snapshot(at time.Time, group string, s model.Snapshot) error {
 	if w.err != nil {
 		return w.err
 	}
-	st := w.stream(at, group)
-	w.begin(at)
-	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
+	st := w.groupRecord(at, group)
 	w.enc.value(w.c.snapshot, unsafe.Pointer(&st.prev), unsafe.Pointer(&s))
 	st.prev = s
 	if err := w.end(KindSnapshot); err != nil {
@@ -168,9 +175,7 @@ func (w *Writer) PollFailed(started, at time.Time, group, errText string) error 
 	if w.err != nil {
 		return w.err
 	}
-	st := w.stream(at, group)
-	w.begin(at)
-	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
+	w.groupRecord(at, group)
 	w.enc.buf = appendString(w.enc.buf, errText)
 	w.enc.buf = binary.AppendUvarint(w.enc.buf, uint64(max(at.Sub(started), 0)))
 	if err := w.end(KindFailed); err != nil {
@@ -185,9 +190,7 @@ func (w *Writer) Event(at time.Time, group string, e model.Event) error {
 	if w.err != nil {
 		return w.err
 	}
-	st := w.stream(at, group)
-	w.begin(at)
-	w.enc.buf = binary.AppendUvarint(w.enc.buf, st.id)
+	w.groupRecord(at, group)
 	w.enc.value(w.c.event, w.c.event.zero, unsafe.Pointer(&e))
 	return w.end(KindEvent)
 }
@@ -276,14 +279,7 @@ func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.z.Flush(); err != nil {
-		w.err = fmt.Errorf("write recording: %w", err)
-		return w.err
-	}
-	if err := w.dst.Flush(); err != nil {
-		w.err = fmt.Errorf("write recording: %w", err)
-	}
-	return w.err
+	return w.out(w.z.Flush)
 }
 
 // Close ends the recording with its end mark. It does not close the
@@ -296,7 +292,13 @@ func (w *Writer) Close() error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.z.Close(); err != nil {
+	return w.out(w.z.Close)
+}
+
+// out pushes the compressed stream out (z: flush it, or close it at the
+// end) and flushes the buffered file.
+func (w *Writer) out(z func() error) error {
+	if err := z(); err != nil {
 		w.err = fmt.Errorf("write recording: %w", err)
 		return w.err
 	}
