@@ -147,6 +147,7 @@ func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, erro
 			return nil, fmt.Errorf("start embedded cluster on ports %v: %w", cfg.Listen, err)
 		}
 		rejoinLikeKafka(c)
+		startRebalanceClock(d.ctx, &d.wg, c, d.groups, d.emitFn)
 		d.cluster = c
 		d.brokers = c.ListenAddrs()
 	} else {
