@@ -34,6 +34,10 @@ const clockEvery = 10 * time.Millisecond
 type rebalanceClock struct {
 	c    *kfake.Cluster
 	emit func(model.Event)
+	// wake asks the reader to look now: a request that may end a
+	// rebalance came, and its clock should reach the screen before the
+	// watch's next poll does.
+	wake chan struct{}
 
 	mu     sync.Mutex
 	groups map[string]*groupClock
@@ -75,7 +79,7 @@ type groupClock struct {
 // startRebalanceClock installs the clock's controls on c for groups and
 // starts its reader, which stops with ctx.
 func startRebalanceClock(ctx context.Context, wg *sync.WaitGroup, c *kfake.Cluster, groups []*group, emit func(model.Event)) {
-	rc := &rebalanceClock{c: c, emit: emit, groups: map[string]*groupClock{}}
+	rc := &rebalanceClock{c: c, emit: emit, groups: map[string]*groupClock{}, wake: make(chan struct{}, 1)}
 	for _, g := range groups {
 		rc.groups[g.spec.Name] = &groupClock{
 			name: g.spec.Name, consumer: g.spec.Protocol == ProtocolConsumer, sessionTimeout: g.sessionTimeout,
@@ -86,7 +90,12 @@ func startRebalanceClock(ctx context.Context, wg *sync.WaitGroup, c *kfake.Clust
 	for _, key := range []kmsg.Key{kmsg.JoinGroup, kmsg.SyncGroup, kmsg.LeaveGroup, kmsg.Heartbeat, kmsg.ConsumerGroupHeartbeat} {
 		c.ControlKey(int16(key), func(r kmsg.Request) (kmsg.Response, error, bool) {
 			c.KeepControl()
-			rc.note(r, time.Now())
+			if rc.note(r, time.Now()) {
+				select {
+				case rc.wake <- struct{}{}:
+				default:
+				}
+			}
 			return nil, nil, false
 		})
 	}
@@ -100,6 +109,7 @@ func startRebalanceClock(ctx context.Context, wg *sync.WaitGroup, c *kfake.Clust
 			case <-ctx.Done():
 				return
 			case <-t.C:
+			case <-rc.wake:
 			}
 			for name := range rc.groups {
 				rc.check(name)
@@ -108,9 +118,9 @@ func startRebalanceClock(ctx context.Context, wg *sync.WaitGroup, c *kfake.Clust
 	}()
 }
 
-// note records request r, seen at now on the cluster's loop. It calls no
-// cluster method.
-func (rc *rebalanceClock) note(r kmsg.Request, now time.Time) {
+// note records request r, seen at now on the cluster's loop, and reports
+// whether it may end a rebalance. It calls no cluster method.
+func (rc *rebalanceClock) note(r kmsg.Request, now time.Time) (ends bool) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	switch req := r.(type) {
@@ -133,6 +143,7 @@ func (rc *rebalanceClock) note(r kmsg.Request, now time.Time) {
 				g.syncs[req.Generation] = map[string]time.Time{}
 			}
 			g.syncs[req.Generation][req.MemberID] = now
+			return true
 		}
 	case *kmsg.HeartbeatRequest:
 		if g := rc.groups[req.Group]; g != nil {
@@ -154,8 +165,10 @@ func (rc *rebalanceClock) note(r kmsg.Request, now time.Time) {
 	case *kmsg.ConsumerGroupHeartbeatRequest:
 		if g := rc.groups[req.Group]; g != nil {
 			g.heartbeat(req, now)
+			return true
 		}
 	}
+	return false
 }
 
 // heartbeat records a consumer-protocol heartbeat: a join (epoch 0), a

@@ -21,6 +21,7 @@ import (
 type clockedWatch struct {
 	mu     sync.Mutex
 	events []model.Event
+	polls  int
 }
 
 func watchWithDemoEvents(t *testing.T, d *Demo, pipe *EventPipe, interval time.Duration) *clockedWatch {
@@ -53,6 +54,9 @@ func watchWithDemoEvents(t *testing.T, d *Demo, pipe *EventPipe, interval time.D
 				pcancel()
 				if err == nil {
 					keep(pl.Observe(&snap)...)
+					cw.mu.Lock()
+					cw.polls++
+					cw.mu.Unlock()
 				}
 				tick.Reset(interval)
 			}
@@ -77,16 +81,18 @@ func (cw *clockedWatch) find(match func(model.Event) bool) (model.Event, bool) {
 	return model.Event{}, false
 }
 
-// waitSettled waits until the watch has seen the demo's start-up
-// rebalance end (or found the group Stable), so what follows is a
-// rebalance of its own.
+// waitSettled waits, once the coordinator has both consumers owning
+// everything, for two more polls: the watch has seen the start-up
+// rebalance end, so what follows is a rebalance of its own.
 func (cw *clockedWatch) waitSettled(t *testing.T) {
 	t.Helper()
-	waitFor(t, 20*time.Second, "the watch to see the group settled", func() bool {
-		_, ok := cw.find(func(e model.Event) bool {
-			return e.Type == model.EventRebalanceCompleted || (e.Type == model.EventWatchStarted && e.State == model.StateStable)
-		})
-		return ok
+	cw.mu.Lock()
+	target := cw.polls + 2
+	cw.mu.Unlock()
+	waitFor(t, 20*time.Second, "the watch to poll the settled group", func() bool {
+		cw.mu.Lock()
+		defer cw.mu.Unlock()
+		return cw.polls >= target
 	})
 }
 
