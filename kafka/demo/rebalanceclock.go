@@ -41,6 +41,16 @@ type rebalanceClock struct {
 
 	mu     sync.Mutex
 	groups map[string]*groupClock
+	// partitions is the demo topic's partition count: a consumer-protocol
+	// rebalance has ended once its members own them all.
+	partitions int
+}
+
+// setPartitions tells the clock how many partitions the demo topic has.
+func (rc *rebalanceClock) setPartitions(n int) {
+	rc.mu.Lock()
+	rc.partitions = n
+	rc.mu.Unlock()
 }
 
 // trigger is a request, or a timeout, that may have set a rebalance off.
@@ -74,17 +84,18 @@ type groupClock struct {
 	// and when a heartbeat last moved either.
 	reported map[string]string
 	changed  map[string]time.Time
+	owned    map[string]int // member → how many partitions it reported owning
 }
 
 // startRebalanceClock installs the clock's controls on c for groups and
 // starts its reader, which stops with ctx.
-func startRebalanceClock(ctx context.Context, wg *sync.WaitGroup, c *kfake.Cluster, groups []*group, emit func(model.Event)) {
+func startRebalanceClock(ctx context.Context, wg *sync.WaitGroup, c *kfake.Cluster, groups []*group, emit func(model.Event)) *rebalanceClock {
 	rc := &rebalanceClock{c: c, emit: emit, groups: map[string]*groupClock{}, wake: make(chan struct{}, 1)}
 	for _, g := range groups {
 		rc.groups[g.spec.Name] = &groupClock{
 			name: g.spec.Name, consumer: g.spec.Protocol == ProtocolConsumer, sessionTimeout: g.sessionTimeout,
 			empty: true, seen: map[string]time.Time{}, timeouts: map[string]time.Duration{}, left: map[string]bool{},
-			syncs: map[int32]map[string]time.Time{}, reported: map[string]string{}, changed: map[string]time.Time{},
+			syncs: map[int32]map[string]time.Time{}, reported: map[string]string{}, changed: map[string]time.Time{}, owned: map[string]int{},
 		}
 	}
 	for _, key := range []kmsg.Key{kmsg.JoinGroup, kmsg.SyncGroup, kmsg.LeaveGroup, kmsg.Heartbeat, kmsg.ConsumerGroupHeartbeat} {
@@ -116,6 +127,7 @@ func startRebalanceClock(ctx context.Context, wg *sync.WaitGroup, c *kfake.Clust
 			}
 		}
 	}()
+	return rc
 }
 
 // note records request r, seen at now on the cluster's loop, and reports
@@ -191,10 +203,12 @@ func (g *groupClock) heartbeat(req *kmsg.ConsumerGroupHeartbeatRequest, now time
 	owned := prevOwned
 	if req.Topics != nil { // nil: unchanged since the last heartbeat
 		var b strings.Builder
+		n := 0
 		for _, t := range req.Topics {
 			fmt.Fprintf(&b, "%x:%v;", t.TopicID, t.Partitions)
+			n += len(t.Partitions)
 		}
-		owned = b.String()
+		owned, g.owned[id] = b.String(), n
 	}
 	epoch := strconv.Itoa(int(req.MemberEpoch))
 	if epoch != prevEpoch || owned != prevOwned {
@@ -219,7 +233,7 @@ func (rc *rebalanceClock) check(name string) {
 	checked := time.Now() // every request noted by now is in gi
 	gi := rc.c.GroupInfo(name)
 	rc.mu.Lock()
-	e, ok := rc.groups[name].check(gi, checked)
+	e, ok := rc.groups[name].check(gi, checked, rc.partitions)
 	rc.mu.Unlock()
 	if ok && rc.emit != nil {
 		rc.emit(e)
@@ -228,7 +242,7 @@ func (rc *rebalanceClock) check(name string) {
 
 // check updates g from gi, read after checked, and returns the clocked
 // event of the rebalance that gi shows ended, if one did.
-func (g *groupClock) check(gi *kfake.GroupInfo, checked time.Time) (model.Event, bool) {
+func (g *groupClock) check(gi *kfake.GroupInfo, checked time.Time, partitions int) (model.Event, bool) {
 	if gi == nil || gi.State == "Empty" || gi.State == "Dead" {
 		// The last member left: nothing to date.
 		g.empty, g.known = true, nil
@@ -261,7 +275,7 @@ func (g *groupClock) check(gi *kfake.GroupInfo, checked time.Time) (model.Event,
 		g.drop(checked, true) // rejoins that changed nothing
 		return model.Event{}, false
 	}
-	end, joined, ok := g.assigned(gi)
+	end, joined, ok := g.assigned(gi, partitions)
 	if !ok {
 		return model.Event{}, false
 	}
@@ -313,10 +327,26 @@ func (g *groupClock) epochWord(n int32) string {
 // assigned returns when every member of gi had its assignment, if every
 // one has: the last SyncGroup of the generation (the coordinator answers
 // each once the leader's has come), or, consumer protocol, the last
-// heartbeat that moved a member's epoch or owned partitions. joined is
+// heartbeat that moved a member's epoch or owned partitions, once each
+// member says it owns what the coordinator sent it and they own all
+// partitions (a KIP-848 member reaches the target epoch before the
+// partitions others still hold reach it). joined is
 // when the generation stopped taking members (its first SyncGroup): a
 // request after it sets the next rebalance off.
-func (g *groupClock) assigned(gi *kfake.GroupInfo) (end, joined time.Time, ok bool) {
+func (g *groupClock) assigned(gi *kfake.GroupInfo, partitions int) (end, joined time.Time, ok bool) {
+	if g.consumer {
+		owned := 0
+		for i := range gi.Members {
+			m := &gi.Members[i]
+			if g.owned[m.MemberID] != m.NumAssigned() {
+				return time.Time{}, time.Time{}, false
+			}
+			owned += m.NumAssigned()
+		}
+		if owned < partitions {
+			return time.Time{}, time.Time{}, false
+		}
+	}
 	for _, m := range gi.Members {
 		var at time.Time
 		if g.consumer {
