@@ -87,16 +87,20 @@ type groupClock struct {
 	owned    map[string]int // member → how many partitions it reported owning
 }
 
+func newGroupClock(name string, consumer bool, sessionTimeout time.Duration) *groupClock {
+	return &groupClock{
+		name: name, consumer: consumer, sessionTimeout: sessionTimeout,
+		empty: true, seen: map[string]time.Time{}, timeouts: map[string]time.Duration{}, left: map[string]bool{},
+		syncs: map[int32]map[string]time.Time{}, reported: map[string]string{}, changed: map[string]time.Time{}, owned: map[string]int{},
+	}
+}
+
 // startRebalanceClock installs the clock's controls on c for groups and
 // starts its reader, which stops with ctx.
 func startRebalanceClock(ctx context.Context, wg *sync.WaitGroup, c *kfake.Cluster, groups []*group, emit func(model.Event)) *rebalanceClock {
 	rc := &rebalanceClock{c: c, emit: emit, groups: map[string]*groupClock{}, wake: make(chan struct{}, 1)}
 	for _, g := range groups {
-		rc.groups[g.spec.Name] = &groupClock{
-			name: g.spec.Name, consumer: g.spec.Protocol == ProtocolConsumer, sessionTimeout: g.sessionTimeout,
-			empty: true, seen: map[string]time.Time{}, timeouts: map[string]time.Duration{}, left: map[string]bool{},
-			syncs: map[int32]map[string]time.Time{}, reported: map[string]string{}, changed: map[string]time.Time{}, owned: map[string]int{},
-		}
+		rc.groups[g.spec.Name] = newGroupClock(g.spec.Name, g.spec.Protocol == ProtocolConsumer, g.sessionTimeout)
 	}
 	for _, key := range []kmsg.Key{kmsg.JoinGroup, kmsg.SyncGroup, kmsg.LeaveGroup, kmsg.Heartbeat, kmsg.ConsumerGroupHeartbeat} {
 		c.ControlKey(int16(key), func(r kmsg.Request) (kmsg.Response, error, bool) {

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/kafka"
 	"github.com/kgwatch/kgwatch/model"
@@ -94,6 +96,28 @@ func (cw *clockedWatch) waitSettled(t *testing.T) {
 		defer cw.mu.Unlock()
 		return cw.polls >= target
 	})
+}
+
+// checkSpan checks that done, a rebalance_completed, took the span of the
+// coordinator's clocks that began after since and ended by it.
+func (cw *clockedWatch) checkSpan(t *testing.T, done model.Event, since time.Time) {
+	t.Helper()
+	var first, last time.Time
+	for _, c := range cw.all(model.EventDemoRebalanceClocked) {
+		start := c.Time.Add(-c.Duration)
+		if start.Before(since) || c.Time.After(done.Time) {
+			continue
+		}
+		if first.IsZero() || start.Before(first) {
+			first = start
+		}
+		if c.Time.After(last) {
+			last = c.Time
+		}
+	}
+	if first.IsZero() || last.Sub(first) != done.Duration {
+		t.Errorf("%q took %v; the coordinator's clocks since %v span %v (%v to %v)", done.Detail, done.Duration, since, last.Sub(first), first, last)
+	}
 }
 
 func (cw *clockedWatch) all(typ model.EventType) []model.Event {
@@ -188,22 +212,7 @@ func TestOutsideJoinReadsTheCoordinatorsDuration(t *testing.T) {
 	// The duration is the coordinator's span: one clock, or the clocks
 	// of the generations the polls saw as one rebalance, all from when
 	// the outsider asked to join.
-	var first, last time.Time
-	for _, c := range cw.all(model.EventDemoRebalanceClocked) {
-		start := c.Time.Add(-c.Duration)
-		if start.Before(asked) || c.Time.After(done.Time) {
-			continue
-		}
-		if first.IsZero() || start.Before(first) {
-			first = start
-		}
-		if c.Time.After(last) {
-			last = c.Time
-		}
-	}
-	if first.IsZero() || last.Sub(first) != done.Duration {
-		t.Errorf("rebalance_completed took %v; the coordinator's clocks since the join span %v (%v to %v)", done.Duration, last.Sub(first), first, last)
-	}
+	cw.checkSpan(t, done, asked)
 	amu.Lock()
 	t.Logf("outside join: %s; the outsider waited %v from its client's start to its assignment", done.Detail, assignedAt.Sub(asked))
 	amu.Unlock()
@@ -258,4 +267,136 @@ func TestEvictionClockedFromTheSessionExpiry(t *testing.T) {
 		t.Errorf("eviction: %q, duration %v; want the coordinator's %v", done.Detail, done.Duration, clocked.Duration)
 	}
 	t.Logf("kill -9: %s; %s", clocked.Detail, done.Detail)
+}
+
+// The consumer protocol: n's rebalance ends when the new member owns the
+// partition the others released, not when it reached the target epoch
+// (KIP-848 gives the epoch first): the rebalance reads the coordinator's
+// span.
+func TestConsumerProtocolJoinClockedToTheLastPartition(t *testing.T) {
+	t.Parallel()
+	cfg := fastConfig()
+	cfg.GroupProtocol = ProtocolConsumer
+	pipe := NewEventPipe(1024)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	d, err := Start(ctx, cfg, pipe.Emit)
+	cancel()
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	cw := watchWithDemoEvents(t, d, pipe, 500*time.Millisecond)
+	waitTwoOwnAll(t, d, ownsAll)
+	cw.waitSettled(t)
+	asked := time.Now()
+	if _, err := d.Spawn(); err != nil {
+		t.Fatal(err)
+	}
+	var done model.Event
+	waitFor(t, 20*time.Second, "the join's rebalance_completed", func() bool {
+		var ok bool
+		done, ok = cw.find(func(e model.Event) bool {
+			if e.Type != model.EventRebalanceCompleted || e.Time.Before(asked) {
+				return false
+			}
+			for _, m := range e.Moves {
+				if m.To == "consumer-c" {
+					return true
+				}
+			}
+			return false
+		})
+		return ok
+	})
+	if !done.HasDuration || done.Duration <= 0 || !strings.Contains(done.Detail, "(the coordinator's clock") {
+		t.Fatalf("consumer-protocol join: %q, duration %v (known %v); want the coordinator's clock", done.Detail, done.Duration, done.HasDuration)
+	}
+	cw.checkSpan(t, done, asked)
+	t.Logf("consumer protocol: %s", done.Detail)
+}
+
+// The clock's rules on dated requests and the coordinator's answers (no
+// cluster, no wall clock): a KIP-848 join ends when the joiner owns the
+// partition its owner released, not when it reached the target epoch; a
+// member gone without a leave is dated from its last request plus its
+// session timeout.
+func TestRebalanceClockRules(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	topic := [16]byte{1}
+	owns := func(ps ...int32) []kmsg.ConsumerGroupHeartbeatRequestTopic {
+		return []kmsg.ConsumerGroupHeartbeatRequestTopic{{TopicID: topic, Partitions: ps}}
+	}
+	member := func(id string, ps ...int32) kfake.GroupMember {
+		return kfake.GroupMember{MemberID: id, ClientID: id, Assignment: map[string][]int32{"orders": ps}}
+	}
+	hb := func(id string, epoch int32, topics []kmsg.ConsumerGroupHeartbeatRequestTopic) *kmsg.ConsumerGroupHeartbeatRequest {
+		r := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		r.Group, r.MemberID, r.MemberEpoch, r.Topics = "g", id, epoch, topics
+		return r
+	}
+	t.Run("consumer protocol join", func(t *testing.T) {
+		rc := &rebalanceClock{groups: map[string]*groupClock{}, partitions: 3}
+		rc.groups["g"] = newGroupClock("g", true, 2*time.Second)
+		g := rc.groups["g"]
+		rc.note(hb("a", 0, nil), ms(0))
+		rc.note(hb("a", 1, owns(0, 1, 2)), ms(5))
+		if _, ok := g.check(&kfake.GroupInfo{State: "Stable", Epoch: 1, Members: []kfake.GroupMember{member("a", 0, 1, 2)}}, ms(1), 3); !ok {
+			t.Fatal("start-up: no clock")
+		}
+		rc.note(hb("c", 0, nil), ms(100)) // consumer-c asks to join
+		rc.note(hb("a", 2, owns(0, 1)), ms(300))
+		rc.note(hb("c", 2, owns()), ms(310))
+		// Both at the target epoch, p2 not yet sent to c: Stable by kfake's
+		// state, not every partition owned.
+		gi := &kfake.GroupInfo{State: "Stable", Epoch: 2, Members: []kfake.GroupMember{member("a", 0, 1), member("c")}}
+		if e, ok := g.check(gi, ms(320), 3); ok {
+			t.Fatalf("clocked %v at the target epoch with p2 owned by nobody", e.Duration)
+		}
+		gi.Members[1] = member("c", 2) // sent to c, c has not said it owns it
+		if e, ok := g.check(gi, ms(330), 3); ok {
+			t.Fatalf("clocked %v before c owned p2", e.Duration)
+		}
+		rc.note(hb("c", 2, owns(2)), ms(900))
+		e, ok := g.check(gi, ms(905), 3)
+		if !ok || e.Duration != 800*time.Millisecond || !e.Time.Equal(ms(900)) {
+			t.Fatalf("clocked %v at %v (ok %v), want 800ms from c's join to its owning p2", e.Duration, e.Time, ok)
+		}
+	})
+	t.Run("classic eviction", func(t *testing.T) {
+		rc := &rebalanceClock{groups: map[string]*groupClock{}}
+		rc.groups["g"] = newGroupClock("g", false, 2*time.Second)
+		g := rc.groups["g"]
+		sync := func(id string, gen int32, at time.Time) {
+			r := kmsg.NewPtrSyncGroupRequest()
+			r.Group, r.MemberID, r.Generation = "g", id, gen
+			rc.note(r, at)
+		}
+		join := func(id string, at time.Time) {
+			r := kmsg.NewPtrJoinGroupRequest()
+			r.Group, r.MemberID, r.SessionTimeoutMillis = "g", id, 1500
+			rc.note(r, at)
+		}
+		join("", ms(0))
+		join("a", ms(1))
+		join("b", ms(2))
+		sync("a", 1, ms(10))
+		sync("b", 1, ms(12))
+		two := &kfake.GroupInfo{State: "Stable", Epoch: 1, Members: []kfake.GroupMember{member("a", 0, 1), member("b", 2)}}
+		if _, ok := g.check(two, ms(20), 3); !ok {
+			t.Fatal("start-up: no clock")
+		}
+		hbReq := kmsg.NewPtrHeartbeatRequest()
+		hbReq.Group, hbReq.MemberID = "g", "b"
+		rc.note(hbReq, ms(1000)) // b's last heartbeat; then kill -9
+		// b's session (1.5s) expires at 2.5s; a rejoins at 3.1s on its
+		// heartbeat's REBALANCE_IN_PROGRESS and syncs at 3.2s.
+		g.check(&kfake.GroupInfo{State: "PreparingRebalance", Epoch: 1, Members: []kfake.GroupMember{member("a")}}, ms(2600), 3)
+		join("a", ms(3100))
+		sync("a", 2, ms(3200))
+		e, ok := g.check(&kfake.GroupInfo{State: "Stable", Epoch: 2, Members: []kfake.GroupMember{member("a", 0, 1, 2)}}, ms(3300), 3)
+		if !ok || e.Duration != 700*time.Millisecond || !strings.Contains(e.Detail, "b's session timed out") {
+			t.Fatalf("eviction clocked %v (ok %v, %q), want 700ms from b's session expiry at 2.5s to a's sync", e.Duration, ok, e.Detail)
+		}
+	})
 }
