@@ -54,6 +54,21 @@ func watchWithDemoEvents(t *testing.T, d *Demo, pipe *EventPipe, interval time.D
 				pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
 				snap, err := w.Poll(pctx)
 				pcancel()
+				// Events that came while the poll ran are filed first,
+				// as they happened before it answered: a clock can end
+				// just before the poll's describe and reach the pipe
+				// while the poll still reads offsets.
+			drain:
+				for {
+					select {
+					case e := <-pipe.Events():
+						if e.Group == d.Group() {
+							keep(pl.Add(e))
+						}
+					default:
+						break drain
+					}
+				}
 				if err == nil {
 					keep(pl.Observe(&snap)...)
 					cw.mu.Lock()
@@ -81,6 +96,47 @@ func (cw *clockedWatch) find(match func(model.Event) bool) (model.Event, bool) {
 		}
 	}
 	return model.Event{}, false
+}
+
+// startClocked starts a demo of cfg watched every interval with its
+// events, once the watch has seen it settle.
+func startClocked(t *testing.T, cfg Config, interval time.Duration) (*Demo, *clockedWatch) {
+	t.Helper()
+	pipe := NewEventPipe(1024)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	d, err := Start(ctx, cfg, pipe.Emit)
+	cancel()
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	cw := watchWithDemoEvents(t, d, pipe, interval)
+	waitTwoOwnAll(t, d, ownsAll)
+	cw.waitSettled(t)
+	return d, cw
+}
+
+// waitMoveTo waits for a rebalance_completed after since that moves a
+// partition to client.
+func (cw *clockedWatch) waitMoveTo(t *testing.T, client string, since time.Time) model.Event {
+	t.Helper()
+	var done model.Event
+	waitFor(t, 20*time.Second, "a rebalance_completed moving a partition to "+client, func() bool {
+		var ok bool
+		done, ok = cw.find(func(e model.Event) bool {
+			if e.Type != model.EventRebalanceCompleted || e.Time.Before(since) {
+				return false
+			}
+			for _, m := range e.Moves {
+				if m.To == client {
+					return true
+				}
+			}
+			return false
+		})
+		return ok
+	})
+	return done
 }
 
 // waitSettled waits, once the coordinator has both consumers owning
@@ -140,17 +196,7 @@ func TestOutsideJoinReadsTheCoordinatorsDuration(t *testing.T) {
 	t.Parallel()
 	cfg := fastConfig()
 	cfg.Listen = freePorts(t, 3)
-	pipe := NewEventPipe(1024)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	d, err := Start(ctx, cfg, pipe.Emit)
-	cancel()
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	cw := watchWithDemoEvents(t, d, pipe, time.Second)
-	waitTwoOwnAll(t, d, ownsAll)
-	cw.waitSettled(t)
+	d, cw := startClocked(t, cfg, time.Second)
 
 	asked := time.Now()
 	var assignedAt time.Time
@@ -190,22 +236,7 @@ func TestOutsideJoinReadsTheCoordinatorsDuration(t *testing.T) {
 		cl.Close()
 	}()
 
-	var done model.Event
-	waitFor(t, 20*time.Second, "a rebalance_completed moving a partition to the outsider", func() bool {
-		var ok bool
-		done, ok = cw.find(func(e model.Event) bool {
-			if e.Type != model.EventRebalanceCompleted || e.Time.Before(asked) {
-				return false
-			}
-			for _, m := range e.Moves {
-				if m.To == "outsider" {
-					return true
-				}
-			}
-			return false
-		})
-		return ok
-	})
+	done := cw.waitMoveTo(t, "outsider", asked)
 	if !done.HasDuration || done.Duration <= 0 || !strings.Contains(done.Detail, "(the coordinator's clock") {
 		t.Fatalf("outside join: %q, duration %v (known %v); want a real duration by the coordinator's clock", done.Detail, done.Duration, done.HasDuration)
 	}
@@ -224,17 +255,7 @@ func TestOutsideJoinReadsTheCoordinatorsDuration(t *testing.T) {
 func TestEvictionClockedFromTheSessionExpiry(t *testing.T) {
 	t.Parallel()
 	cfg := fastConfig()
-	pipe := NewEventPipe(1024)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	d, err := Start(ctx, cfg, pipe.Emit)
-	cancel()
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	cw := watchWithDemoEvents(t, d, pipe, 500*time.Millisecond)
-	waitTwoOwnAll(t, d, ownsAll)
-	cw.waitSettled(t)
+	d, cw := startClocked(t, cfg, 500*time.Millisecond)
 	if err := d.Kill("consumer-b"); err != nil {
 		t.Fatal(err)
 	}
@@ -277,37 +298,12 @@ func TestConsumerProtocolJoinClockedToTheLastPartition(t *testing.T) {
 	t.Parallel()
 	cfg := fastConfig()
 	cfg.GroupProtocol = ProtocolConsumer
-	pipe := NewEventPipe(1024)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	d, err := Start(ctx, cfg, pipe.Emit)
-	cancel()
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	cw := watchWithDemoEvents(t, d, pipe, 500*time.Millisecond)
-	waitTwoOwnAll(t, d, ownsAll)
-	cw.waitSettled(t)
+	d, cw := startClocked(t, cfg, 500*time.Millisecond)
 	asked := time.Now()
 	if _, err := d.Spawn(); err != nil {
 		t.Fatal(err)
 	}
-	var done model.Event
-	waitFor(t, 20*time.Second, "the join's rebalance_completed", func() bool {
-		var ok bool
-		done, ok = cw.find(func(e model.Event) bool {
-			if e.Type != model.EventRebalanceCompleted || e.Time.Before(asked) {
-				return false
-			}
-			for _, m := range e.Moves {
-				if m.To == "consumer-c" {
-					return true
-				}
-			}
-			return false
-		})
-		return ok
-	})
+	done := cw.waitMoveTo(t, "consumer-c", asked)
 	if !done.HasDuration || done.Duration <= 0 || !strings.Contains(done.Detail, "(the coordinator's clock") {
 		t.Fatalf("consumer-protocol join: %q, duration %v (known %v); want the coordinator's clock", done.Detail, done.Duration, done.HasDuration)
 	}
