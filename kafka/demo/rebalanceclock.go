@@ -312,7 +312,7 @@ func (g *groupClock) check(gi *kfake.GroupInfo, checked time.Time, partitions in
 		Time: end, Type: model.EventDemoRebalanceClocked, Group: g.name,
 		Duration: took, HasDuration: true,
 	}
-	e.Detail = fmt.Sprintf("the coordinator's clock: %s; every member had its assignment %s later (%s)",
+	e.Detail = fmt.Sprintf("coordinator: %s, all assigned %s later (%s)",
 		t.why, model.Elapsed(took), g.epochWord(gi.Epoch))
 	if fromEmpty {
 		e.State = model.StateEmpty
