@@ -27,7 +27,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	if err != nil {
 		return err
 	}
-	if err := checkMaxRebalances(f.MaxRebalances); err != nil {
+	if err := model.CheckMaxRebalances(f.MaxRebalances); err != nil {
 		return err
 	}
 	if f.Record != "" && len(cfg.Compare) > 0 {
@@ -64,7 +64,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 		Static:          set.Static,
 		BrokerHeartbeat: d.Groups()[0].HeartbeatInterval,
 	}
-	opts := ui.Options{Brokers: d.Brokers(), Interval: f.Interval, Timeout: 5 * time.Second, StallAfter: f.StallAfter, MaxRebalances: f.MaxRebalances}
+	opts := ui.Options{Brokers: d.Brokers(), Interval: f.Interval, Timeout: 5 * time.Second, Judging: model.Judging{StallAfter: f.StallAfter, MaxRebalances: f.MaxRebalances}}
 	// One watcher per group: compare mode watches two or three.
 	var groups []ui.CompareGroup
 	for _, g := range d.Groups() {

@@ -19,6 +19,9 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 	if f.format, err = headless.LookupFormat(f.output); err != nil {
 		return nil, err
 	}
+	if f.format, err = headless.CheckView(fs.Changed, f.once, f.group, f.format, f.view); err != nil {
+		return nil, err
+	}
 	for _, d := range []struct {
 		name           string
 		v, least, most time.Duration
@@ -27,21 +30,21 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 		// load a production cluster for nothing a person can read.
 		{"interval", f.interval, model.MinInterval, model.MaxInterval},
 		{"timeout", f.timeout, model.MinTimeout, model.MaxTimeout},
-		{"stall-after", f.stallAfter, model.MinStallAfter, model.MaxStallAfter},
+		{"stall-after", f.judging.StallAfter, model.MinStallAfter, model.MaxStallAfter},
 	} {
 		if err := model.CheckRange(d.name, d.v, d.least, d.most); err != nil {
 			return nil, err
 		}
 	}
-	if f.maxLagAge != 0 && (f.maxLagAge < model.MinMaxLagAge || f.maxLagAge > model.MaxMaxLagAge) {
+	if f.judging.MaxLagAge != 0 && (f.judging.MaxLagAge < model.MinMaxLagAge || f.judging.MaxLagAge > model.MaxMaxLagAge) {
 		return nil, model.Usagef("--max-lag-age must be 0 (no limit) or from %s to %s, got %s",
-			model.Setting(model.MinMaxLagAge), model.Setting(model.MaxMaxLagAge), f.maxLagAge)
+			model.Setting(model.MinMaxLagAge), model.Setting(model.MaxMaxLagAge), f.judging.MaxLagAge)
 	}
-	if err := checkMaxRebalances(f.maxRebalances); err != nil {
+	if err := model.CheckMaxRebalances(f.judging.MaxRebalances); err != nil {
 		return nil, err
 	}
 	if fs.Changed("fail-on") {
-		if f.failOn, err = headless.ParseFailOn(f.failOnWord, f.once, f.events, f.maxRebalances); err != nil {
+		if f.failOn, err = headless.ParseFailOn(f.failOnWord, f.once, f.events, f.judging.MaxRebalances); err != nil {
 			return nil, err
 		}
 	}
@@ -52,6 +55,8 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 		return nil, model.UsageError{Msg: "--events needs --group: the timeline is one group's"}
 	case strings.HasPrefix(f.group, "-"):
 		return nil, model.Usagef("--group needs a value, got the flag %q", f.group)
+	case kafka.CheckGroupName(f.group) != nil:
+		return nil, model.UsageError{Msg: "--group: " + kafka.CheckGroupName(f.group).Error()}
 	case strings.HasPrefix(f.brokers, "-"):
 		return nil, model.Usagef("--brokers needs a value, got the flag %q", f.brokers)
 	case f.once && f.events:
@@ -64,12 +69,4 @@ func (f *watchFlags) check(fs *pflag.FlagSet) ([]string, error) {
 		brokersFrom = "$KAFKA_BROKERS"
 	}
 	return kafka.ParseBrokers(f.brokers, brokersFrom)
-}
-
-// checkMaxRebalances checks --max-rebalances (the watch's and the demo's).
-func checkMaxRebalances(n int) error {
-	if n < 0 || n > model.MaxMaxRebalances {
-		return model.Usagef("--max-rebalances must be 0 (no limit) or from 1 to %d, got %d", model.MaxMaxRebalances, n)
-	}
-	return nil
 }

@@ -53,10 +53,19 @@ type failedWriter struct{ err error }
 func (w failedWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	// SIGHUP (the terminal closed, tmux kill-pane) ends the watch like q
-	// does, so the terminal is left as it was found.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// SIGHUP (the terminal closed, tmux kill-pane) and SIGQUIT (kill
+	// -QUIT; in the TUI ctrl+\\ is a key) end the watch like q does, so
+	// the terminal is left as it was found: Go's default for SIGQUIT is
+	// a goroutine dump and exit 2 that skips the TUI's restore, leaving
+	// the terminal raw, on the alternate screen, its cursor hidden.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
+	_, stopProfile, err := cli.Profile(os.Getenv(cli.ProfileEnv))
+	if err != nil {
+		fmt.Fprintf(stderr, "kgwatch: %s\n", model.Printable(err.Error()))
+		return exitUsage
+	}
+	defer stopProfile()
 	return runContext(ctx, args, stdout, stderr)
 }
 
@@ -82,25 +91,17 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	case err == nil:
 		return exitOK
 	case errors.As(err, &fe):
-		fmt.Fprintf(stderr, "kgwatch: %s\n", oneLine(fe.Msg))
+		fmt.Fprintf(stderr, "kgwatch: %s\n", model.Printable(fe.Msg))
 		return exitFailOn
 	case errors.Is(err, pflag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "kgwatch: %s (see %s)\n", oneLine(ue.Msg), help)
+		fmt.Fprintf(stderr, "kgwatch: %s (see %s)\n", model.Printable(ue.Msg), help)
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "kgwatch: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "kgwatch: %s\n", model.Printable(err.Error()))
 		return exitRuntime
 	}
-}
-
-// oneLine is an error message for stderr: one line, and printable. It may
-// hold names that users and brokers chose: their tabs, line breaks and
-// other controls are shown as control pictures (␉ ␊ ␍), never collapsed
-// into spaces, so two names that differ never read the same.
-func oneLine(s string) string {
-	return model.Printable(s)
 }
 
 // watchFlags are the flags of the watch command.
@@ -109,15 +110,9 @@ type watchFlags struct {
 	group    string
 	interval time.Duration
 	timeout  time.Duration
-	// stallAfter: a partition with lag whose commit has not moved for this
-	// long is STALLED.
-	stallAfter time.Duration
-	// maxLagAge: records waiting this long make a partition LAGGING
-	// whatever its commit cadence (0: no limit).
-	maxLagAge time.Duration
-	// maxRebalances: more rebalances than this in 10 minutes are a
-	// storm (0: no limit).
-	maxRebalances int
+	// judging is --stall-after, --max-lag-age, --max-rebalances and
+	// --hide-keys: how every way of watching judges the polls.
+	judging model.Judging
 	// failOnWord is --fail-on; failOn what it asks.
 	failOnWord string
 	failOn     headless.FailOn
@@ -129,9 +124,10 @@ type watchFlags struct {
 	security   kafka.SecurityFlags
 	// record is --record FILE.
 	record string
-	// hideKeys: the records partitions are stuck on show their keys'
-	// and header values' sizes only (model.PipelineOptions.HideKeys).
-	hideKeys bool
+	// view is --offsets, --members, --state and --verbose: the --once
+	// table's view, as kafka-consumer-groups --describe takes them.
+	view    model.TableView
+	offsets bool
 }
 
 func (f *watchFlags) register(fs *pflag.FlagSet) {
@@ -140,14 +136,18 @@ func (f *watchFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
 	fs.BoolVar(&f.once, "once", false, "print one snapshot and exit")
 	fs.StringVarP(&f.output, "output", "o", "table", "output of --once: "+headless.FormatNames())
+	fs.BoolVar(&f.offsets, "offsets", false, "with --once: the partitions' offsets and lag (the default view, as kafka-consumer-groups --describe --offsets)")
+	fs.BoolVar(&f.view.Members, "members", false, "with --once: the members, as kafka-consumer-groups --describe --members")
+	fs.BoolVar(&f.view.State, "state", false, "with --once: the group's state, as kafka-consumer-groups --describe --state")
+	fs.BoolVar(&f.view.Verbose, "verbose", false, "with --once: the columns kafka-consumer-groups --verbose adds (epochs, assignments, leader epochs)")
 	fs.BoolVar(&f.events, "events", false, "print timeline events as JSON lines until interrupted")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
-	fs.DurationVar(&f.stallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
-	fs.DurationVar(&f.maxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
-	fs.IntVar(&f.maxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm: marked in the header, a rebalance_storm event, storm in JSON (0: no limit)")
+	fs.DurationVar(&f.judging.StallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
+	fs.DurationVar(&f.judging.MaxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
+	fs.IntVar(&f.judging.MaxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm: marked in the header, a rebalance_storm event, storm in JSON (0: no limit)")
 	fs.StringVar(&f.failOnWord, "fail-on", "", "exit 3 when a partition (a group, without --group) is at or past this status: lagging, unowned or stopped with --once; with --events also stalled, rewound, or storm (with --max-rebalances), ending the watch at the first such event")
 	fs.StringVar(&f.record, "record", "", "record what is watched to FILE, for kgwatch replay (with the TUI or --events)")
-	fs.BoolVar(&f.hideKeys, "hide-keys", false, "show the keys and header values of the records partitions are stuck on as their sizes (\"key 12 B hidden\"), everywhere: screen, --once, --events, --record")
+	fs.BoolVar(&f.judging.HideKeys, "hide-keys", false, "show the keys and header values of the records partitions are stuck on as their sizes (\"key 12 B hidden\"), everywhere: screen, --once, --events, --record")
 	fs.BoolVar(&f.version, "version", false, "print version and exit")
 	f.security.Register(fs)
 }
@@ -169,10 +169,10 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	cfg := kafka.Config{Brokers: brokers, Group: f.group, Timeout: f.timeout}
-	if err := f.security.Apply(&cfg); err != nil {
+	if err := f.security.ApplyContext(ctx, &cfg); err != nil {
 		return err
 	}
-	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances}
+	opts := ui.Options{Brokers: brokers, Interval: f.interval, Timeout: f.timeout, Judging: f.judging}
 	rec, err := f.openRecorder(brokers)
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	w := kafka.NewWatcher(cfg)
 	defer w.Close()
-	hopts := headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge, HideKeys: f.hideKeys, MaxRebalances: f.maxRebalances, Tap: rec.Tap(f.group), Stop: f.failOn.Event}
+	hopts := headless.Options{Group: f.group, Interval: f.interval, Timeout: f.timeout, Judging: f.judging, Tap: rec.Tap(f.group), Stop: f.failOn.Event}
 	if f.once {
 		snap, err := headless.Once(ctx, w, hopts, f.format, stdout)
 		if err != nil {
@@ -216,8 +216,8 @@ func (f *watchFlags) openRecorder(brokers []string) (*recorder.Recorder, error) 
 	}
 	return recorder.Open(f.record, versioned(record.Header{
 		Mode: mode, Group: f.group, Overview: f.group == "", Brokers: brokers,
-		Interval: f.interval, Timeout: f.timeout, StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge,
-		MaxRebalances: f.maxRebalances,
+		Interval: f.interval, Timeout: f.timeout, StallAfter: f.judging.StallAfter, MaxLagAge: f.judging.MaxLagAge,
+		MaxRebalances: f.judging.MaxRebalances,
 	}))
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -26,6 +27,7 @@ import (
 	"github.com/kgwatch/kgwatch/kafka/demo"
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/ui"
+	"github.com/kgwatch/kgwatch/ui/cli"
 )
 
 func runArgs(args ...string) (code int, stdout, stderr string) {
@@ -121,7 +123,16 @@ func TestUsageErrors(t *testing.T) {
 		{"demo --topic ", []string{"demo", "--topic", ""}, "--topic must not be empty"},
 		{"demo --interval 0s", []string{"demo", "--interval", "0s"}, "--interval must be from 100ms to 1h, got 0s"},
 		{"demo --session-timeout soon", []string{"demo", "--session-timeout", "soon"}, `invalid argument "soon"`},
+		{"--members --state", []string{"-g", "g", "--once", "--members", "--state"}, "--members and --state: choose one view"},
+		{"--members without --once", []string{"-g", "g", "--members"}, "--offsets, --members, --state and --verbose choose what --once prints"},
+		{"--verbose without a group", []string{"--once", "--verbose"}, "describe one group: give --group"},
+		{"--state -o json", []string{"-g", "g", "--once", "--state", "-o", "json"}, "--members, --state and --verbose choose the table's columns; -o json holds them all"},
 		{"empty group", []string{"-g", "", "--once"}, "--group is empty"},
+		{"group name past Kafka's STRING", []string{"-g", strings.Repeat("g", 32768), "--once"},
+			"--group: group name is 32768 bytes: Kafka carries a group name of at most 32767 bytes (a protocol STRING), so no broker can hold this group (see kgwatch --help)"},
+		{"group name of a MiB, events", []string{"-g", strings.Repeat("g", 1<<20), "--events"}, "--group: group name is 1048576 bytes"},
+		{"replay -g past Kafka's STRING", []string{"replay", empty, "-g", strings.Repeat("g", 32768)},
+			"--group: group name is 32768 bytes: Kafka carries a group name of at most 32767 bytes (a protocol STRING), so no broker can hold this group (see kgwatch replay --help)"},
 		{"empty group, long flag", []string{"--group=", "--once"}, "--group is empty"},
 		{"empty group, single dash", []string{"-group", ""}, "--group is empty"},
 		{"empty password file", []string{"-g", "g", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-file", empty}, "--sasl-password-file " + empty + " is empty"},
@@ -311,6 +322,12 @@ func TestOnceAgainstDemoCluster(t *testing.T) {
 	code, out, stderr := runArgs("-group", "order-workers", "-brokers", brokers, "--once")
 	if code != 0 || !strings.Contains(out, "CURRENT-OFFSET") || !strings.Contains(out, "order-rebalancing") {
 		t.Errorf("table: exit %d\n%s%s", code, out, stderr)
+	}
+
+	code, out, stderr = runArgs("-group", "order-workers", "-brokers", brokers, "--once", "--members", "--verbose")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 3 ||
+		!strings.HasPrefix(strings.Join(strings.Fields(lines[0]), " "), "GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS ASSIGNMENT") {
+		t.Errorf("--members --verbose: exit %d\n%s%s", code, out, stderr)
 	}
 
 	code, _, stderr = runArgs("-group", "no-such-group", "-brokers", brokers, "--once")
@@ -736,6 +753,34 @@ func TestEndlessPasswordFile(t *testing.T) {
 	}
 }
 
+// A --sasl-password-file that is a FIFO nobody writes blocks its open:
+// the signal that ends the watch ends the wait too, with its reason.
+func TestPasswordFIFOWithoutWriterIsInterruptible(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pass")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The FIFO's other end, opened once the test is done, frees the
+	// goroutine still blocked in open(2).
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- runContext(ctx, []string{"-g", "g", "-b", "127.0.0.1:1", "--once", "--sasl-mechanism", "PLAIN", "--sasl-user", "u", "--sasl-password-file", fifo}, &out, &errb)
+	}()
+	cancel(errors.New("terminated"))
+	code := <-done // before: blocked in open(2) whatever the context
+	want := "kgwatch: read --sasl-password-file " + fifo + ": terminated\n"
+	if code != exitRuntime || errb.String() != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, errb.String(), exitRuntime, want)
+	}
+}
+
 // SASL with a user and no password is a usage error naming where the
 // password comes from, not an attempt with an empty one.
 func TestSASLWithoutPassword(t *testing.T) {
@@ -805,7 +850,10 @@ func TestOnceHungFirstBroker(t *testing.T) {
 // as q does: exit 0, promptly, so the TUI restores the terminal on the way
 // out. Shown with --events, which runs until a signal.
 func TestSignalsEndTheWatch(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+	// SIGQUIT too: by Go's default it dumps the goroutines and exits 2,
+	// skipping the TUI's restore (the terminal left raw), and here it
+	// would kill the test binary.
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			done := make(chan int, 1)
 			var out, errb bytes.Buffer
@@ -923,5 +971,22 @@ func TestOneErrorPrefix(t *testing.T) {
 		if code != c.code || !strings.HasPrefix(stderr, "kgwatch: ") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%q: exit %d, stderr %q; want exit %d and one line starting \"kgwatch: \"", c.args, code, stderr, c.code)
 		}
+	}
+}
+
+// TestProfileHookFromTheEnvironment: KGWATCH_PPROF on loopback runs the
+// command with the profiles served; off loopback it is refused before
+// anything runs (exit 2).
+func TestProfileHookFromTheEnvironment(t *testing.T) {
+	var out, errs bytes.Buffer
+	t.Setenv(cli.ProfileEnv, "127.0.0.1:0")
+	if code := run([]string{"--version"}, &out, &errs); code != exitOK || !strings.Contains(out.String(), "kgwatch") {
+		t.Errorf("loopback: exit %d, stdout %q, stderr %q", code, out.String(), errs.String())
+	}
+	out.Reset()
+	errs.Reset()
+	t.Setenv(cli.ProfileEnv, "0.0.0.0:6060")
+	if code := run([]string{"--version"}, &out, &errs); code != exitUsage || !strings.Contains(errs.String(), "kgwatch: KGWATCH_PPROF=") || out.Len() != 0 {
+		t.Errorf("off loopback: exit %d, stdout %q, stderr %q, want refused", code, out.String(), errs.String())
 	}
 }

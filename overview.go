@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/kgwatch/kgwatch/kafka"
-	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/ui"
 	"github.com/kgwatch/kgwatch/ui/headless"
 	"github.com/kgwatch/kgwatch/ui/recorder"
@@ -17,8 +16,7 @@ func watchOverview(ctx context.Context, f watchFlags, cfg kafka.Config, opts ui.
 	o := kafka.NewOverviewWatcher(cfg)
 	defer o.Close()
 	if f.once {
-		hist := model.HistoryOptions{StallAfter: f.stallAfter, MaxLagAge: f.maxLagAge}
-		gs, err := headless.OnceOverview(ctx, o, hist, f.timeout, f.format, stdout)
+		gs, err := headless.OnceOverview(ctx, o, f.judging.History(), f.timeout, f.format, stdout)
 		if err != nil {
 			return err
 		}

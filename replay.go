@@ -21,7 +21,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if f.Events {
-		return replayer.Events(path, f.Group, stdout, stderr)
+		return replayer.Events(ctx, path, f.Group, stdout, stderr)
 	}
 	// --once and the TUI read the file twice: its span first (--at, the
 	// position), then its records.

@@ -337,6 +337,8 @@ func TestReplayADemoRecording(t *testing.T) {
 			t.Fatalf("→ never reached the kill:\n%s", play.screen())
 		}
 		play.send(tea.KeyPressMsg{Code: tea.KeyRight})
+		// The seek runs off the update loop: its end comes as a message.
+		play.waitScreen(5*time.Second, "the seek's end", func(s string) bool { return !strings.Contains(s, "seeking to") })
 	}
 	play.send(keyMsg("X"))
 	play.waitScreen(time.Second, "X refused", func(s string) bool { return strings.Contains(s, "replay: X (kill -9) does nothing here") })
@@ -698,7 +700,7 @@ func TestReplayDamageEveryPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		var note bytes.Buffer
-		if err := scanned.Ended(&note); note.Len() != 0 || err == nil || "kgwatch: "+oneLine(err.Error())+"\n" != want {
+		if err := scanned.Ended(&note); note.Len() != 0 || err == nil || "kgwatch: "+model.Printable(err.Error())+"\n" != want {
 			t.Errorf("%s: after the TUI: note %q, error %v", c.name, note.String(), err)
 		}
 		rp, ropts, err := scanned.Player("", 1)
@@ -999,5 +1001,28 @@ func TestReplayOverviewOnce(t *testing.T) {
 	code, out, stderr := runArgs("replay", p, "--events", "-g", "order-workers")
 	if code != 0 || stderr != "" || !strings.Contains(out, `"type":"watch_started"`) {
 		t.Errorf("--events -g order-workers: exit %d, %q\n%s", code, stderr, out)
+	}
+}
+
+// replay --events reads a pipe, so a FIFO with no writer blocks its
+// open(2): the signal that ends kgwatch ends the wait, and says why.
+func TestReplayEventsOfAFIFOWithoutWriterIsInterruptible(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "rec")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // frees the open left blocked
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() { done <- runContext(ctx, []string{"replay", fifo, "--events"}, &out, &errb) }()
+	cancel(errors.New("interrupt"))
+	code := <-done // before: blocked in open(2) whatever the context
+	if want := "kgwatch: open " + fifo + ": interrupt\n"; code != exitRuntime || errb.String() != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, errb.String(), exitRuntime, want)
 	}
 }

@@ -77,7 +77,25 @@ func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, 
 		return c, err
 	}
 	obs.Committed, obs.CommitErrs = committed(og)
+	obs.CommitLeaderEpochs = leaderEpochs(og)
 	return c, nil
+}
+
+// leaderEpochs are the committed offsets' leader epochs (OffsetFetch
+// v5+; -1, none, is left out).
+func leaderEpochs(g kmsg.OffsetFetchResponseGroup) map[model.TopicPartition]int32 {
+	var out map[model.TopicPartition]int32
+	for _, t := range g.Topics {
+		for _, p := range t.Partitions {
+			if p.ErrorCode == 0 && p.Offset >= 0 && p.LeaderEpoch >= 0 {
+				if out == nil {
+					out = make(map[model.TopicPartition]int32)
+				}
+				out[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.LeaderEpoch
+			}
+		}
+	}
+	return out
 }
 
 // oneGroup sends req, a request about the watched group, to its
@@ -147,10 +165,7 @@ func committed(g kmsg.OffsetFetchResponseGroup) (map[model.TopicPartition]int64,
 		for _, p := range t.Partitions {
 			tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 			if p.ErrorCode != 0 {
-				if errs == nil {
-					errs = make(map[model.TopicPartition]string)
-				}
-				errs[tp] = "committed offset: " + errText(p.ErrorCode)
+				partErr(&errs, tp, "committed offset", p.ErrorCode)
 				continue
 			}
 			if p.Offset >= 0 {
@@ -159,6 +174,15 @@ func committed(g kmsg.OffsetFetchResponseGroup) (map[model.TopicPartition]int64,
 		}
 	}
 	return offsets, errs
+}
+
+// partErr records in *errs (made on the first) that what could not be
+// read for tp, and the broker's reason.
+func partErr(errs *map[model.TopicPartition]string, tp model.TopicPartition, what string, code int16) {
+	if *errs == nil {
+		*errs = make(map[model.TopicPartition]string)
+	}
+	(*errs)[tp] = what + ": " + errText(code)
 }
 
 // listedAs looks the group up in its coordinator's ListGroups (v5 names

@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"strings"
 
@@ -32,7 +34,13 @@ func (s *SecurityFlags) Register(fs *pflag.FlagSet) {
 
 // Apply fills cfg's TLS and SASL settings. Bad settings are
 // model.UsageErrors; the password is never echoed.
-func (s *SecurityFlags) Apply(cfg *Config) error {
+func (s *SecurityFlags) Apply(cfg *Config) error { return s.ApplyContext(context.Background(), cfg) }
+
+// ApplyContext is Apply, given up when ctx ends: a --sasl-password-file
+// that is a pipe with no writer yet (a FIFO) blocks its open and read,
+// and SIGINT or SIGTERM must still end kgwatch then. The error is then
+// ctx's.
+func (s *SecurityFlags) ApplyContext(ctx context.Context, cfg *Config) error {
 	t, err := TLSConfig(s.TLS)
 	if err != nil {
 		return model.UsageError{Msg: err.Error()}
@@ -46,7 +54,10 @@ func (s *SecurityFlags) Apply(cfg *Config) error {
 	}
 	pass := os.Getenv("KGWATCH_SASL_PASSWORD")
 	if s.SASLPasswordFile != "" {
-		b, err := ReadSmallFile("--sasl-password-file", s.SASLPasswordFile, MaxPasswordFile)
+		b, err := readSmallFileContext(ctx, "--sasl-password-file", s.SASLPasswordFile, MaxPasswordFile)
+		if err != nil && ctx.Err() != nil {
+			return err // not the flag's fault: the watch was ended
+		}
 		if err != nil {
 			return model.UsageError{Msg: err.Error()}
 		}
@@ -61,4 +72,26 @@ func (s *SecurityFlags) Apply(cfg *Config) error {
 	}
 	cfg.SASL = m
 	return nil
+}
+
+// readSmallFileContext is ReadSmallFile, given up when ctx ends: the
+// read runs on a goroutine of its own, which a FIFO with no writer keeps
+// blocked in open(2) until a writer comes or the process exits; nothing
+// waits for it after ctx ends.
+func readSmallFileContext(ctx context.Context, flag, path string, limit int64) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1) // the reader never waits for a receiver
+	go func() {
+		b, err := ReadSmallFile(flag, path, limit)
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("read %s %s: %w", flag, path, context.Cause(ctx))
+	}
 }

@@ -70,7 +70,14 @@ func classicMembers(g kmsg.DescribeGroupsResponseGroup) (out []model.Member, coo
 				mm.SubscribedTopics = meta.Topics
 				for _, o := range meta.OwnedPartitions {
 					cooperative = cooperative || len(o.Partitions) > 0
+					for _, p := range o.Partitions {
+						mm.OwnedPartitions = append(mm.OwnedPartitions, model.TopicPartition{Topic: o.Topic, Partition: p})
+					}
 				}
+				// v1+ says what the member owned as it joined (KIP-429);
+				// v0 cannot.
+				mm.OwnedKnown = meta.Version >= 1
+				slices.SortFunc(mm.OwnedPartitions, model.CompareTP)
 			}
 		}
 		out = append(out, mm)
@@ -103,15 +110,9 @@ var errNegativeVersion = errors.New("consumer protocol: negative version")
 // decodeAssignment decodes a ConsumerProtocolAssignment (any version); nil
 // bytes are no assignment.
 func decodeAssignment(b []byte) ([]model.TopicPartition, error) {
-	if len(b) == 0 {
-		return nil, nil
-	}
-	var a kmsg.ConsumerMemberAssignment
-	if err := a.ReadFrom(b); err != nil {
+	a, err := decodeConsumerProtocol(b, func(a *kmsg.ConsumerMemberAssignment) int16 { return a.Version })
+	if a == nil {
 		return nil, err
-	}
-	if a.Version < 0 {
-		return nil, errNegativeVersion
 	}
 	n := 0
 	for _, t := range a.Topics {
@@ -135,25 +136,32 @@ func decodeAssignment(b []byte) ([]model.TopicPartition, error) {
 // decodeSubscription decodes a ConsumerProtocolSubscription; nil bytes
 // give nil.
 func decodeSubscription(b []byte) (*kmsg.ConsumerMemberMetadata, error) {
+	return decodeConsumerProtocol(b, func(m *kmsg.ConsumerMemberMetadata) int16 { return m.Version })
+}
+
+// decodeConsumerProtocol decodes a consumer-protocol message (an
+// assignment or a subscription, any version) into a T; nil bytes give
+// nil, and so does an error.
+func decodeConsumerProtocol[T any, P interface {
+	*T
+	ReadFrom([]byte) error
+}](b []byte, version func(P) int16) (P, error) {
 	if len(b) == 0 {
 		return nil, nil
 	}
-	var m kmsg.ConsumerMemberMetadata
+	m := P(new(T))
 	if err := m.ReadFrom(b); err != nil {
 		return nil, err
 	}
-	if m.Version < 0 {
+	if version(m) < 0 {
 		return nil, errNegativeVersion
 	}
-	return &m, nil
+	return m, nil
 }
 
 // describeClassicMany describes the classic groups at idx in one
 // DescribeGroups.
 func describeClassicMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
 	req := kmsg.NewPtrDescribeGroupsRequest()
 	req.Groups = groupIDs(reads, idx)
 	askGroups(ctx, w, b, req, 0, -1, reads, idx, "describe",

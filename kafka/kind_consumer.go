@@ -50,18 +50,11 @@ func consumerMembers(g kmsg.ConsumerGroupDescribeResponseGroup, name func([16]by
 			Partitions:       assigned(m.Assignment.TopicPartitions, name),
 			TargetPartitions: assigned(m.TargetAssignment.TopicPartitions, name),
 			SubscribedTopics: m.SubscribedTopics,
+			SubscribedRegex:  nullable(m.SubscribedTopicRegex),
+			InstanceID:       nullable(m.InstanceID), Rack: nullable(m.RackID),
 		}
 		if mm.TargetPartitions == nil {
 			mm.TargetPartitions = []model.TopicPartition{}
-		}
-		if m.InstanceID != nil {
-			mm.InstanceID = *m.InstanceID
-		}
-		if m.RackID != nil {
-			mm.Rack = *m.RackID
-		}
-		if m.SubscribedTopicRegex != nil {
-			mm.SubscribedRegex = *m.SubscribedTopicRegex
 		}
 		mm.Protocol = memberProtocol(m.MemberType)
 		out = append(out, mm)
@@ -69,12 +62,18 @@ func consumerMembers(g kmsg.ConsumerGroupDescribeResponseGroup, name func([16]by
 	return out
 }
 
+// nullable is a nullable string of the protocol (a member's instance id,
+// its rack): "" when the broker sent null.
+func nullable(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
 // describeConsumerMany describes the consumer groups at idx in one
 // ConsumerGroupDescribe.
 func describeConsumerMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
 	req := kmsg.NewPtrConsumerGroupDescribeRequest()
 	req.Groups = groupIDs(reads, idx)
 	askGroups(ctx, w, b, req, 0, -1, reads, idx, "describe",

@@ -102,10 +102,7 @@ func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]b
 		for _, p := range t.Partitions {
 			tp := model.TopicPartition{Topic: topic, Partition: p.Partition}
 			if p.ErrorCode != 0 {
-				if errs == nil {
-					errs = make(map[model.TopicPartition]string)
-				}
-				errs[tp] = "share start offset: " + errText(p.ErrorCode)
+				partErr(&errs, tp, "share start offset", p.ErrorCode)
 				continue
 			}
 			if p.StartOffset >= 0 {
@@ -120,9 +117,6 @@ func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]b
 // describeShareMany describes the share groups at idx in one
 // ShareGroupDescribe.
 func describeShareMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
 	req := kmsg.NewPtrShareGroupDescribeRequest()
 	req.GroupIDs = groupIDs(reads, idx)
 	askGroups(ctx, w, b, req, 0, -1, reads, idx, "describe",
@@ -143,9 +137,6 @@ func describeShareMany(ctx context.Context, w *Watcher, b broker, reads []groupR
 // fetchShareStartsMany reads the share groups at idx's start offsets and lag
 // in one DescribeShareGroupOffsets.
 func fetchShareStartsMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 {
-		return
-	}
 	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
 	for _, id := range groupIDs(reads, idx) {
 		rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()

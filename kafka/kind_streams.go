@@ -96,12 +96,7 @@ func streamsMembers(g kmsg.StreamsGroupDescribeResponseGroup, topology []model.S
 		if mm.TargetPartitions == nil {
 			mm.TargetPartitions = []model.TopicPartition{}
 		}
-		if m.InstanceID != nil {
-			mm.InstanceID = *m.InstanceID
-		}
-		if m.RackID != nil {
-			mm.Rack = *m.RackID
-		}
+		mm.InstanceID, mm.Rack = nullable(m.InstanceID), nullable(m.RackID)
 		if e := m.UserEndpoint; e != nil && e.Host != "" {
 			mm.Endpoint = net.JoinHostPort(e.Host, strconv.Itoa(int(e.Port)))
 		}
@@ -148,7 +143,7 @@ func taskPartitions(tasks []model.TaskID, inputs map[string][]string) []model.To
 // active tasks, as in the group view (streamsMembers). A coordinator that
 // does not speak it (Kafka before 4.1) leaves the groups as listed.
 func describeStreamsMany(ctx context.Context, w *Watcher, b broker, reads []groupRead, idx []int) {
-	if len(idx) == 0 || !w.vers.supports(b.id, int16(kmsg.StreamsGroupDescribe), 0) {
+	if !w.vers.supports(b.id, int16(kmsg.StreamsGroupDescribe), 0) {
 		return
 	}
 	req := kmsg.NewPtrStreamsGroupDescribeRequest()

@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -112,19 +111,13 @@ func (r *groupRead) own(tp model.TopicPartition, member string) {
 // are recorded in that group's Summary.Err, and log offsets it could not
 // read in the observation's Offsets and LogErr.
 func (o *OverviewWatcher) Overview(ctx context.Context) (model.OverviewObservation, error) {
-	w := o.w
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return model.OverviewObservation{}, errors.New("overview: watcher is closed")
-	}
-	if w.addr == nil {
-		return model.OverviewObservation{}, errors.New("overview: no broker address configured")
-	}
-	obs, err := o.overview(ctx)
+	var obs model.OverviewObservation
+	err := o.w.read("overview", func() (err error) {
+		obs, err = o.overview(ctx)
+		return err
+	})
 	if err != nil {
-		w.resetTransport()
-		return model.OverviewObservation{}, namedCodes(err)
+		return model.OverviewObservation{}, err
 	}
 	return obs, nil
 }
@@ -263,8 +256,11 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 		t := listedKind(model.GroupType(g.GroupType)).typ
 		byType[t] = append(byType[t], i)
 	}
+	// A kind is asked only about groups it has here: none, no request.
 	for _, k := range groupKinds {
-		k.describeMany(ctx, w, b, reads, byType[k.typ])
+		if len(byType[k.typ]) > 0 {
+			k.describeMany(ctx, w, b, reads, byType[k.typ])
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, false, fmt.Errorf("describe groups on coordinator %s: %w", b.addr, err)

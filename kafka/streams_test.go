@@ -312,3 +312,58 @@ func TestOverviewStreamsGroup(t *testing.T) {
 		t.Errorf("TYPE column %q, want streams", l)
 	}
 }
+
+// TestStreamsStandbyWarmupMoves: the coordinator moves task 0_2's standby
+// from m-a to m-c, places a warm-up of 0_1 on m-c, has m-a give 0_1 up
+// and makes the warm-up active: each is a task_moved, the last saying the
+// warm-up became active.
+func TestStreamsStandbyWarmupMoves(t *testing.T) {
+	member := func(id, n string, epoch int32, active, target, standby, warmup map[string][]int32) kmsg.StreamsGroupDescribeResponseGroupMember {
+		m := streamsMember(id, "proc-"+n, "wordcount-"+n, epoch, active, target, standby)
+		m.Assignment.WarmupTasks = tasks(warmup)
+		return m
+	}
+	oneA, lessA := map[string][]int32{"0": {0, 1}}, map[string][]int32{"0": {0}}
+	oneB := map[string][]int32{"0": {2, 3}}
+	s02, s00, w01 := map[string][]int32{"0": {2}}, map[string][]int32{"0": {0}}, map[string][]int32{"0": {1}}
+	tc, app := newStreamsCluster(t, streamsGroup("Stable", 5, 5,
+		member("m-a", "1", 5, oneA, oneA, s02, nil), member("m-b", "2", 5, oneB, oneB, s00, nil), member("m-c", "3", 5, nil, nil, nil, nil)))
+	w := newTestWatcher(t, tc, "wordcount")
+	tr := model.NewTracker("wordcount", 0)
+	var moved []model.Event
+	for _, g := range []kmsg.StreamsGroupDescribeResponseGroup{
+		app.get(),
+		streamsGroup("Reconciling", 6, 6,
+			member("m-a", "1", 5, oneA, lessA, nil, nil), member("m-b", "2", 6, oneB, oneB, s00, nil), member("m-c", "3", 6, nil, w01, s02, w01)),
+		streamsGroup("Reconciling", 6, 6,
+			member("m-a", "1", 6, lessA, lessA, nil, nil), member("m-b", "2", 6, oneB, oneB, s00, nil), member("m-c", "3", 5, nil, w01, s02, w01)),
+		streamsGroup("Stable", 6, 6,
+			member("m-a", "1", 6, lessA, lessA, nil, nil), member("m-b", "2", 6, oneB, oneB, s00, nil), member("m-c", "3", 6, w01, w01, s02, nil)),
+	} {
+		app.set(g)
+		s, err := w.Poll(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range tr.Observe(s) {
+			if e.Type == model.EventTaskMoved {
+				moved = append(moved, e)
+			}
+		}
+	}
+	want := []string{
+		"task 0_1 (warm-up): (unassigned) → wordcount-3",
+		"task 0_2 (standby): wordcount-1 → wordcount-3",
+		"task 0_1 (active): wordcount-1 → wordcount-3; its warm-up on wordcount-3 became active",
+	}
+	var got []string
+	for _, e := range moved {
+		got = append(got, e.Detail)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("task moves\n%v\nwant\n%v", got, want)
+	}
+	if e := moved[2]; e.TaskKind != model.TaskActive || e.TaskWas != model.TaskWarmup || e.From != "wordcount-1" || e.To != "wordcount-3" {
+		t.Errorf("promotion %+v", e)
+	}
+}

@@ -105,6 +105,7 @@ func NewSnapshot(o Observation) Snapshot {
 		} else if en.pending >= 0 {
 			row.PendingMemberID, row.PendingClientID = members[en.pending].MemberID, members[en.pending].ClientID
 		}
+		row.LeaderEpoch, row.LeaderEpochKnown = o.CommitLeaderEpochs[tp]
 		e, commitUnread := o.CommitErrs[tp]
 		if commitUnread {
 			row.Err = e

@@ -32,7 +32,7 @@ func newSnapView(s Snapshot) *snapView {
 		known:      s.Group.AssignmentsKnown(),
 		coop:       s.Group.Cooperative,
 		target:     s.Group.AssignmentEpoch,
-		members:    s.Members,
+		members:    spokenMembers(s),
 		byID:       make(map[string]int, len(s.Members)),
 		byKey:      make(map[string]int, len(s.Members)),
 		partitions: s.Partitions,
@@ -95,6 +95,10 @@ type differ struct {
 	// assign phase is to come (a member that gave partitions up rejoins
 	// at once; the next rebalance to complete is that phase).
 	phase *openRebalance
+	// revoked holds the partitions the revoke phase took from members
+	// that stay, until the round that gives them a new owner reports
+	// their moves (completedWith).
+	revoked map[TopicPartition]revocation
 	// coop: the group was seen rebalancing cooperatively (its members'
 	// subscriptions say so only while Stable; it holds from then on).
 	coop bool
@@ -116,6 +120,8 @@ type differ struct {
 	// clocks are the coordinator's dates of rebalances not yet completed
 	// (rebalanceclock.go).
 	clocks []coordinatorClock
+	// tasks is who last held each streams task (difftasks.go).
+	tasks taskLedger
 }
 
 func (d *differ) prime(v *snapView) {
@@ -157,6 +163,7 @@ func (b stamp) event(t EventType, detail string) Event {
 func (b stamp) memberEvent(t EventType, m Member) Event {
 	e := b.event(t, "")
 	e.MemberID, e.ClientID, e.Host, e.InstanceID = m.MemberID, m.ClientID, m.Host, m.InstanceID
+	e.Protocol = m.Protocol
 	return e
 }
 
@@ -240,6 +247,7 @@ func (d *differ) observe(s Snapshot) []Event {
 		out = append(out, e)
 		causes = append(causes, memberLabel(m)+" joined")
 	}
+	out = append(out, kindEvents(b, prev, cur)...)
 
 	if prev.state != cur.state {
 		out = append(out, b.event(EventStateChanged, prev.state+" → "+cur.state))
@@ -274,6 +282,7 @@ func (d *differ) observe(s Snapshot) []Event {
 	if cur.state == StateStable && d.stable != nil && d.phase == nil {
 		out = append(out, partitionsChanged(b, d.stable, cur)...)
 	}
+	out = append(out, d.taskEvents(b, prev, cur)...)
 	d.commit(cur)
 	return out
 }

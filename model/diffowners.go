@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 )
 
 // knownPartitions returns what a member (by memberKey) owned at the last
@@ -27,6 +28,11 @@ func (d *differ) knownPartitions(key string) (parts []TopicPartition, ok bool) {
 type ownerMove struct {
 	Move
 	fromID, toID string
+	// at is when the partition left its owner, when that was a round
+	// before this one (a cooperative revoke phase), inferred whether that
+	// round was; zero otherwise.
+	at       time.Time
+	inferred bool
 }
 
 // MaxMoveEvents is the most partition_moved events one rebalance emits; a

@@ -51,6 +51,18 @@ const (
 	// member was replaced; Deploy says what the run cost.
 	EventDeployStarted   EventType = "deploy_started"
 	EventDeployCompleted EventType = "deploy_completed"
+	// EventGroupTypeChanged: the group's type changed under the same
+	// name: a classic group converted to a consumer group when a
+	// consumer-protocol member joined (online migration), back to classic
+	// when its last consumer-protocol member left (diffkind.go).
+	// EventMemberProtocolChanged: a member now speaks the other protocol
+	// (the same member id or instance id, or a member of the same client
+	// id leaving under one protocol as another joins under the other).
+	EventGroupTypeChanged      EventType = "group_type_changed"
+	EventMemberProtocolChanged EventType = "member_protocol_changed"
+	// EventTaskMoved: a streams group's task (active, standby or warm-up)
+	// moved from one member to another (difftasks.go).
+	EventTaskMoved EventType = "task_moved"
 
 	EventDemoSpawned      EventType = "demo_spawned"
 	EventDemoAssigned     EventType = "demo_assigned"
@@ -130,6 +142,20 @@ type Event struct {
 	// Deploy is the run of replacements a deploy_started or
 	// deploy_completed tells of; zero (Kind "") on other events.
 	Deploy Deploy
+	// Protocol is the protocol of the member the event names
+	// (ProtocolClassic, ProtocolConsumer), "" when not told;
+	// FromProtocol the one it spoke before (member_protocol_changed).
+	Protocol     string
+	FromProtocol string
+	// FromType and ToType are a group_type_changed's types.
+	FromType, ToType GroupType
+	// Task, TaskKind (TaskActive, TaskStandby, TaskWarmup) and TaskWas
+	// are a task_moved's: the task, the kind it moved as, and the kind
+	// its new owner held it as before ("" none; TaskWarmup: a warm-up
+	// became active).
+	Task     TaskID
+	TaskKind string
+	TaskWas  string
 	// Detail is a human sentence.
 	Detail string
 	// Rebalances is the group's rebalance counts at the event's poll, on

@@ -102,10 +102,10 @@ func listNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// revokeDetail says what a cooperative revoke phase did: "revoke phase of
-// a cooperative rebalance took 0.20s: consumer-a gave up p2–p3; the next
-// generation assigns them".
-func revokeDetail(e Event, multi bool) string {
+// revokeDetail is a cooperative revoke phase's rebalance_completed
+// detail: who gave up what (held: the revoked partitions, moved by the
+// next round), then the moves it completed itself (moves), if any.
+func revokeDetail(e Event, held, moves []ownerMove, multi bool) string {
 	var b strings.Builder
 	b.WriteString("revoke phase of a cooperative rebalance")
 	switch {
@@ -114,28 +114,30 @@ func revokeDetail(e Event, multi bool) string {
 	case e.HasDuration:
 		b.WriteString(" took " + Elapsed(e.Duration))
 	}
+	b.WriteString(": " + revokedDetail(held, multi))
+	if s := movesSummary(moves); s != "" {
+		b.WriteString("; " + s)
+	}
+	return b.String()
+}
+
+// revokedDetail says what members gave up in a revoke phase: "consumer-a
+// gave up p2; the next generation assigns it".
+func revokedDetail(held []ownerMove, multi bool) string {
 	byFrom := map[string][]TopicPartition{}
 	var froms []string
-	n := 0
-	for _, m := range e.Moves {
-		if m.To != "" || m.From == "" {
-			continue
-		}
+	for _, m := range held {
 		if _, ok := byFrom[m.From]; !ok {
 			froms = append(froms, m.From)
 		}
 		byFrom[m.From] = append(byFrom[m.From], m.TopicPartition)
-		n++
 	}
 	var gave []string
 	for _, f := range froms {
 		gave = append(gave, f+" gave up "+PartitionList(byFrom[f], multi))
 	}
-	b.WriteString(": " + listNames(gave))
-	if n == 1 {
-		b.WriteString("; the next generation assigns it")
-	} else {
-		b.WriteString("; the next generation assigns them")
+	if len(held) == 1 {
+		return listNames(gave) + "; the next generation assigns it"
 	}
-	return b.String()
+	return listNames(gave) + "; the next generation assigns them"
 }

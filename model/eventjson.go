@@ -20,6 +20,13 @@ type jsonEvent struct {
 	ClientID   *string           `json:"client_id,omitempty"`
 	Host       *string           `json:"host,omitempty"`
 	InstanceID string            `json:"instance_id,omitempty"`
+	Protocol   string            `json:"protocol,omitempty"`
+	FromProto  *string           `json:"from_protocol,omitempty"`
+	FromType   *GroupType        `json:"from_type,omitempty"`
+	ToType     *GroupType        `json:"to_type,omitempty"`
+	Task       *TaskID           `json:"task,omitempty"`
+	TaskKind   string            `json:"task_kind,omitempty"`
+	TaskWas    *string           `json:"task_was,omitempty"`
 	Partitions *[]TopicPartition `json:"partitions,omitempty"`
 	From       *string           `json:"from,omitempty"`
 	To         *string           `json:"to,omitempty"`
@@ -71,6 +78,11 @@ func deployJSON(d Deploy) *jsonDeploy {
 // (connection_restored: duration_ms the most, min_duration_ms the least).
 // rebalance_completed and the rebalance_storm events carry the group's
 // rebalance counts up to them (JSONRebalances: rebalances_1m …).
+// protocol is the named member's protocol ("classic", "consumer") when
+// told; member_protocol_changed adds from_protocol. group_type_changed
+// carries from_type and to_type; task_moved task ({"subtopology",
+// "partition"}), task_kind ("active", "standby", "warmup") and task_was
+// (what the new owner held the task as: "warmup", "standby", or "").
 // deploy, on deploy_started and deploy_completed, is an object: kind
 // ("restart", "rolling_deploy", "restart_loop"), members (the client or
 // instance ids replaced), members_replaced (how many members: several
@@ -86,9 +98,19 @@ func MarshalEventJSON(e Event) ([]byte, error) {
 		Inferred:   e.Inferred,
 		Phase:      e.Phase,
 		InstanceID: e.InstanceID,
+		Protocol:   e.Protocol,
 		Detail:     e.Detail,
 	}
 	spec, _ := e.Type.Spec()
+	if spec.Fields&FieldProtocol != 0 {
+		j.FromProto = &e.FromProtocol
+	}
+	if spec.Fields&FieldGroupType != 0 {
+		j.FromType, j.ToType = &e.FromType, &e.ToType
+	}
+	if spec.Fields&FieldTask != 0 {
+		j.Task, j.TaskKind, j.TaskWas = &e.Task, e.TaskKind, &e.TaskWas
+	}
 	if e.Deploy.Kind != "" || spec.Fields&FieldDeploy != 0 {
 		j.Deploy = deployJSON(e.Deploy)
 	}

@@ -32,6 +32,12 @@ const (
 	FieldRebalances
 	// FieldDeploy: deploy, the run of replacements (model.Deploy).
 	FieldDeploy
+	// FieldProtocol: protocol and from_protocol (a member's protocols).
+	FieldProtocol
+	// FieldGroupType: from_type and to_type (the group's types).
+	FieldGroupType
+	// FieldTask: task, task_kind and task_was ("" none).
+	FieldTask
 )
 
 // EventSpec is what every event of one type has in common: its glyph and
@@ -56,7 +62,7 @@ var eventSpecs = []EventSpec{
 	{EventStateChanged, "~", ClassInfo, 0, "the group's state changed (state: the new one)"},
 	{EventRebalanceStarted, "◐", ClassChange, 0, "a rebalance began"},
 	{EventRebalanceCompleted, "✓", ClassGood, FieldPartitions | FieldMoves | FieldRebalances,
-		"a rebalance ended; moves: every partition that changed owner; partitions: those revoked and given back to the same owner; rebalances_1m, rebalances_10m, rebalances_1h …: the group's rebalances up to this one"},
+		"a rebalance ended; moves: every partition that changed owner; partitions: those revoked and given back to the same owner (a cooperative revoke phase: those revoked, moved by the next round); rebalances_1m, rebalances_10m, rebalances_1h …: the group's rebalances up to this one"},
 	{EventPartitionMoved, "→", ClassMove, FieldPartitions | FieldFromTo, "one partition changed owner (from, to)"},
 	{EventGroupEmpty, "○", ClassChange, 0, "the group has no active members"},
 	{EventGroupGone, "∅", ClassBad, 0, "the group no longer exists"},
@@ -76,6 +82,13 @@ var eventSpecs = []EventSpec{
 		"no member was replaced for 2 minutes after the last replacement (or every member was, several, and the group is Stable): the restart, rolling deploy or restart loop is over; deploy: members replaced, replacements, rebalances and their stopped time; duration: first replacement to last"},
 	{EventMemberReconciling, "⇄", ClassChange, 0, "a consumer group member fell behind its target assignment (epoch or partitions); partitions: those it is to receive or give up"},
 	{EventMemberReconciled, "⇌", ClassGood, 0, "a consumer group member reached its target assignment; partitions: what it owns"},
+
+	{EventGroupTypeChanged, "⇅", ClassChange, FieldGroupType,
+		"the group's type changed under its name (from_type, to_type): a classic group became a consumer group when its first consumer-protocol member joined (online migration), and a classic group again when its last one left"},
+	{EventMemberProtocolChanged, "⇋", ClassChange, FieldProtocol,
+		"a member rejoined speaking the other protocol (protocol, from_protocol): the same member or instance id, or the same client id leaving under one as it joins under the other"},
+	{EventTaskMoved, "↝", ClassMove, FieldFromTo | FieldTask,
+		"a streams task moved between members (from, to: client ids; \"\" is unassigned); task_kind: active, standby or warmup; task_was: what the new owner held it as (warmup: a warm-up became active)"},
 
 	{EventDemoSpawned, "»", ClassGood, 0, "demo: a consumer was started"},
 	{EventDemoAssigned, "⇢", ClassMove, 0, "demo: a consumer was given partitions"},

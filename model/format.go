@@ -2,10 +2,7 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -93,6 +90,11 @@ type JSONMember struct {
 	UserEndpoint  string     `json:"user_endpoint,omitempty"`
 	Tasks         *JSONTasks `json:"tasks,omitempty"`
 	TargetTasks   *JSONTasks `json:"target_tasks,omitempty"`
+	// OwnedPartitions is what a classic member said it owned as it
+	// joined (consumer protocol subscription v1+, KIP-429: a cooperative
+	// member keeps them through the join, an eager one joins owning
+	// none); omitted when unknown.
+	OwnedPartitions *[]TopicPartition `json:"owned_partitions,omitempty"`
 
 	// ConsumeRate is null when unknown.
 	ConsumeRate *float64 `json:"consume_rate"`
@@ -149,6 +151,9 @@ type JSONPartition struct {
 	// log_end - committed.
 	LagFromBroker bool   `json:"lag_from_broker,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// LeaderEpoch is the committed offset's leader epoch, null when
+	// nothing was committed or the commit carries none.
+	LeaderEpoch *int32 `json:"leader_epoch"`
 
 	// Status is null when the snapshot was not annotated; rates are null
 	// when unknown. StalledSince is when the stall began (last commit
@@ -246,6 +251,13 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		if m.Rack != "" {
 			jm.Rack = ptr(m.Rack)
 		}
+		if m.OwnedKnown {
+			owned := m.OwnedPartitions
+			if owned == nil {
+				owned = []TopicPartition{}
+			}
+			jm.OwnedPartitions = &owned
+		}
 		if epochs {
 			jm.MemberEpoch = ptr(m.MemberEpoch)
 		}
@@ -282,6 +294,9 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		if p.Committed >= 0 {
 			jp.Committed = ptr(p.Committed)
 		}
+		if p.LeaderEpochKnown {
+			jp.LeaderEpoch = ptr(p.LeaderEpoch)
+		}
 		if p.LogStart >= 0 {
 			jp.LogStart = ptr(p.LogStart)
 		}
@@ -315,138 +330,6 @@ func MarshalJSONSnapshot(s Snapshot) ([]byte, error) {
 		return nil, err
 	}
 	return append(SafeJSON(b), '\n'), nil
-}
-
-// FormatTable renders the snapshot the way `kafka-consumer-groups
-// --describe` does: a state line for groups that are empty or rebalancing,
-// then one padded row per partition with `-` for missing values. A lag
-// counted from the log start (nothing committed) is marked "20*", and
-// LagFromStartNote follows the table.
-func FormatTable(s Snapshot) string {
-	var b strings.Builder
-	group := Name(s.Group.ID)
-	switch {
-	case s.Group.State == StateEmpty:
-		fmt.Fprintf(&b, "\nConsumer group '%s' has no active members.\n\n", group)
-	case s.Group.Rebalancing():
-		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", group)
-	case s.Group.State == StateUnknown:
-		what := "is not a classic group kgwatch can describe"
-		if k := s.Group.Kind(); s.Group.Type.Known() && !k.Described {
-			what = "is a " + k.Label + " group, which kgwatch lists but cannot describe yet"
-		}
-		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' %s: its members are unknown, its offsets are shown.\n\n", group, what)
-	default:
-		b.WriteString("\n")
-	}
-	// kafka-consumer-groups' columns, then kgwatch's own: the lag's age
-	// and the verdict, so a script can cut the first nine as it does the
-	// tool's and a person sees which partition to look at.
-	header := []string{"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID", "LAG-AGE", "STATUS"}
-	rows := [][]string{header}
-	fromStart := false
-	for _, p := range s.Partitions {
-		lag := "-" // unknown, as kafka-consumer-groups writes it; so is a row's in error
-		if p.LogEnd >= 0 && p.Err == "" {
-			lag = strconv.FormatInt(p.Lag, 10)
-			if p.LagFromStart {
-				lag += FromStartMark // nothing committed: counted from the log start
-				fromStart = true
-			}
-		}
-		age := "-"
-		if p.LagAgeKnown {
-			age = Age(p.LagAge)
-		}
-		rows = append(rows, []string{
-			NameCell(s.Group.ID, MaxNameCells), NameCell(p.Topic, MaxNameCells), strconv.Itoa(int(p.Partition)),
-			Offset(p.Committed), Offset(p.LogEnd), lag,
-			dash(p.MemberID), dash(p.Host), dash(p.ClientID), age, dash(string(p.Status)),
-		})
-	}
-	writeColumns(&b, rows, nil)
-	if fromStart {
-		b.WriteString("\n" + LagFromStartNote + "\n")
-	}
-	// Rows in error show LAG "-"; why is said under the table, one line a
-	// partition (the first few).
-	const maxErrLines = 10
-	var errs []string
-	for _, p := range s.Partitions {
-		if p.Err != "" {
-			errs = append(errs, Printable(p.Topic)+"/"+strconv.Itoa(int(p.Partition))+": "+Printable(p.Err))
-		}
-	}
-	if len(errs) > 0 {
-		b.WriteString("\n")
-		for i, e := range errs {
-			if i == maxErrLines {
-				b.WriteString("… and " + Count(len(errs)-maxErrLines, "more partition") + " in error\n")
-				break
-			}
-			b.WriteString("error " + e + "\n")
-		}
-	}
-	writeStuckNotes(&b, s)
-	return b.String()
-}
-
-// writeColumns writes rows of cells as columns padded to their widest cell
-// (in terminal cells, not bytes), one space apart; right marks the columns
-// aligned right. Every cell is passed through Printable: the cells hold
-// names brokers and clients chose.
-func writeColumns(b *strings.Builder, rows [][]string, right []bool) {
-	if len(rows) == 0 {
-		return
-	}
-	widths := make([]int, len(rows[0]))
-	cells := make([]int, 0, len(rows)*len(rows[0])) // each cell's width, in order
-	for _, r := range rows {
-		for i := range r {
-			r[i] = Printable(r[i])
-			w := Width(r[i])
-			cells = append(cells, w)
-			widths[i] = max(widths[i], w)
-		}
-	}
-	line := len(widths)
-	for _, w := range widths {
-		line += w
-	}
-	b.Grow(line * len(rows))
-	k := 0
-	for _, r := range rows {
-		for i, c := range r {
-			pad := widths[i] - cells[k]
-			k++
-			if i < len(right) && right[i] {
-				writeSpaces(b, pad)
-				b.WriteString(c)
-			} else {
-				b.WriteString(c)
-				if i < len(r)-1 {
-					writeSpaces(b, pad)
-				}
-			}
-			if i < len(r)-1 {
-				b.WriteByte(' ')
-			}
-		}
-		b.WriteString("\n")
-	}
-}
-
-const spaces = "                                                                "
-
-// writeSpaces writes n spaces.
-func writeSpaces(b *strings.Builder, n int) {
-	for n > len(spaces) {
-		b.WriteString(spaces)
-		n -= len(spaces)
-	}
-	if n > 0 {
-		b.WriteString(spaces[:n])
-	}
 }
 
 func dash(s string) string {

@@ -110,7 +110,8 @@ func fuzzTracker(t *testing.T, data []byte) {
 	var (
 		prev        map[string]bool // member ids of the previous snapshot
 		lastTime    time.Time
-		open        bool // a non-inferred rebalance is in progress
+		revokedAt   = map[time.Time]bool{} // when rounds revoked partitions
+		open        bool                   // a non-inferred rebalance is in progress
 		started     bool
 		observed    int
 		totalEvents int
@@ -118,10 +119,21 @@ func fuzzTracker(t *testing.T, data []byte) {
 	check := func(batch []Event) {
 		totalEvents += len(batch)
 		for i, e := range batch {
-			if e.Time.Before(lastTime) {
+			switch {
+			case e.Type == EventPartitionMoved && e.Time.Before(lastTime):
+				// A cooperative move is dated by its revoke phase, a
+				// round before the one that reports it.
+				if !revokedAt[e.Time] {
+					t.Fatalf("partition_moved at %v, before the event before it (%v) and no revoke phase's time", e.Time, lastTime)
+				}
+			case e.Time.Before(lastTime):
 				t.Fatalf("%s at %v before an earlier event at %v", e.Type, e.Time, lastTime)
+			default:
+				lastTime = e.Time
 			}
-			lastTime = e.Time
+			if e.Type == EventRebalanceCompleted && e.Phase != "" && len(e.Partitions) > 0 {
+				revokedAt[e.Time] = true // a round that revoked partitions
+			}
 			if e.Duration < 0 {
 				t.Fatalf("%s has negative duration %v", e.Type, e.Duration)
 			}

@@ -35,8 +35,10 @@ type Group struct {
 	// chose), or the server assignor of a consumer or share group
 	// ("uniform", "range", "simple").
 	Assignor string
-	// Coordinator is the host:port of the group's coordinator, when known.
-	Coordinator string
+	// Coordinator is the host:port of the group's coordinator, when known;
+	// CoordinatorID its broker id then.
+	Coordinator   string
+	CoordinatorID int32
 	// Epoch is the group epoch and AssignmentEpoch the epoch of its target
 	// assignment (consumer and share groups; 0 for classic groups). The
 	// coordinator bumps Epoch when membership or subscriptions change,

@@ -40,26 +40,14 @@ const (
 // lag age, rebalances, total lag, max lag, state, name.
 const DefaultGroupSort = GroupsByStatus
 
-// String names the key for the overview's title.
-func (k GroupSortKey) String() string {
-	switch k {
-	case GroupsByStatus:
-		return "status"
-	case GroupsByLag:
-		return "total lag"
-	case GroupsByMaxLag:
-		return "max lag"
-	case GroupsByLagAge:
-		return "lag age"
-	case GroupsByState:
-		return "state"
-	case GroupsByName:
-		return "name"
-	case GroupsByRebalances:
-		return "rebalances"
-	}
-	return "?"
+// groupSortNames name the keys for the overview's title.
+var groupSortNames = [numGroupSortKeys]string{
+	GroupsByStatus: "status", GroupsByLag: "total lag", GroupsByMaxLag: "max lag", GroupsByLagAge: "lag age",
+	GroupsByState: "state", GroupsByName: "name", GroupsByRebalances: "rebalances",
 }
+
+// String names the key for the overview's title.
+func (k GroupSortKey) String() string { return keyName(groupSortNames[:], k) }
 
 // Next returns the key after k, wrapping around.
 func (k GroupSortKey) Next() GroupSortKey { return (k + 1) % numGroupSortKeys }

@@ -59,11 +59,7 @@ func Printable(s string) string {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if isMark(r) {
-			marks++
-		} else {
-			marks = 0
-		}
+		marks = markRun(marks, r)
 		switch {
 		case marks > maxMarks:
 			b.WriteString(escapeRune(r))
@@ -105,12 +101,8 @@ func firstUnsafe(s string) int {
 		if (r == utf8.RuneError && n <= 1) || unsafeRune(r) {
 			return i
 		}
-		if isMark(r) {
-			if marks++; marks > maxMarks {
-				return i
-			}
-		} else {
-			marks = 0
+		if marks = markRun(marks, r); marks > maxMarks {
+			return i
 		}
 		i += n
 	}
@@ -125,6 +117,15 @@ const maxMarks = 4
 // marks draw on the character before it, spacing marks (Mc, the vowel
 // signs of Indic scripts) take a cell of their own beside it.
 func isMark(r rune) bool { return r >= 0x300 && unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) }
+
+// markRun is how many combining marks in a row end with r, given the
+// run before it: one more when r is a mark, none when it is not.
+func markRun(run int, r rune) int {
+	if isMark(r) {
+		return run + 1
+	}
+	return 0
+}
 
 // marksBefore counts the combining marks in a row that end s[:i].
 func marksBefore(s string, i int) int {
@@ -225,11 +226,7 @@ func SafeJSON(b []byte) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if isMark(r) {
-			marks++
-		} else {
-			marks = 0
-		}
+		marks = markRun(marks, r)
 		if r == 0x7f || unsafeRune(r) || marks > maxMarks {
 			if r > 0xffff {
 				hi, lo := utf16.EncodeRune(r)

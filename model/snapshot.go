@@ -81,6 +81,11 @@ type Member struct {
 	// read), its target active tasks TargetPartitions.
 	Tasks       Tasks
 	TargetTasks Tasks
+	// OwnedPartitions is what a classic member said it owned as it
+	// joined (known with OwnedKnown: its consumer protocol subscription
+	// v1+, KIP-429): a cooperative member keeps them through the join.
+	OwnedPartitions []TopicPartition
+	OwnedKnown      bool
 	// Reconciling: a consumer group member behind the target assignment
 	// (its epoch below Group.AssignmentEpoch, or owning other partitions
 	// than its target). Set by NewSnapshot.
@@ -203,6 +208,10 @@ type PartitionLag struct {
 	Lag           int64
 	LagFromStart  bool
 	LagFromBroker bool
+	// LeaderEpoch is the committed offset's leader epoch (OffsetFetch),
+	// known with LeaderEpochKnown.
+	LeaderEpoch      int32
+	LeaderEpochKnown bool
 	// Err is a per-partition failure (offsets or commit unreadable).
 	Err string
 	// LagAge is how long the oldest unprocessed record (the one at the
@@ -287,6 +296,9 @@ type Observation struct {
 	Members   []Member
 	// Committed maps each partition with a commit to its committed offset.
 	Committed map[TopicPartition]int64
+	// CommitLeaderEpochs maps partitions whose commit carries a leader
+	// epoch to it.
+	CommitLeaderEpochs map[TopicPartition]int32
 	// CommitErrs holds per-partition OffsetFetch errors.
 	CommitErrs map[TopicPartition]string
 	// ShareLag holds a share group's lag per partition as the broker

@@ -219,6 +219,7 @@ func TestEventJSONFromTracker(t *testing.T) {
 	}
 	allowed := map[string]bool{"time": true, "type": true, "group": true, "member_id": true, "client_id": true, "host": true,
 		"partitions": true, "from": true, "to": true, "moves": true, "duration_ms": true, "state": true, "inferred": true, "detail": true,
+		"protocol": true, // a member's, on the events naming one
 		// rebalance_completed's counts (JSONRebalances)
 		"generation": true, "watched_ms": true, "rebalances_1m": true, "rebalances_10m": true, "rebalances_1h": true,
 		"inferred_10m": true, "untimed_10m": true, "rebalancing_ms_10m": true, "stopped_ms_10m": true, "storm": true}

@@ -24,3 +24,11 @@ func CheckRange(name string, d, least, most time.Duration) error {
 	}
 	return nil
 }
+
+// CheckMaxRebalances checks --max-rebalances (the watch's and the demo's).
+func CheckMaxRebalances(n int) error {
+	if n < 0 || n > MaxMaxRebalances {
+		return Usagef("--max-rebalances must be 0 (no limit) or from 1 to %d, got %d", MaxMaxRebalances, n)
+	}
+	return nil
+}

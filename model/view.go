@@ -23,19 +23,18 @@ const (
 	numSortKeys
 )
 
+// sortNames name the keys for the UI.
+var sortNames = [numSortKeys]string{SortByLag: "lag", SortByLagAge: "lag age", SortByPartition: "partition", SortByOwner: "owner"}
+
 // String names the key for the UI.
-func (k SortKey) String() string {
-	switch k {
-	case SortByLag:
-		return "lag"
-	case SortByLagAge:
-		return "lag age"
-	case SortByPartition:
-		return "partition"
-	case SortByOwner:
-		return "owner"
+func (k SortKey) String() string { return keyName(sortNames[:], k) }
+
+// keyName is names[k], "?" for a key out of range.
+func keyName[K ~int](names []string, k K) string {
+	if k < 0 || int(k) >= len(names) {
+		return "?"
 	}
-	return "?"
+	return names[k]
 }
 
 // Next returns the key after k, wrapping around.

@@ -40,18 +40,8 @@ type Options struct {
 	Brokers  []string
 	Interval time.Duration // poll interval
 	Timeout  time.Duration // per poll
-	// StallAfter is `--stall-after`; zero means the model's default.
-	StallAfter time.Duration
-	// MaxLagAge is `--max-lag-age`; zero: no limit.
-	MaxLagAge time.Duration
-	// HideKeys is `--hide-keys`: the records partitions are stuck on
-	// show their keys' and header values' sizes, not their bytes.
-	HideKeys bool
-	// MaxRebalances is `--max-rebalances`; zero: no limit.
-	MaxRebalances int
-	// TimelineSize is the number of events the timeline keeps; zero means
-	// model.DefaultTimelineCapacity.
-	TimelineSize int
+	// Judging is how the pages judge their polls (`--stall-after`, …).
+	model.Judging
 	// NoColor forces monochrome styles; main sets it from NO_COLOR != "".
 	NoColor bool
 	// Now is the clock; nil means time.Now. Tests pass a fixed clock.
@@ -214,6 +204,7 @@ func newApp(opts Options) *App {
 // Close stops every poll in flight and frees the open group's source.
 // Quitting with q or ctrl+c does it too.
 func (a *App) Close() {
+	a.replay.stop() // a seek in flight lets go of the pages first
 	a.closeGroup()
 	a.cancel()
 }
@@ -238,7 +229,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height, a.ready = max(msg.Width, 0), max(msg.Height, 0), true
-		a.resize()
+		if !a.replay.busy() { // else sized once the seek ends
+			a.resize()
+		}
 		return a, nil
 	case tea.KeyPressMsg:
 		return a, a.handleKey(msg)
@@ -260,6 +253,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if a.replay.busy() {
+		// A seek runs off the loop, the pages its: q answers at once,
+		// the rest waits for it.
+		if key.Matches(msg, a.keys.Quit) {
+			return a.quit()
+		}
+		a.replay.queue(msg)
+		return nil
+	}
 	capturing := a.group != nil && a.group.Capturing() || a.group == nil && a.overview != nil && a.overview.Capturing()
 	switch {
 	case key.Matches(msg, a.keys.Quit) && (!capturing || msg.String() == "ctrl+c"):
@@ -370,6 +372,9 @@ func (a *App) pageSize() (w, h int) {
 
 func (a *App) resize() {
 	w, h := a.pageSize()
+	if a.replay != nil {
+		a.replay.pw, a.replay.ph = w, h // the pages a seek builds
+	}
 	if a.compare != nil {
 		a.compare.SetSize(w, h)
 	}
@@ -388,6 +393,9 @@ func (a *App) View() tea.View {
 	switch {
 	case !a.ready:
 		content = "kgwatch: starting…"
+	case a.replay.busy():
+		// The pages are the seek's: the page as last drawn.
+		content, title = a.frame(a.replay.lastPage), a.replay.lastTitle
 	case a.compare != nil:
 		content, title = a.frame(a.compare.View()), a.compare.Title()
 	case a.group != nil:
@@ -396,6 +404,7 @@ func (a *App) View() tea.View {
 		content, title = a.frame(a.overview.View()), a.overview.Title()
 	}
 	if a.replay != nil {
+		a.replay.lastTitle = title
 		title = "REPLAY · " + title
 	}
 	v := tea.NewView(content)
@@ -413,6 +422,7 @@ const maxTitle = 200
 func (a *App) frame(page string) string {
 	w, h := a.pageSize()
 	if a.replay != nil && w > 0 {
+		a.replay.lastPage = page
 		page = a.replay.bar(w) + "\n" + fitBlock(page, w, h)
 		h += a.replay.barHeight()
 	}

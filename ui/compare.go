@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -324,7 +323,7 @@ func (c *ComparePage) summary(i int) string {
 			return line
 		}
 	}
-	return ansi.Truncate(line, c.width, ellipsis)
+	return truncate(line, c.width, ellipsis)
 }
 
 // cost is what the group's last rebalance seen whole stopped, in form 0
@@ -447,7 +446,7 @@ func (c *ComparePage) View() string {
 		if t := title + st.Separator.Render(" · ") + st.Muted.Render("lanes: "+c.pages[c.focus].lanes.scale()); textWidth(t) <= c.width {
 			title = t
 		}
-		lines = append(lines, ansi.Truncate(title, c.width, ellipsis))
+		lines = append(lines, truncate(title, c.width, ellipsis))
 	}
 	for i, p := range c.pages {
 		if lay.blanks {

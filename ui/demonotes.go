@@ -179,7 +179,7 @@ func (m *Members) SetNotes(notes []string) { m.notes = notes }
 // notedParts is the PARTITIONS cell of a member with a demo note: the
 // note, then its partitions, if any (a narrow screen cuts those first).
 func (m Members) notedParts(i int) string {
-	if len(m.members[i].Partitions) == 0 {
+	if len(m.rows[i].Partitions) == 0 {
 		return m.notes[i]
 	}
 	return m.notes[i] + "  " + m.parts[i]
@@ -244,8 +244,8 @@ func shortNotes(notes []string) []string {
 // group's.
 func (m Members) ghosts() int {
 	n := 0
-	for i := range m.members {
-		if m.members[i].MemberID == "" {
+	for i := range m.rows {
+		if m.rows[i].MemberID == "" {
 			n++
 		}
 	}

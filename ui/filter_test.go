@@ -84,7 +84,7 @@ func statusApp(t testing.TB, w, h int, noColor bool) *App {
 	src := &fakeSource{results: polls}
 	a := New(Watch{Group: "order-workers", Source: src}, Options{
 		Brokers: testBrokers, Interval: 5 * time.Second, Timeout: time.Second,
-		Now: clk.Now, NoColor: noColor, StallAfter: 10 * time.Second,
+		Now: clk.Now, NoColor: noColor, Judging: model.Judging{StallAfter: 10 * time.Second},
 	})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	feed(t, a, a.Init())

@@ -48,26 +48,25 @@ const (
 // Pages are held by pointer: each owns a poll loop and a pipeline whose
 // state must not be copied, unlike the panes, which are values.
 type GroupPage struct {
-	watch  Watch
-	opts   Options
-	keys   KeyMap
-	styles Styles
-	help   help.Model
-	ctx    context.Context
-	cancel context.CancelFunc
+	watch     Watch
+	opts      Options
+	keys      KeyMap
+	styles    Styles
+	pageFrame // size and help: SetSize, SetFullHelp
+	ctx       context.Context
+	cancel    context.CancelFunc
 
 	poll *poller[model.Snapshot]
 	pipe *model.Pipeline
 	st   WatchState
 
-	width, height int
-	focus         pane
-	header        Header
-	table         Table
-	members       Members
-	timeline      Timeline
-	lanes         Lanes
-	showLanes     bool // the lanes replace the table and the members
+	focus     pane
+	header    Header
+	table     Table
+	members   Members
+	timeline  Timeline
+	lanes     Lanes
+	showLanes bool // the lanes replace the table and the members
 	// rows is the table's sort, filter and only-lag view (ui/filter.go).
 	rows rowView
 
@@ -100,20 +99,14 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 	h.Styles = st.Help
 	ctx, cancel := context.WithCancel(ctx)
 	g := &GroupPage{
-		watch: w, opts: opts, keys: km, styles: st, help: h, ctx: ctx, cancel: cancel,
-		pipe: model.NewPipeline(model.PipelineOptions{
-			Group: w.Group, TimelineSize: opts.TimelineSize,
-			History:       model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
-			Tap:           w.Tap,
-			Interval:      opts.Interval,
-			HideKeys:      opts.HideKeys,
-			MaxRebalances: opts.MaxRebalances,
-		}),
+		watch: w, opts: opts, keys: km, styles: st, ctx: ctx, cancel: cancel,
+		pipe:    model.NewPipeline(opts.Pipeline(w.Group, opts.Interval, w.Tap)),
 		header:  NewHeader(st),
 		table:   NewTable(st, km),
 		members: NewMembers(st, km),
 		demo:    newDemoPanel(w, st),
 	}
+	g.pageFrame = pageFrame{help: h, layout: g.relayout}
 	src := w.Source
 	g.poll = newPoller(ctx, opts.Timeout, func(ctx context.Context) (model.Snapshot, error) { return src.Poll(ctx) })
 	g.timeline = NewTimeline(st, km)
@@ -137,18 +130,6 @@ func (g *GroupPage) Close() { g.cancel() }
 
 // Title is the window title.
 func (g *GroupPage) Title() string { return "kgwatch · " + model.Name(g.watch.Group) }
-
-// SetSize sizes the page.
-func (g *GroupPage) SetSize(w, h int) {
-	g.width, g.height = max(w, 0), max(h, 0)
-	g.relayout()
-}
-
-// SetFullHelp shows the full help (`?`) or the one-line help.
-func (g *GroupPage) SetFullHelp(on bool) {
-	g.help.ShowAll = on
-	g.relayout()
-}
 
 // Capturing reports whether keys go to an input (the filter being typed),
 // so the root's own keys (q, ?) are typed rather than acted on.
@@ -281,6 +262,11 @@ func (g *GroupPage) handlePoll(msg pollResultMsg[model.Snapshot]) tea.Cmd {
 	g.st.RetryAt = g.poll.RetryAt
 	return cmd
 }
+
+// pollSync polls the source at once, on the caller's goroutine, and takes
+// its answer as a live poll's, begun at started: a replay feeds its
+// records so, its clock at each. The next poll is left to the caller.
+func (g *GroupPage) pollSync(started time.Time) { g.Update(g.poll.sync(started)) }
 
 // pollNow polls at once instead of waiting for the next tick (for keys
 // that change what is watched, such as demo actions).

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -276,7 +275,7 @@ func (g *GroupsPane) title(start, end int, visible []model.GroupSummary) string 
 		extra = append(extra, glyphBarByLag+" age unknown: bar by lag")
 	}
 	s += st.Muted.Render("  " + strings.Join(extra, " · "))
-	return ansi.TruncateWc(s, g.width, ellipsis)
+	return truncate(s, g.width, ellipsis)
 }
 
 // bar draws how long the group's oldest unprocessed record has waited, on

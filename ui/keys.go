@@ -43,92 +43,38 @@ type KeyMap struct {
 // DefaultKeyMap returns the standard bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up: key.NewBinding(
-			key.WithKeys("up", "k"),
-			key.WithHelp("↑/k", "up"),
-		),
-		Down: key.NewBinding(
-			key.WithKeys("down", "j"),
-			key.WithHelp("↓/j", "down"),
-		),
-		PageUp: key.NewBinding(
-			key.WithKeys("pgup", "ctrl+b"),
-			key.WithHelp("pgup", "page up"),
-		),
-		PageDown: key.NewBinding(
-			key.WithKeys("pgdown", "ctrl+f", "space"),
-			key.WithHelp("pgdn", "page down"),
-		),
-		Home: key.NewBinding(
-			key.WithKeys("home", "g"),
-			key.WithHelp("home/g", "top"),
-		),
-		End: key.NewBinding(
-			key.WithKeys("end", "G"),
-			key.WithHelp("end/G", "bottom"),
-		),
-		NextPane: key.NewBinding(
-			key.WithKeys("tab"),
-			key.WithHelp("tab", "switch pane"),
-		),
-		PrevPane: key.NewBinding(
-			key.WithKeys("shift+tab"),
-			key.WithHelp("shift+tab", "previous pane"),
-		),
-		Sort: key.NewBinding(
-			key.WithKeys("o"),
-			key.WithHelp("o", "sort"),
-		),
-		Filter: key.NewBinding(
-			key.WithKeys("/"),
-			key.WithHelp("/", "filter"),
-		),
-		OnlyLag: key.NewBinding(
-			key.WithKeys("l"),
-			key.WithHelp("l", "only lag"),
-		),
-		ClearFilter: key.NewBinding(
-			key.WithKeys("esc"),
-			key.WithHelp("esc", "clear filter"),
-			key.WithDisabled(), // until a filter is applied
-		),
-		Lanes: key.NewBinding(
-			key.WithKeys("v"),
-			key.WithHelp("v", "lanes"),
-		),
-		ZoomIn: key.NewBinding(
-			key.WithKeys("+", "="),
-			key.WithHelp("+/-", "zoom lanes"),
-			key.WithDisabled(), // until the lanes show
-		),
-		ZoomOut: key.NewBinding(
-			key.WithKeys("-", "_"),
-			key.WithHelp("-", "zoom out"),
-			key.WithDisabled(),
-		),
-		Help: key.NewBinding(
-			key.WithKeys("?"),
-			key.WithHelp("?", "help"),
-		),
-		CloseHelp: key.NewBinding(
-			key.WithKeys("?", "esc"),
-			key.WithHelp("?/esc", "close help"),
-		),
-		Quit: key.NewBinding(
-			key.WithKeys("q", "ctrl+c"),
-			key.WithHelp("q", "quit"),
-		),
-		Open: key.NewBinding(
-			key.WithKeys("enter"),
-			key.WithHelp("enter", "watch group"),
-			key.WithDisabled(),
-		),
-		Back: key.NewBinding(
-			key.WithKeys("esc", "backspace"),
-			key.WithHelp("esc/⌫", "all groups"),
-			key.WithDisabled(),
-		),
+		Up:          bind("↑/k", "up", "up", "k"),
+		Down:        bind("↓/j", "down", "down", "j"),
+		PageUp:      bind("pgup", "page up", "pgup", "ctrl+b"),
+		PageDown:    bind("pgdn", "page down", "pgdown", "ctrl+f", "space"),
+		Home:        bind("home/g", "top", "home", "g"),
+		End:         bind("end/G", "bottom", "end", "G"),
+		NextPane:    bind("tab", "switch pane", "tab"),
+		PrevPane:    bind("shift+tab", "previous pane", "shift+tab"),
+		Sort:        bind("o", "sort", "o"),
+		Filter:      bind("/", "filter", "/"),
+		OnlyLag:     bind("l", "only lag", "l"),
+		ClearFilter: disabled(bind("esc", "clear filter", "esc")), // until a filter is applied
+		Lanes:       bind("v", "lanes", "v"),
+		ZoomIn:      disabled(bind("+/-", "zoom lanes", "+", "=")), // until the lanes show
+		ZoomOut:     disabled(bind("-", "zoom out", "-", "_")),
+		Help:        bind("?", "help", "?"),
+		CloseHelp:   bind("?/esc", "close help", "?", "esc"),
+		Quit:        bind("q", "quit", "q", "ctrl+c"),
+		Open:        disabled(bind("enter", "watch group", "enter")),
+		Back:        disabled(bind("esc/⌫", "all groups", "esc", "backspace")),
 	}
+}
+
+// bind returns a binding of keys that help lists as help and desc.
+func bind(help, desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+}
+
+// disabled returns b disabled, for a key a page enables where it applies.
+func disabled(b key.Binding) key.Binding {
+	b.SetEnabled(false)
+	return b
 }
 
 // ShortHelp is the group page's one-line help after the keys of demo mode

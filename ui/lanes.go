@@ -10,7 +10,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -358,7 +357,7 @@ func (l Lanes) title(start, end int, g laneGeometry) string {
 		extra = append(extra, glyphHighlight+" touched by the selected event")
 	}
 	s += l.styles.Muted.Render("  " + strings.Join(extra, " · "))
-	return ansi.Truncate(s, l.width, ellipsis)
+	return truncate(s, l.width, ellipsis)
 }
 
 // legend maps the letters on screen to client ids and says what the gaps
@@ -383,5 +382,5 @@ func (l Lanes) legend(seen []bool, gaps, dead bool) string {
 		parts = append(parts, glyphLaneKilled+" owner killed, group waiting for its session timeout")
 	}
 	parts = append(parts, "blank: unowned or not yet watched")
-	return ansi.Truncate(l.styles.Muted.Render(" "+strings.Join(parts, "  ")), l.width, ellipsis)
+	return truncate(l.styles.Muted.Render(" "+strings.Join(parts, "  ")), l.width, ellipsis)
 }

@@ -30,10 +30,7 @@ func (g *GroupPage) relayout() {
 	g.st.Recording = recordingNow(g.opts.Recording)
 	g.header.SetState(g.st)
 	g.headerText = g.header.View()
-	headH := 0
-	if g.headerText != "" {
-		headH = lipgloss.Height(g.headerText)
-	}
+	headH := blockHeight(g.headerText)
 
 	g.helpText = ""
 	if h-headH >= 6 {
@@ -59,14 +56,11 @@ func (g *GroupPage) relayout() {
 	if f := g.filterLine(w); f != "" && h-headH >= 2 {
 		g.helpText = f // typing goes there: it replaces the help
 	}
-	helpH := 0
-	if g.helpText != "" {
-		helpH = lipgloss.Height(g.helpText)
-	}
+	helpH := blockHeight(g.helpText)
 
 	demoH := 0
 	if g.demo != nil { // the ledger, in demo mode
-		g.members.SetNotes(g.demo.notes(g.members.members, g.st.Now))
+		g.members.SetNotes(g.demo.notes(g.members.rows, g.st.Now))
 		g.demoText, demoH = g.demo.frame(w, h-headH-helpH, g.target(), g.st.Now)
 	}
 	g.bodyW, g.bodyH = w, max(h-headH-helpH-demoH, 0)
@@ -126,6 +120,15 @@ func (g *GroupPage) fullHelp(w, maxH int) string {
 // in "…") so "? help • q quit" stays on screen at every width.
 func (g *GroupPage) shortHelp(w int) string {
 	return shortHelpKeeping(&g.help, w, g.keys.ShortHelp(g.demo.bindings(true)), g.keys.Help, g.keys.Quit)
+}
+
+// blockHeight is how many lines s takes on screen: none when it is empty
+// (lipgloss.Height counts one).
+func blockHeight(s string) int {
+	if s == "" {
+		return 0
+	}
+	return lipgloss.Height(s)
 }
 
 // shortHelpKeeping is a one-line help of width w: bs, cut where they do

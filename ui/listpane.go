@@ -49,8 +49,7 @@ func (l listPane[T]) Len() int { return len(l.rows) }
 func (l *listPane[T]) setRows(rows []T, same func(a, b T) bool) {
 	cur, had := l.selected()
 	i := l.sc.Cursor()
-	l.rows = rows
-	l.sc.SetLen(len(rows))
+	l.replace(rows)
 	if !had || i < len(rows) && same(rows[i], cur) {
 		return
 	}
@@ -61,6 +60,21 @@ func (l *listPane[T]) setRows(rows []T, same func(a, b T) bool) {
 		}
 	}
 }
+
+// replace replaces the rows and only keeps the cursor in range: for a
+// pane whose selection follows a rule of its own (members by id, the
+// timeline its newest event), which then puts the cursor with setCursor.
+func (l *listPane[T]) replace(rows []T) {
+	l.rows = rows
+	l.sc.SetLen(len(rows))
+}
+
+// setCursor puts the cursor on row i.
+func (l *listPane[T]) setCursor(i int) { l.sc.SetCursor(i) }
+
+// cursor returns the index of the row under the cursor, -1 when there are
+// no rows.
+func (l listPane[T]) cursor() int { return l.sc.Cursor() }
 
 // selected returns the row under the cursor.
 func (l listPane[T]) selected() (T, bool) {

@@ -39,3 +39,25 @@ func TestListPaneKeepsSelection(t *testing.T) {
 		t.Error("q moved the list")
 	}
 }
+
+// replace leaves the selection to the pane's own rule: the cursor keeps
+// its index (clamped to the rows) rather than following its row, until
+// setCursor moves it.
+func TestListPaneReplaceKeepsIndex(t *testing.T) {
+	l := newListPane[string](DefaultKeyMap())
+	l.setHeight(3)
+	l.replace([]string{"a", "b", "c"})
+	l.setCursor(2)
+	l.replace([]string{"c", "a", "b"})
+	if got, _ := l.selected(); got != "b" || l.cursor() != 2 {
+		t.Errorf("after replace: selected %q at %d, want b at 2 (the index kept)", got, l.cursor())
+	}
+	l.replace([]string{"x"})
+	if got, _ := l.selected(); got != "x" || l.cursor() != 0 {
+		t.Errorf("one row left: selected %q at %d, want x at 0", got, l.cursor())
+	}
+	l.replace(nil)
+	if _, ok := l.selected(); ok || l.cursor() != -1 {
+		t.Errorf("no rows: selected %v at %d, want none at -1", ok, l.cursor())
+	}
+}

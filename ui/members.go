@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -14,11 +13,9 @@ import (
 // Members is the members pane: each member of the group, the partitions it
 // owns and their total lag.
 type Members struct {
+	listPane[model.Member]
 	styles  Styles
-	keys    KeyMap
-	members []model.Member
 	parts   []string // partition list text per member, built in SetMembers
-	sc      scroller
 	width   int
 	height  int
 	focused bool
@@ -45,7 +42,7 @@ const membersChrome = 2 // title and column header
 
 // NewMembers returns an empty members pane.
 func NewMembers(st Styles, km KeyMap) Members {
-	return Members{styles: st, keys: km, grid: newGrid(memberColumns())}
+	return Members{listPane: newListPane[model.Member](km), styles: st, grid: newGrid(memberColumns())}
 }
 
 // SetNow sets the clock the column widths are held by.
@@ -54,7 +51,7 @@ func (m *Members) SetNow(now time.Time) { m.now = now }
 // SetSize sets the pane's outer size, title and column header included.
 func (m *Members) SetSize(w, h int) {
 	m.width, m.height = max(w, 0), max(h, 0)
-	m.sc.SetHeight(max(m.height-membersChrome, 0))
+	m.setHeight(m.height - membersChrome)
 }
 
 // SetFocused marks the pane as the one receiving scroll keys.
@@ -70,16 +67,13 @@ func (m *Members) SetPending(p bool) { m.pending = p }
 // SetMembers replaces the members; the selected member stays selected when
 // it is still present.
 func (m *Members) SetMembers(ms []model.Member) {
-	sel, selClient := "", ""
-	if c := m.sc.Cursor(); c >= 0 && c < len(m.members) {
-		sel, selClient = m.members[c].MemberID, m.members[c].ClientID
-	}
-	m.members = ms
+	prev, _ := m.selected()
+	sel, selClient := prev.MemberID, prev.ClientID
+	m.replace(ms)
 	m.parts = make([]string, len(ms))
 	for i := range ms {
 		m.parts[i] = model.PartitionList(ms[i].Partitions, model.MultiTopic(ms[i].Partitions))
 	}
-	m.sc.SetLen(len(ms))
 	m.mostLag = -1
 	if len(ms) > 1 {
 		for i := range ms {
@@ -98,7 +92,7 @@ func (m *Members) SetMembers(ms []model.Member) {
 		i = nearestLive(ms, i)
 	}
 	if i >= 0 {
-		m.sc.SetCursor(i)
+		m.setCursor(i)
 	}
 }
 
@@ -116,29 +110,18 @@ func nearestLive(ms []model.Member, i int) int {
 }
 
 // Selected returns the member under the cursor.
-func (m Members) Selected() (model.Member, bool) {
-	i := m.sc.Cursor()
-	if i < 0 || i >= len(m.members) {
-		return model.Member{}, false
-	}
-	return m.members[i], true
-}
+func (m Members) Selected() (model.Member, bool) { return m.selected() }
 
-// Len returns the number of members.
-func (m Members) Len() int { return len(m.members) }
-
-// Update handles scroll keys.
+// Update handles the list keys.
 func (m Members) Update(msg tea.Msg) (Members, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		m.sc.handleKey(k, m.keys)
-	}
+	m.handleKey(msg)
 	return m, nil
 }
 
 // lagText is member i's LAG cell; the member with the most lag, when
 // there are several, is marked so an overloaded member stands out.
 func (m Members) lagText(i int) string {
-	s := model.Thousands(m.members[i].Lag)
+	s := model.Thousands(m.rows[i].Lag)
 	if i == m.mostLag {
 		return s + " " + glyphWorst
 	}
@@ -154,7 +137,7 @@ func (m Members) partsText(i int) string {
 	if i < len(m.notes) && m.notes[i] != "" {
 		return m.notedParts(i)
 	}
-	mb := &m.members[i]
+	mb := &m.rows[i]
 	if mb.Reconciling && mb.TargetPartitions != nil {
 		// A consumer group member on its way to its target.
 		now := m.parts[i]
@@ -168,7 +151,7 @@ func (m Members) partsText(i int) string {
 		return m.parts[i]
 	case m.pending:
 		return glyphWaiting + " awaiting assignment"
-	case m.partCount > 0 && len(m.members) > m.partCount:
+	case m.partCount > 0 && len(m.rows) > m.partCount:
 		return "none · idle: more consumers than partitions"
 	default:
 		return "none · idle"
@@ -266,19 +249,19 @@ func memberCommits(m *model.Member, wide bool) string {
 	return model.Age(m.CommitDelay) + " ago"
 }
 
-// rows are the members [start, end) as the grid draws them, with notes.
-func (m *Members) rows(start, end int, notes []string) []memberRow {
+// gridRows are the members [start, end) as the grid draws them, with notes.
+func (m *Members) gridRows(start, end int, notes []string) []memberRow {
 	rows := make([]memberRow, 0, end-start)
 	for i := start; i < end; i++ {
 		parts := m.partsText(i)
 		noted := i < len(notes) && notes[i] != ""
 		if noted {
 			parts = notes[i]
-			if len(m.members[i].Partitions) > 0 {
+			if len(m.rows[i].Partitions) > 0 {
 				parts += "  " + m.parts[i]
 			}
 		}
-		rows = append(rows, memberRow{m: &m.members[i], parts: parts, lag: m.lagText(i), note: noted, target: m.target})
+		rows = append(rows, memberRow{m: &m.rows[i], parts: parts, lag: m.lagText(i), note: noted, target: m.target})
 	}
 	return rows
 }
@@ -315,19 +298,19 @@ func (m *Members) View() string {
 		return ""
 	}
 	start, end := m.sc.Window()
-	rows := m.rows(start, end, m.notes)
+	rows := m.gridRows(start, end, m.notes)
 	// A demo note is never cut: the partitions column is at least as
 	// wide as the widest. When that costs a column the short notes would
 	// leave ("✗ evicted in 8.1s" for "✗ killed · evicted in 8.1s"), they
 	// are shown instead, so MEMBER-ID does not go and come back with a
 	// kill at 80 columns.
 	last := len(m.grid.cols) - 1
-	m.grid.cols[last].min = max(10, notesWidth(m.members, m.notes, start, end))
+	m.grid.cols[last].min = max(10, notesWidth(m.rows, m.notes, start, end))
 	l := m.grid.layout(rows, m.width, m.now)
 	if short := shortNotes(m.notes); short != nil {
 		full := m.grid.cols[last].min
-		m.grid.cols[last].min = max(10, notesWidth(m.members, short, start, end))
-		sRows := m.rows(start, end, short)
+		m.grid.cols[last].min = max(10, notesWidth(m.rows, short, start, end))
+		sRows := m.gridRows(start, end, short)
 		if ls := m.grid.layout(sRows, m.width, m.now); shown(ls) > shown(l) {
 			rows, l = sRows, ls
 		} else {
@@ -342,13 +325,13 @@ func (m *Members) View() string {
 	}
 	b.WriteByte('\n')
 	b.WriteString(m.styles.ColHeader.Render(m.grid.header(l)))
-	if len(m.members) == 0 && m.height > membersChrome {
+	if len(m.rows) == 0 && m.height > membersChrome {
 		b.WriteByte('\n')
 		b.WriteString(m.styles.Muted.Render(cell("  no active members", m.width, false)))
 	}
 	for i := range rows {
 		b.WriteByte('\n')
-		if m.focused && start+i == m.sc.Cursor() {
+		if m.focused && m.isCursor(start+i) {
 			var line strings.Builder
 			m.grid.row(&line, l, &rows[i], glyphCursor, false)
 			b.WriteString(m.styles.Selected.Render(line.String()))
@@ -372,12 +355,12 @@ func (m *Members) title(start, end int) string {
 		st, glyph = m.styles.PaneTitle, glyphFocused
 	}
 	ghosts := m.ghosts() // demo consumers listed though the group does not list them
-	s := st.Render(glyph + " Members " + strconv.Itoa(len(m.members)-ghosts))
+	s := st.Render(glyph + " Members " + strconv.Itoa(len(m.rows)-ghosts))
 	var extra []string
 	if ghosts > 0 {
 		extra = append(extra, "+"+strconv.Itoa(ghosts)+" not in the group")
 	}
-	if len(m.members) > end-start && end > start {
+	if len(m.rows) > end-start && end > start {
 		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
 	}
 	if m.stale {
@@ -386,5 +369,5 @@ func (m *Members) title(start, end int) string {
 	if len(extra) > 0 {
 		s += m.styles.Muted.Render("  " + strings.Join(extra, " · "))
 	}
-	return ansi.TruncateWc(s, m.width, ellipsis)
+	return truncate(s, m.width, ellipsis)
 }

@@ -10,7 +10,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -19,15 +18,15 @@ import (
 // its source and judged by one model.OverviewPipeline; enter asks the root
 // to open the selected group.
 type OverviewPage struct {
-	opts   Options
-	keys   KeyMap
-	styles Styles
-	help   help.Model
-	ctx    context.Context
-	poll   *poller[model.OverviewObservation]
-	pipe   *model.OverviewPipeline
-	src    OverviewSource
-	pane   GroupsPane
+	opts      Options
+	keys      KeyMap
+	styles    Styles
+	pageFrame // size and help: SetSize, SetFullHelp
+	ctx       context.Context
+	poll      *poller[model.OverviewObservation]
+	pipe      *model.OverviewPipeline
+	src       OverviewSource
+	pane      GroupsPane
 
 	groups []model.GroupSummary // as the pipeline judged the last good poll
 	has    bool                 // a poll succeeded
@@ -39,10 +38,9 @@ type OverviewPage struct {
 	onlyLag bool
 	filter  textFilter
 
-	width, height int
-	headerText    string
-	helpText      string
-	bodyW, bodyH  int
+	headerText   string
+	helpText     string
+	bodyW, bodyH int
 }
 
 // overviewFetchesPerSecond bounds the overview's polling of brokers too
@@ -68,7 +66,8 @@ func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st S
 	km.Open.SetEnabled(canOpen)
 	h := help.New()
 	h.Styles = st.Help
-	o := &OverviewPage{opts: opts, keys: km, styles: st, help: h, pane: NewGroupsPane(st, km), ctx: ctx, src: src, sort: model.DefaultGroupSort}
+	o := &OverviewPage{opts: opts, keys: km, styles: st, pane: NewGroupsPane(st, km), ctx: ctx, src: src, sort: model.DefaultGroupSort}
+	o.pageFrame = pageFrame{help: h, layout: o.relayout}
 	o.start()
 	return o
 }
@@ -76,9 +75,7 @@ func newOverviewPage(ctx context.Context, src OverviewSource, opts Options, st S
 // start makes the page's poller and pipeline anew: no poll yet.
 func (o *OverviewPage) start() {
 	o.poll = newPoller(o.ctx, o.opts.Timeout, o.src.Overview)
-	o.pipe = model.NewOverviewPipeline(model.OverviewPipelineOptions{
-		History: model.HistoryOptions{StallAfter: o.opts.StallAfter, MaxLagAge: o.opts.MaxLagAge},
-	})
+	o.pipe = model.NewOverviewPipeline(model.OverviewPipelineOptions{History: o.opts.History()})
 	o.groups, o.has = nil, false
 }
 
@@ -87,18 +84,6 @@ func (o *OverviewPage) Init() tea.Cmd { return o.poll.now(o.opts.Now()) }
 
 // Title is the window title.
 func (o *OverviewPage) Title() string { return "kgwatch · all groups" }
-
-// SetSize sizes the page.
-func (o *OverviewPage) SetSize(w, h int) {
-	o.width, o.height = max(w, 0), max(h, 0)
-	o.relayout()
-}
-
-// SetFullHelp shows the full help (`?`) or the one-line help.
-func (o *OverviewPage) SetFullHelp(on bool) {
-	o.help.ShowAll = on
-	o.relayout()
-}
 
 // Pause stops polling while a group page shows; pollNow resumes.
 func (o *OverviewPage) Pause() {
@@ -231,10 +216,7 @@ func (o *OverviewPage) Selected() (string, bool) { return o.pane.Selected() }
 func (o *OverviewPage) relayout() {
 	w, h := o.width, o.height
 	o.headerText = o.header(w)
-	headH := 0
-	if o.headerText != "" {
-		headH = lipgloss.Height(o.headerText)
-	}
+	headH := blockHeight(o.headerText)
 	o.helpText = ""
 	if h-headH >= 4 {
 		if o.help.ShowAll {
@@ -251,10 +233,7 @@ func (o *OverviewPage) relayout() {
 	if f := o.filter.line(w, o.styles, "group id, state, status or type"); f != "" && h-headH >= 2 {
 		o.helpText = f // typing goes there: it replaces the help
 	}
-	helpH := 0
-	if o.helpText != "" {
-		helpH = lipgloss.Height(o.helpText)
-	}
+	helpH := blockHeight(o.helpText)
 	o.bodyW, o.bodyH = w, max(h-headH-helpH, 0)
 	o.pane.SetSize(o.bodyW, o.bodyH)
 	o.pane.SetNow(o.opts.Now())
@@ -263,20 +242,11 @@ func (o *OverviewPage) relayout() {
 // shortHelp is the one-line help: the keys, then help and quit, which are
 // never cut.
 func (o *OverviewPage) shortHelp(w int) string {
-	keep := []key.Binding{o.keys.Help, o.keys.Quit}
-	tail := o.help.ShortHelpView(keep)
-	sep := o.help.Styles.ShortSeparator.Render(o.help.ShortSeparator)
-	rest := w - lipgloss.Width(tail) - lipgloss.Width(sep)
-	head := ""
+	var bs []key.Binding
 	if o.pane.Len() > 0 { // no group to move to or open: no such keys
-		o.help.SetWidth(max(rest, 0))
-		head = o.help.ShortHelpView(o.keys.OverviewShortHelp())
+		bs = o.keys.OverviewShortHelp()
 	}
-	o.help.SetWidth(w)
-	if rest <= 0 || head == "" || lipgloss.Width(head) > rest {
-		return ansi.TruncateWc(tail, w, ellipsis)
-	}
-	return head + sep + tail
+	return shortHelpKeeping(&o.help, w, bs, o.keys.Help, o.keys.Quit)
 }
 
 // header is the summary line and, after a failed poll, a banner.
@@ -302,7 +272,7 @@ func (o *OverviewPage) header(w int) string {
 	}
 	segs = append(segs, st.Label.Render("brokers ")+st.Value.Render(brokerList(o.opts.Brokers, w-len("brokers "))))
 	line := strings.Join(segs, st.Separator.Render(" · "))
-	lines := []string{ansi.TruncateWc(line, w, ellipsis)}
+	lines := []string{truncate(line, w, ellipsis)}
 	if p.Err != nil {
 		msg := glyphStale + " poll failed"
 		if wait := p.RetryAt.Sub(now); wait > 0 {

@@ -48,7 +48,7 @@ func crashLoopApp(t *testing.T, w, h int) *App {
 			pollResult{snap: crashLoopSnap(c+1, -13*time.Second, model.StateStable)}) // 20(c+1)−13 = 20c+7
 	}
 	a := New(Watch{Group: "order-workers", Source: src}, Options{
-		Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now, MaxRebalances: 5,
+		Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Now: clk.Now, Judging: model.Judging{MaxRebalances: 5},
 	})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	feed(t, a, a.Init())

@@ -97,18 +97,26 @@ type replayDriver struct {
 	clock playClock
 	now   time.Time // the time the pages see
 
-	rd   ReplayReader
-	next *record.Record // read, not yet due
-	// shown is the last snapshot fed, at shownAt, not yet on the panes.
-	shown   *model.Snapshot
-	shownAt time.Time
-	done    bool      // no more records
-	readErr error     // why reading stopped early
-	lastAt  time.Time // the time of the last record read
+	rd      ReplayReader
+	next    *record.Record // read, not yet due
+	done    bool           // no more records
+	readErr error          // why reading stopped early
+	lastAt  time.Time      // the time of the last record read
 
 	// points are the times of the records that gave timeline events,
-	// in order, up to now: ← and → jump between them.
-	points []time.Time
+	// in order, up to now: ← and → jump between them; rebalances those
+	// that began a rebalance, for < and >.
+	points, rebalances []time.Time
+
+	// grRec is the group page's record being fed: what its source
+	// answers (a snapshot, or a failed poll).
+	grRec *record.Record
+	// job is the seek running off the update loop (nil: none); the
+	// pages and the fields above are its until it ends. lastPage is
+	// the page as last drawn, shown meanwhile.
+	job                 *replayJob
+	lastPage, lastTitle string
+	pw, ph              int // the pages' size, as the loop last set it
 
 	demo replayDemo
 	// ovRec is the overview's last record by now: what its source
@@ -142,6 +150,19 @@ func (d *replayDriver) Overview(context.Context) (model.OverviewObservation, err
 	return rec.Overview, nil
 }
 
+// Poll is the group page's source: the group's record being fed, as its
+// live source answered it.
+func (d *replayDriver) Poll(context.Context) (model.Snapshot, error) {
+	switch rec := d.grRec; {
+	case rec == nil:
+		return model.Snapshot{}, errors.New("replay: no poll recorded by now")
+	case rec.Kind == record.KindFailed:
+		return model.Snapshot{}, errors.New(rec.Err)
+	default:
+		return rec.Snapshot, nil
+	}
+}
+
 // Batched: the replay's overview is read from the recording, never
 // throttled.
 func (d *replayDriver) Batched() bool { return true }
@@ -155,7 +176,7 @@ type replayTickMsg struct {
 // newPage returns a group page fed by the replay: no poller, no demo
 // refresh loop (Init is never called), demo keys off.
 func (d *replayDriver) newPage(group string, back bool) *GroupPage {
-	w := Watch{Group: group}
+	w := Watch{Group: group, Source: d}
 	if d.r.Demo {
 		w.Demo, w.DemoSettings = &d.demo, d.r.DemoSettings
 	}
@@ -172,8 +193,7 @@ func (d *replayDriver) newPage(group string, back bool) *GroupPage {
 	g.keys.Home.SetHelp("g", "top")
 	g.keys.End.SetHelp("G", "bottom")
 	g.SetFullHelp(a.fullHelp)
-	w2, h := a.pageSize()
-	g.SetSize(w2, h)
+	g.SetSize(d.pw, d.ph)
 	return g
 }
 
@@ -183,11 +203,14 @@ func (d *replayDriver) init() tea.Cmd {
 	if from.IsZero() || from.Before(d.r.Start) {
 		from = d.r.Start
 	}
-	d.seek(from)
-	if d.r.Paused || !d.now.Before(d.r.End) {
-		return nil
+	d.seek(context.Background(), d.r.Start) // opens it: nothing to feed yet
+	if from.Equal(d.r.Start) {
+		if d.r.Paused || !d.now.Before(d.r.End) {
+			return nil
+		}
+		return d.play()
 	}
-	return d.play()
+	return d.background(from, !d.r.Paused, func(ctx context.Context) { d.seek(ctx, from) })
 }
 
 // open (re)starts reading from the start.
@@ -195,7 +218,7 @@ func (d *replayDriver) open() {
 	if d.rd != nil {
 		d.rd.Close()
 	}
-	d.rd, d.next, d.done, d.readErr, d.points, d.lastAt = nil, nil, false, nil, nil, time.Time{}
+	d.rd, d.next, d.done, d.readErr, d.points, d.rebalances, d.lastAt = nil, nil, false, nil, nil, nil, time.Time{}
 	rd, err := d.r.Open()
 	if err != nil {
 		d.done, d.readErr = true, err
@@ -234,9 +257,10 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // advance feeds every record due by t, then sets the clock the pages see
-// to t.
-func (d *replayDriver) advance(t time.Time) {
-	for {
+// to t. When ctx ends it stops after the record it is feeding, the pages
+// as of that record.
+func (d *replayDriver) advance(ctx context.Context, t time.Time) {
+	for ctx.Err() == nil {
 		rec := d.peek()
 		if rec == nil || rec.At.After(t) {
 			break
@@ -244,33 +268,22 @@ func (d *replayDriver) advance(t time.Time) {
 		d.next = nil
 		d.apply(rec)
 	}
-	d.show()
-	d.now = clampTime(t, d.r.Start, d.r.End) // End may have come nearer
+	if ctx.Err() == nil {
+		d.now = clampTime(t, d.r.Start, d.r.End) // End may have come nearer
+	}
 	d.relayout()
 }
 
-// show hands the group page the last snapshot fed (apply feeds the
-// pipeline every poll, and the panes only the last of a run).
-func (d *replayDriver) show() {
-	g := d.app.group
-	if d.shown == nil || g == nil {
-		d.shown = nil
-		return
-	}
-	g.st.Now = d.shownAt
-	g.showSnapshot(*d.shown, true)
-	d.shown = nil
-}
-
 // seek moves to t: forwards by feeding the records up to it, backwards by
-// rebuilding the pages from the start.
-func (d *replayDriver) seek(t time.Time) {
+// rebuilding the pages from the start. Cut short by ctx, it stands where
+// it stopped.
+func (d *replayDriver) seek(ctx context.Context, t time.Time) {
 	t = clampTime(t, d.r.Start, d.r.End)
 	if d.rd == nil || t.Before(d.now) {
 		d.rebuild()
 	}
-	d.advance(t)
-	d.clock.set(t)
+	d.advance(ctx, t)
+	d.clock.set(d.now)
 }
 
 // rebuild starts the pages over, keeping what the viewer chose to see
@@ -279,7 +292,7 @@ func (d *replayDriver) seek(t time.Time) {
 func (d *replayDriver) rebuild() {
 	a := d.app
 	d.open()
-	d.shown = nil
+	d.grRec = nil
 	d.now = d.r.Start
 	d.demo.set(model.DemoStatus{})
 	d.ovRec, d.groups, d.ovOK = nil, nil, false
@@ -300,20 +313,17 @@ func (d *replayDriver) rebuild() {
 	a.group = g
 }
 
-// apply feeds one record to its page, at its time.
+// apply feeds one record to its page, at its time, as the live watch fed
+// it: a poll through the page's source, an outside event as the live
+// page's events channel brings it, the demo's read as its refresh.
 func (d *replayDriver) apply(rec *record.Record) {
 	a := d.app
-	if rec.Kind != record.KindSnapshot {
-		d.show()
-	}
 	d.now = rec.At
 	switch rec.Kind {
 	case record.KindDemoStatus:
 		d.demo.set(rec.Demo)
 		if g := a.group; g != nil && g.demo != nil {
-			g.st.Now = rec.At
-			g.demo.setStatus(rec.Demo, rec.At)
-			g.members.SetMembers(g.demo.members(g.st.Snap.Members, rec.At))
+			g.Update(demoStatusMsg{p: g.demo, Seq: g.demo.seq, Status: rec.Demo})
 		}
 		return
 	case record.KindDemoAction:
@@ -334,7 +344,7 @@ func (d *replayDriver) apply(rec *record.Record) {
 		// While the overview shows, a change in it is a point → and ←
 		// stop at.
 		if a.group == nil && (ok && !slices.Equal(d.groups, groups) || !ok && d.ovOK) {
-			d.point(rec.At)
+			d.point(rec.At, false)
 		}
 		if ok {
 			d.groups = groups
@@ -346,34 +356,60 @@ func (d *replayDriver) apply(rec *record.Record) {
 	if g == nil || rec.Group != g.watch.Group {
 		return // a group of the overview not open now
 	}
-	g.st.Now = rec.At
-	var evs []model.Event
-	switch rec.Kind {
-	case record.KindSnapshot:
-		g.poll.Failures, g.poll.Err = 0, nil
-		snap := rec.Snapshot
-		evs = g.pipe.Observe(&snap)
-		d.shown, d.shownAt = &snap, rec.At
-		g.st.RetryAt = rec.At.Add(model.NextPollDelay(snap.Group, g.opts.Interval, 0, 0))
-	case record.KindFailed:
-		err := errors.New(rec.Err)
-		g.poll.Failures++
-		g.poll.Err = err
-		evs = g.applyError(rec.Started, err) // format 1: Started is At
-		g.st.RetryAt = rec.At.Add(model.NextPollDelay(g.st.Snap.Group, g.opts.Interval, g.poll.Failures, 0))
-	case record.KindEvent:
-		g.fileEvent(rec.Event)
-		evs = []model.Event{rec.Event}
+	tl := g.pipe.Timeline()
+	n := tl.Len()
+	var last model.Event
+	if n > 0 {
+		last = tl.At(n - 1)
 	}
-	if len(evs) > 0 {
-		d.point(rec.At)
+	switch rec.Kind {
+	case record.KindSnapshot, record.KindFailed:
+		d.grRec = rec
+		started := rec.Started // a failure's (format 1: its At)
+		if started.IsZero() {
+			started = rec.At // a snapshot's poll is dated when it answered
+		}
+		g.pollSync(started)
+		d.grRec = nil
+	case record.KindEvent:
+		g.Update(eventMsg{ctx: g.ctx, Event: rec.Event})
+	}
+	if evs := newEvents(tl, n, last); len(evs) > 0 {
+		d.point(rec.At, slices.ContainsFunc(evs, func(e model.Event) bool { return e.Type == model.EventRebalanceStarted }))
 	}
 }
 
-// point notes that something happened at t, a stop for ← and →.
-func (d *replayDriver) point(t time.Time) {
+// newEvents are the events tl gained since it held n, the newest last.
+func newEvents(tl *model.Timeline, n int, last model.Event) []model.Event {
+	m := tl.Len()
+	if m > n {
+		out := make([]model.Event, 0, m-n)
+		for i := n; i < m; i++ {
+			out = append(out, tl.At(i))
+		}
+		return out
+	}
+	// Full: it dropped as many as it gained; they follow last.
+	var out []model.Event
+	for i := m - 1; i >= 0; i-- {
+		e := tl.At(i)
+		if sameEvent(&e, &last) {
+			break
+		}
+		out = append(out, e)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// point notes that something happened at t, a stop for ← and →; a
+// rebalance began then too, a stop for < and >.
+func (d *replayDriver) point(t time.Time, rebalance bool) {
 	if len(d.points) == 0 || t.After(d.points[len(d.points)-1]) {
 		d.points = append(d.points, t)
+	}
+	if rebalance && (len(d.rebalances) == 0 || t.After(d.rebalances[len(d.rebalances)-1])) {
+		d.rebalances = append(d.rebalances, t)
 	}
 }
 
@@ -397,12 +433,13 @@ func (d *replayDriver) openPage(group string) tea.Cmd {
 	a.overview.Pause()
 	a.group = d.newPage(group, true)
 	t := d.now
-	d.rebuild()
-	d.advance(t)
-	if !slices.Contains(d.r.Groups, group) {
-		d.say(model.Printable(group) + " was not opened while recording: nothing recorded of it")
-	}
-	return nil
+	return d.background(t, !d.clock.paused, func(ctx context.Context) {
+		d.rebuild()
+		d.advance(ctx, t)
+		if !slices.Contains(d.r.Groups, group) {
+			d.say(model.Printable(group) + " was not opened while recording: nothing recorded of it")
+		}
+	})
 }
 
 // say shows a line of the replay's in its bar for a while.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -71,7 +72,7 @@ func statusesOf(gs []model.GroupSummary) string {
 // after poll: the recording holds the raw polls, and the replayed page
 // judges them with the same pipeline, over the same polls before.
 func TestRecordedOverviewReplaysItsStatuses(t *testing.T) {
-	opts := Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, StallAfter: 3 * time.Second}
+	opts := Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Judging: model.Judging{StallAfter: 3 * time.Second}}
 	var script []overviewResult
 	for sec := 1; sec <= 10; sec++ {
 		if sec == 5 {
@@ -135,7 +136,7 @@ func TestRecordedOverviewReplaysItsStatuses(t *testing.T) {
 	r.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	r.Init()
 	for sec := 1; sec <= 10; sec++ {
-		r.replay.seek(t0.Add(time.Duration(sec) * time.Second))
+		r.replay.seek(context.Background(), t0.Add(time.Duration(sec)*time.Second))
 		if sec == 5 {
 			wantOnScreen(t, r, "the failed poll", "poll failed", "connection refused")
 			continue
@@ -145,7 +146,7 @@ func TestRecordedOverviewReplaysItsStatuses(t *testing.T) {
 		}
 	}
 	// Going back plays the polls again from the start: the same again.
-	r.replay.seek(t0.Add(4 * time.Second))
+	r.replay.seek(context.Background(), t0.Add(4*time.Second))
 	if got := statusesOf(r.overview.groups); got != live[4] {
 		t.Errorf("back at 4s the replay shows %s, the live overview showed %s", got, live[4])
 	}

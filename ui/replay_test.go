@@ -73,7 +73,7 @@ func replayApp(t *testing.T, data []byte, end time.Time, clk *clock, demo bool) 
 	}
 	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	if a.Init() == nil {
+	if a.Init() == nil && settle(a) == nil {
 		t.Fatal("the replay does not start playing")
 	}
 	return a
@@ -96,6 +96,22 @@ func replayPress(a *App, k string) tea.Cmd {
 		m = keyPress(k)
 	}
 	_, cmd := a.Update(m)
+	if a.replay.busy() {
+		return settle(a)
+	}
+	return cmd
+}
+
+// settle waits for the replay's seek running off the loop, if any, and
+// hands its end to the loop as the program would; it returns what that
+// gave (the clock's next tick).
+func settle(a *App) tea.Cmd {
+	var cmd tea.Cmd
+	for a.replay.busy() {
+		job := a.replay.job
+		<-job.done
+		_, cmd = a.Update(replaySeekedMsg{d: a.replay, job: job})
+	}
 	return cmd
 }
 
@@ -385,11 +401,13 @@ func TestReplayOfAnOverview(t *testing.T) {
 	replayPress(a, "right")
 	// order-workers has the most lag: the cursor is on it.
 	a.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	settle(a) // fed off the loop up to now
 	wantOnScreen(t, a, "the group opened", "kgwatch · order-workers", "consumer-a", "watching order-workers")
 	a.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
 	wantOnScreen(t, a, "back", "all groups", "billing")
 	replayPress(a, "j")
 	a.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	settle(a)
 	wantOnScreen(t, a, "a group never opened", "billing was not opened while recording")
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,10 +21,107 @@ import (
 // play starts the clock.
 func (d *replayDriver) play() tea.Cmd {
 	if !d.now.Before(d.r.End) {
-		d.seek(d.r.Start) // at the end, play starts over
+		// At the end, play starts over.
+		return d.background(d.r.Start, true, func(ctx context.Context) { d.seek(ctx, d.r.Start) })
 	}
 	d.clock.setPaused(false)
 	return d.tick()
+}
+
+// replayJob is a seek running off the update loop: reading and feeding
+// the records up to where it goes takes as long as the records take (a
+// long recording's end, going back), and keys and signals must not wait
+// for it. Until it ends the pages and the driver's reading are the job's
+// goroutine's: the loop draws the page as it last drew it, quits at once
+// (cancelling the job, which stops after the record it feeds), and keeps
+// any other key for when the job ends; a key that seeks cancels it
+// first.
+type replayJob struct {
+	cancel     context.CancelFunc
+	done       chan struct{}
+	to         time.Time // where it goes (zero: the next stop, found on the way)
+	start, end time.Time
+	play       bool // the clock plays on after it
+	keys       []tea.KeyPressMsg
+}
+
+// replaySeekedMsg says that a job has ended.
+type replaySeekedMsg struct {
+	d   *replayDriver
+	job *replayJob
+}
+
+// maxQueuedKeys bounds the keys kept while a job runs.
+const maxQueuedKeys = 32
+
+// background runs fn (a seek) off the update loop as a job; the clock
+// stands meanwhile, and plays on after when play is set.
+func (d *replayDriver) background(to time.Time, play bool, fn func(ctx context.Context)) tea.Cmd {
+	d.pause()
+	ctx, cancel := context.WithCancel(d.app.ctx)
+	job := &replayJob{cancel: cancel, done: make(chan struct{}), to: to, start: d.r.Start, end: d.r.End, play: play}
+	d.job = job
+	go func() {
+		defer close(job.done)
+		fn(ctx)
+	}()
+	return func() tea.Msg {
+		<-job.done
+		return replaySeekedMsg{d: d, job: job}
+	}
+}
+
+// busy reports whether a job runs.
+func (d *replayDriver) busy() bool { return d != nil && d.job != nil }
+
+// seeked takes the pages back from a job that has ended, and handles the
+// keys pressed meanwhile.
+func (d *replayDriver) seeked(m replaySeekedMsg) tea.Cmd {
+	if m.d != d || m.job != d.job {
+		return nil
+	}
+	job := d.job
+	d.job = nil
+	job.cancel()
+	a := d.app
+	a.resize() // the window may have changed meanwhile
+	var cmds []tea.Cmd
+	if job.play && d.now.Before(d.r.End) {
+		d.clock.setPaused(false)
+		cmds = append(cmds, d.tick())
+	}
+	for i, k := range job.keys {
+		if d.job != nil { // a key started another: it takes the rest
+			d.job.keys = append(d.job.keys, job.keys[i:]...)
+			break
+		}
+		cmds = append(cmds, a.handleKey(k))
+	}
+	return tea.Batch(cmds...)
+}
+
+// queue keeps a key pressed while a job runs; a key that seeks elsewhere
+// (home, end, back) cancels the job, which then stands where it stopped.
+// Steps forward (→, >) add up: three → go three stops on.
+func (d *replayDriver) queue(msg tea.KeyPressMsg) {
+	switch msg.String() {
+	case "left", "home", "end", "<", ",":
+		d.job.cancel()
+	}
+	if len(d.job.keys) < maxQueuedKeys {
+		d.job.keys = append(d.job.keys, msg)
+	}
+}
+
+// stop cancels the job running, if any, and waits for it to let go of
+// the pages (it stops after the record it is feeding).
+func (d *replayDriver) stop() {
+	if d == nil || d.job == nil {
+		return
+	}
+	d.job.cancel()
+	<-d.job.done
+	d.job = nil
 }
 
 func (d *replayDriver) tick() tea.Cmd {
@@ -41,8 +139,17 @@ func (d *replayDriver) pause() {
 
 // update handles the driver's messages.
 func (d *replayDriver) update(msg tea.Msg) (tea.Cmd, bool) {
+	if d == nil {
+		return nil, false
+	}
+	if m, ok := msg.(replaySeekedMsg); ok {
+		return d.seeked(m), true
+	}
+	if d.busy() {
+		return nil, true // the pages are the job's
+	}
 	m, ok := msg.(replayTickMsg)
-	if !ok || d == nil {
+	if !ok {
 		return nil, false
 	}
 	if m.d != d || m.seq != d.seq || d.clock.paused {
@@ -50,11 +157,11 @@ func (d *replayDriver) update(msg tea.Msg) (tea.Cmd, bool) {
 	}
 	t := d.clock.now()
 	if !t.Before(d.r.End) {
-		d.seek(d.r.End)
+		d.seek(context.Background(), d.r.End)
 		d.pause()
 		return nil, true
 	}
-	d.advance(t)
+	d.advance(context.Background(), t)
 	return d.tick(), true
 }
 
@@ -69,14 +176,19 @@ func (d *replayDriver) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		d.relayout()
 		return nil, true
 	case "right":
-		d.seek(d.nextPoint())
+		return d.background(time.Time{}, !d.clock.paused, func(ctx context.Context) { d.seek(ctx, d.nextStop(ctx, &d.points)) }), true
 	case "left":
-		d.seek(d.prevPoint())
+		t := prevStop(d.points, d.now, d.r.Start)
+		return d.background(t, !d.clock.paused, func(ctx context.Context) { d.seek(ctx, t) }), true
+	case ">", ".":
+		return d.background(time.Time{}, !d.clock.paused, func(ctx context.Context) { d.seek(ctx, d.nextStop(ctx, &d.rebalances)) }), true
+	case "<", ",":
+		t := prevStop(d.rebalances, d.now, d.r.Start)
+		return d.background(t, !d.clock.paused, func(ctx context.Context) { d.seek(ctx, t) }), true
 	case "home":
-		d.seek(d.r.Start)
+		return d.background(d.r.Start, !d.clock.paused, func(ctx context.Context) { d.seek(ctx, d.r.Start) }), true
 	case "end":
-		d.seek(d.r.End)
-		d.pause()
+		return d.background(d.r.End, false, func(ctx context.Context) { d.seek(ctx, d.r.End) }), true
 	case "+", "=":
 		d.clock.setSpeed(stepSpeed(d.clock.speed, true))
 	case "-", "_":
@@ -97,33 +209,34 @@ func (d *replayDriver) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-// nextPoint is the time of the first record after now that gives events,
-// feeding the records on the way; the end when there is none.
-func (d *replayDriver) nextPoint() time.Time {
-	n := len(d.points)
-	for {
+// nextStop is the time of the first record after now that adds to stops
+// (d.points: gives events; d.rebalances: begins a rebalance), feeding the
+// records on the way; the end when there is none, where it stopped when
+// ctx ends.
+func (d *replayDriver) nextStop(ctx context.Context, stops *[]time.Time) time.Time {
+	n := len(*stops)
+	for ctx.Err() == nil {
 		rec := d.peek()
 		if rec == nil {
 			return d.r.End
 		}
 		d.next = nil
 		d.apply(rec)
-		if len(d.points) > n {
-			d.show()
-			return d.points[len(d.points)-1]
+		if len(*stops) > n {
+			return (*stops)[len(*stops)-1]
 		}
 	}
+	return d.now
 }
 
-// prevPoint is the time of the last record before now that gave events;
-// the start when there is none.
-func (d *replayDriver) prevPoint() time.Time {
-	for i := len(d.points) - 1; i >= 0; i-- {
-		if d.points[i].Before(d.now) {
-			return d.points[i]
+// prevStop is the last of stops before now; start when there is none.
+func prevStop(stops []time.Time, now, start time.Time) time.Time {
+	for i := len(stops) - 1; i >= 0; i-- {
+		if stops[i].Before(now) {
+			return stops[i]
 		}
 	}
-	return d.r.Start
+	return start
 }
 
 // stepSpeed is the next speed up or down the ladder from s.
@@ -166,6 +279,14 @@ func (d *replayDriver) barHeight() int {
 // time, where in the recording, the speed and the keys.
 func (d *replayDriver) bar(w int) string {
 	st := d.app.styles
+	if j := d.job; j != nil {
+		to := "the next stop"
+		if !j.to.IsZero() {
+			to = playPos(j.to.Sub(j.start)) + " / " + playPos(j.end.Sub(j.start))
+		}
+		segs := []string{st.Banner.Render("⏩ REPLAY"), st.Label.Render("seeking to " + to + "…"), st.Muted.Render("q quits · keys wait for it")}
+		return truncate(strings.Join(segs, st.Separator.Render(" · ")), w, ellipsis)
+	}
 	glyph, state := "▶", "playing"
 	switch {
 	case d.readErr != nil && d.done && d.next == nil && !d.now.Before(d.r.End):
@@ -193,7 +314,7 @@ func (d *replayDriver) bar(w int) string {
 		if d.clock.paused {
 			play = "play"
 		}
-		segs = append(segs, st.Muted.Render("space "+play+" · ←/→ event · +/- speed · home/end"))
+		segs = append(segs, st.Muted.Render("space "+play+" · ←/→ event · </> rebalance · +/- speed · home/end"))
 	}
 	return truncate(strings.Join(segs, st.Separator.Render(" · ")), w, ellipsis)
 }

@@ -82,12 +82,6 @@ func (s *scroller) clamp() {
 	}
 }
 
-// handleKey applies a scrolling key of keys to s and reports whether it
-// was one (the panes that do not embed a listPane yet).
-func (s *scroller) handleKey(msg tea.KeyPressMsg, keys KeyMap) bool {
-	return s.handleListKey(msg, keys.List())
-}
-
 // handleListKey applies a list key to s and reports whether it was one.
 func (s *scroller) handleListKey(msg tea.KeyPressMsg, keys ListKeyMap) bool {
 	switch {

@@ -36,7 +36,7 @@ func poisonedApp(t *testing.T, w, h int, key string, hide bool) *App {
 	clk := testutil.NewClock(t0)
 	src := &fakeSource{results: []pollResult{{snap: poisonedSnapshot(t0, key)}}}
 	a := New(Watch{Group: "order-workers", Source: src}, Options{
-		Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, StallAfter: 5 * time.Second, HideKeys: hide, Now: clk.Now,
+		Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Judging: model.Judging{StallAfter: 5 * time.Second, HideKeys: hide}, Now: clk.Now,
 	})
 	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	feed(t, a, a.Init())

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -331,7 +330,7 @@ func (t *Table) title(start, end int, visible []model.PartitionLag, topic string
 		extra = append(extra, glyphBarByLag+" age unknown: bar by lag")
 	}
 	s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
-	return ansi.TruncateWc(s, t.width, ellipsis)
+	return truncate(s, t.width, ellipsis)
 }
 
 // row writes one partition row. The selected row is rendered plain and then

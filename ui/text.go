@@ -158,3 +158,7 @@ func truncate(s string, w int, tail string) string {
 	}
 	return s[:w-tw] + tail
 }
+
+// wrapCells wraps s at w cells by the one width rule (code points counted
+// as the terminal counts them), as ansi.WrapWc does.
+func wrapCells(s string, w int) string { return ansi.WrapWc(s, w, "") }

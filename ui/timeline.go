@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/kgwatch/kgwatch/model"
 )
@@ -16,11 +15,10 @@ import (
 // glyph for its kind and what happened. The event under the cursor is the
 // selected one; the root highlights the partitions it touched.
 type Timeline struct {
+	// The events, newest first.
+	listPane[model.Event]
 	styles  Styles
-	keys    KeyMap
 	kinds   kindPaints
-	events  []model.Event // newest first
-	sc      scroller
 	width   int
 	height  int
 	focused bool
@@ -68,13 +66,13 @@ var classKinds = map[model.EventClass]int{
 
 // NewTimeline returns an empty timeline pane.
 func NewTimeline(st Styles, km KeyMap) Timeline {
-	return Timeline{styles: st, keys: km, kinds: newKindPaints(st)}
+	return Timeline{listPane: newListPane[model.Event](km), styles: st, kinds: newKindPaints(st)}
 }
 
 // SetSize sets the pane's outer size, title included.
 func (t *Timeline) SetSize(w, h int) {
 	t.width, t.height = max(w, 0), max(h, 0)
-	t.sc.SetHeight(max(t.height-timelineChrome, 0))
+	t.setHeight(t.height - timelineChrome)
 }
 
 // SetFocused marks the pane as the one receiving scroll keys.
@@ -88,17 +86,15 @@ func (t *Timeline) SetNow(now time.Time) { t.now = now }
 // so the pane follows the watch; otherwise the selected event stays
 // selected.
 func (t *Timeline) SetEvents(oldestFirst []model.Event) {
-	cur := t.sc.Cursor()
-	var sel model.Event
-	had := cur > 0 && cur < len(t.events)
-	if had {
-		sel = t.events[cur]
-	}
+	cur := t.cursor()
+	sel, had := t.selected()
+	had = had && cur > 0
 	n := len(oldestFirst)
-	if cap(t.events) < n {
-		t.events = make([]model.Event, n)
+	events := t.rows[:0]
+	if cap(events) < n {
+		events = make([]model.Event, n)
 	}
-	t.events = t.events[:n]
+	events = events[:n]
 	// Newest first, but the events of one moment keep their order (a
 	// member left, then the rebalance started), so each moment reads
 	// top-down as it happened.
@@ -108,18 +104,18 @@ func (t *Timeline) SetEvents(oldestFirst []model.Event) {
 		for j > 0 && oldestFirst[j-1].Time.Equal(oldestFirst[i-1].Time) {
 			j--
 		}
-		k += copy(t.events[k:], oldestFirst[j:i])
+		k += copy(events[k:], oldestFirst[j:i])
 		i = j
 	}
-	t.sc.SetLen(n)
+	t.replace(events)
 	if !had {
 		return
 	}
 	// Search outwards from the old position: new events push it down.
 	for d := 0; d < n; d++ {
 		for _, i := range [2]int{cur + d, cur - d} {
-			if i >= 0 && i < n && sameEvent(&t.events[i], &sel) {
-				t.sc.SetCursor(i)
+			if i >= 0 && i < n && sameEvent(&events[i], &sel) {
+				t.setCursor(i)
 				return
 			}
 		}
@@ -132,22 +128,11 @@ func sameEvent(a, b *model.Event) bool {
 }
 
 // Selected returns the event under the cursor.
-func (t Timeline) Selected() (model.Event, bool) {
-	i := t.sc.Cursor()
-	if i < 0 || i >= len(t.events) {
-		return model.Event{}, false
-	}
-	return t.events[i], true
-}
+func (t Timeline) Selected() (model.Event, bool) { return t.selected() }
 
-// Len returns the number of events.
-func (t Timeline) Len() int { return len(t.events) }
-
-// Update handles scroll keys.
+// Update handles the list keys.
 func (t Timeline) Update(msg tea.Msg) (Timeline, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		t.sc.handleKey(k, t.keys)
-	}
+	t.handleKey(msg)
 	return t, nil
 }
 
@@ -198,7 +183,7 @@ func (t Timeline) View() string {
 	var b strings.Builder
 	b.Grow((t.width + 32) * t.height)
 	b.WriteString(t.title(start, end))
-	if len(t.events) == 0 && t.height > timelineChrome {
+	if len(t.rows) == 0 && t.height > timelineChrome {
 		b.WriteByte('\n')
 		b.WriteString(t.styles.Muted.Render(cell("  no events yet: joins, leaves and rebalances appear here", t.width, false)))
 	}
@@ -208,9 +193,9 @@ func (t Timeline) View() string {
 	// out of view, or, when it is at the bottom, the first ones.
 	rows := t.height - timelineChrome
 	var more []string
-	cur := t.sc.Cursor()
+	cur := t.cursor()
 	if t.focused && cur >= start && cur < end {
-		more = t.wrapped(&t.events[cur], clockW, agoW)
+		more = t.wrapped(&t.rows[cur], clockW, agoW)
 		if over := (cur - start + 1 + len(more)) - rows; over > 0 {
 			start = min(start+over, cur)
 			more = more[:min(len(more), rows-(cur-start+1))]
@@ -220,8 +205,8 @@ func (t Timeline) View() string {
 	for i := start; i < end && shown < rows; i++ {
 		b.WriteByte('\n')
 		// A moment's time is written once, on its first line.
-		again := i > start && t.events[i].Time.Equal(t.events[i-1].Time)
-		t.line(&b, &t.events[i], t.focused && i == cur, again, clockW, agoW)
+		again := i > start && t.rows[i].Time.Equal(t.rows[i-1].Time)
+		t.line(&b, &t.rows[i], t.focused && i == cur, again, clockW, agoW)
 		shown++
 		if i == cur {
 			for _, l := range more {
@@ -252,7 +237,7 @@ func (t Timeline) wrapped(e *model.Event, clockW, agoW int) []string {
 	if w < 8 || textWidth(text) <= w {
 		return nil
 	}
-	lines := strings.Split(ansi.WrapWc(text, w, ""), "\n")
+	lines := strings.Split(wrapCells(text, w), "\n")
 	out := make([]string, 0, len(lines)-1)
 	for _, l := range lines[1:] {
 		out = append(out, cell(spaces(col)+strings.TrimLeft(l, " "), t.width, false))
@@ -266,16 +251,16 @@ func (t Timeline) title(start, end int) string {
 	if t.focused {
 		st, glyph = t.styles.PaneTitle, glyphFocused
 	}
-	s := st.Render(glyph + " Timeline " + strconv.Itoa(len(t.events)))
+	s := st.Render(glyph + " Timeline " + strconv.Itoa(len(t.rows)))
 	extra := []string{"newest first"}
-	if len(t.events) > end-start && end > start {
+	if len(t.rows) > end-start && end > start {
 		extra = append(extra, "rows "+strconv.Itoa(start+1)+"–"+strconv.Itoa(end))
 	}
 	if e, ok := t.Selected(); ok && t.focused && len(e.Touched()) > 0 {
 		extra = append(extra, glyphHighlight+" partitions of the selected event")
 	}
 	s += t.styles.Muted.Render("  " + strings.Join(extra, " · "))
-	return ansi.TruncateWc(s, t.width, ellipsis)
+	return truncate(s, t.width, ellipsis)
 }
 
 // line writes one event. The selected line is rendered plain and reversed
@@ -310,7 +295,7 @@ func (t Timeline) line(b *strings.Builder, e *model.Event, selected, again bool,
 	text := eventText(e)
 	if selected && t.width-used >= 8 && textWidth(text) > t.width-used {
 		// Written in full below (wrapped): this line holds its start.
-		text = strings.Split(ansi.WrapWc(text, t.width-used, ""), "\n")[0]
+		text = strings.Split(wrapCells(text, t.width-used), "\n")[0]
 	}
 	text = cell(text, max(t.width-used, 0), false)
 	switch {

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -18,10 +19,17 @@ func (c *consumer) start(p *proc) {
 	}()
 }
 
-// endPolling tells the process to finish the order in hand and end.
-func (p *proc) endPolling() {
+// finish ends the process as a graceful close does, for a stop and a
+// restart alike: it finishes the order in hand and commits it, then its
+// client leaves the group (closeClient). It returns the member id the
+// process had before it left.
+func (p *proc) finish() (member string) {
 	p.stopOnce.Do(func() { close(p.stopping) })
 	p.endPoll()
+	<-p.done
+	member = p.member()
+	p.closeClient()
+	return member
 }
 
 // closeClient closes the process's kgo client once: kgo then calls
@@ -36,6 +44,24 @@ func (p *proc) closeClient() {
 	})
 }
 
+// lockIn locks the demo for action on the consumer when the demo is open
+// and the consumer in one of states; otherwise it leaves the demo unlocked
+// and says why the action cannot be done.
+func (c *consumer) lockIn(action string, states ...string) error {
+	d := c.d
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return fmt.Errorf("%s consumer %q: demo closed", action, c.id)
+	}
+	if !slices.Contains(states, c.state) {
+		st := c.state
+		d.mu.Unlock()
+		return fmt.Errorf("%s consumer %q: it is %s", action, c.id, st)
+	}
+	return nil
+}
+
 // stop closes the consumer gracefully in the background: it finishes the
 // order in hand, commits it and leaves the group, so the group rebalances
 // at once. A static member leaves too, by instance id, as the Java client
@@ -43,15 +69,8 @@ func (p *proc) closeClient() {
 // stop is not a restart.
 func (c *consumer) stop() error {
 	d := c.d
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return fmt.Errorf("stop consumer %q: demo closed", c.id)
-	}
-	if c.state != StateRunning {
-		st := c.state
-		d.mu.Unlock()
-		return fmt.Errorf("stop consumer %q: it is %s", c.id, st)
+	if err := c.lockIn("stop", StateRunning); err != nil {
+		return err
 	}
 	c.state = StateStopping
 	p := c.proc
@@ -60,10 +79,7 @@ func (c *consumer) stop() error {
 	go func() {
 		defer d.wg.Done()
 		start := time.Now()
-		p.endPolling()
-		<-p.done
-		member := p.member()
-		p.closeClient()
+		member := p.finish()
 		if c.instanceID != "" && member != "" && !p.isKilled() { // killed while stopping: a dead process says nothing
 			ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
 			_ = d.admin.leave(ctx, c.g.spec, member, c.instanceID)
@@ -95,15 +111,8 @@ func (c *consumer) stop() error {
 // kill cuts the consumer's connections at once; it sends nothing more.
 func (c *consumer) kill() error {
 	d := c.d
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return fmt.Errorf("kill consumer %q: demo closed", c.id)
-	}
-	if c.state != StateRunning && c.state != StateStopping {
-		st := c.state
-		d.mu.Unlock()
-		return fmt.Errorf("kill consumer %q: it is %s", c.id, st)
+	if err := c.lockIn("kill", StateRunning, StateStopping); err != nil {
+		return err
 	}
 	p := c.proc
 	p.dialer.Cut() // first: from here nothing reaches the cluster
@@ -146,35 +155,25 @@ func (c *consumer) kill() error {
 // consumer that is stopped, killed or evicted just starts again.
 func (c *consumer) restart() error {
 	d := c.d
-	d.mu.Lock()
-	if d.closed {
-		d.mu.Unlock()
-		return fmt.Errorf("restart consumer %q: demo closed", c.id)
+	if err := c.lockIn("restart", StateRunning, StateStopped, StateKilled, StateEvicted); err != nil {
+		return err
 	}
 	old := c.proc
-	switch c.state {
-	case StateRunning:
-		c.state = StateRestarting
-	case StateStopped, StateKilled, StateEvicted:
+	if c.state != StateRunning {
 		e, err := c.startAgainLocked(0)
 		d.mu.Unlock()
 		if err == nil {
 			d.emit(c.g, e)
 		}
 		return err
-	default:
-		st := c.state
-		d.mu.Unlock()
-		return fmt.Errorf("restart consumer %q: it is %s", c.id, st)
 	}
+	c.state = StateRestarting
 	d.wg.Add(1)
 	d.mu.Unlock()
 	go func() {
 		defer d.wg.Done()
 		start := time.Now()
-		old.endPolling()
-		<-old.done
-		old.closeClient()
+		old.finish()
 		d.mu.Lock()
 		if c.instanceID == "" {
 			c.memberID = "" // it left; the next process joins anew

@@ -29,10 +29,11 @@ func Feed(pipe *model.Pipeline, rec *Record) []model.Event {
 // PipelineOptions are the options of the pipeline that watched group in
 // the recorded session.
 func PipelineOptions(h Header, group string) model.PipelineOptions {
-	return model.PipelineOptions{
-		Group: group, TimelineSize: h.TimelineSize,
-		History:       model.HistoryOptions{StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge},
-		Interval:      h.Interval,
-		MaxRebalances: h.MaxRebalances,
-	}
+	return h.Judging().Pipeline(group, h.Interval, nil)
+}
+
+// Judging is how the recorded watch judged its polls. HideKeys is not
+// recorded: a watch with it recorded the keys already hidden.
+func (h Header) Judging() model.Judging {
+	return model.Judging{StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge, MaxRebalances: h.MaxRebalances, TimelineSize: h.TimelineSize}
 }

@@ -19,9 +19,11 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
-// maxRecord bounds one record's length: a snapshot of 100,000 partitions
-// written whole is ~4 MB, of a million ~40 MB.
-const maxRecord = 64 << 20
+// maxRecord bounds one record's length, for the writer and the reader: a
+// snapshot of 100,000 partitions written whole is ~4 MB, so this holds
+// ~800,000. A record claiming more is refused from its length; reading
+// one of this length holds at most 1.5 times it (frame).
+const maxRecord = 32 << 20
 
 // A record is dated from maxBefore before the recording's start to
 // maxAfter after it.
@@ -41,7 +43,7 @@ type Reader struct {
 	h    Header
 	dec  decoder
 	strs strtab
-	raw  bytes.Buffer
+	raw  []byte // the record being read (frame)
 
 	snapshot, event, demo, action, overview, overviewPoll *plan
 	c                                                     *codecs
@@ -151,15 +153,24 @@ func (r *Reader) frame() (Kind, []byte, error) {
 	if n > maxRecord {
 		return 0, nil, tooLargef("a record of %s MiB, at most %s", mib(n), mib(maxRecord))
 	}
-	// Grown as the bytes arrive, not from the length the record claims.
-	r.raw.Reset()
-	if m, err := io.CopyN(&r.raw, r.in, int64(n)); err != nil || uint64(m) != n {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
+	// Grown as the bytes arrive, not from the length the record claims,
+	// and never past it: doubling, but the last step to the length
+	// exactly (a bytes.Buffer grew a record of 32 MiB through 64 MiB,
+	// 128 MiB allocated in all).
+	buf := r.raw[:0]
+	for uint64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			next := min(uint64(max(2*cap(buf), 64<<10)), n)
+			buf = slices.Grow(buf, int(next)-len(buf))
 		}
-		return 0, nil, noEOF(err)
+		m, err := r.in.Read(buf[len(buf):min(uint64(cap(buf)), n)])
+		buf = buf[:len(buf)+m]
+		if err != nil && uint64(len(buf)) < n {
+			return 0, nil, noEOF(err)
+		}
 	}
-	return Kind(k), r.raw.Bytes(), nil
+	r.raw = buf
+	return Kind(k), buf, nil
 }
 
 func noEOF(err error) error {

@@ -1077,3 +1077,45 @@ func TestReplayedOutageBoundedAsLive(t *testing.T) {
 		t.Errorf("replayed %s–%s %q, live %s–%s %q", p.MinDuration, p.Duration, p.Detail, l.MinDuration, l.Duration, l.Detail)
 	}
 }
+
+// TestALongRecordHoldsAtMostItsLength: a record of maxRecord bytes of
+// zeros (a crafted file of ~35 KB) is read allocating about twice its
+// length in all (up to 2.5 times under -race), holding at most 1.5 times
+// it at once (bytes.Buffer's doubling allocated 4 times it, to a buffer of
+// twice it), and refused as damage; one claiming more is refused from its length. The writer
+// refuses to write a record no reader would take.
+func TestALongRecordHoldsAtMostItsLength(t *testing.T) {
+	raw := rawRecords(t, testHeader(), func(w *Writer) { w.Snapshot(t0, "g", model.Snapshot{TakenAt: t0}) })
+	body := binary.AppendVarint(nil, int64(time.Second))
+	body = binary.AppendUvarint(body, 0) // the group
+	body = append(body, make([]byte, maxRecord-len(body))...)
+	data := recordingOf(appendFrame(raw, KindSnapshot, body))
+	t.Logf("a record of %d bytes, a file of %d", len(body), len(data))
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, end := readAll(r)
+	runtime.ReadMemStats(&after)
+	var d *DamagedError
+	if len(recs) != 1 || !errors.As(end, &d) {
+		t.Fatalf("%d records, then %v: want 1, then damage", len(recs), end)
+	}
+	if took := after.TotalAlloc - before.TotalAlloc; took > 3*maxRecord {
+		t.Errorf("reading a record of %d MiB allocated %d MiB", maxRecord>>20, took>>20)
+	}
+
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, testHeader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = w.Event(t0, "g", model.Event{Time: t0, Type: model.EventStateChanged, Detail: strings.Repeat("x", maxRecord)})
+	if err == nil || !strings.Contains(err.Error(), "more than a recording holds") {
+		t.Errorf("writing a record past maxRecord: %v, want refused", err)
+	}
+}

@@ -87,6 +87,11 @@ func (w *Writer) frame(k Kind, body []byte) {
 	if w.err != nil {
 		return
 	}
+	if len(body) > maxRecord {
+		// No reader would take it: the recording ends here, said.
+		w.err = fmt.Errorf("write recording: a record of %s MiB, more than a recording holds (%s MiB)", mib(uint64(len(body))), mib(maxRecord))
+		return
+	}
 	var hdr [1 + binary.MaxVarintLen64]byte
 	hdr[0] = byte(k)
 	n := binary.PutUvarint(hdr[1:], uint64(len(body)))

@@ -23,17 +23,9 @@ type Options struct {
 	Group    string
 	Interval time.Duration // poll interval; model.MinInterval at least
 	Timeout  time.Duration // per poll
-	// StallAfter is `--stall-after` (zero: the model's default).
-	StallAfter time.Duration
-	// MaxLagAge is `--max-lag-age` (zero: no limit).
-	MaxLagAge time.Duration
-	// HideKeys is `--hide-keys`: a STALLED event names its record's key
-	// by its size alone.
-	HideKeys bool
-	// MaxRebalances is `--max-rebalances` (zero: no limit).
-	MaxRebalances int
-	// TimelineSize bounds the events kept for diffing (zero: default).
-	TimelineSize int
+	// Judging is how the polls are judged (`--stall-after`, …); with
+	// HideKeys a STALLED event names its record's key by its size alone.
+	model.Judging
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Events, when set, carries events from outside the polls (demo
@@ -88,14 +80,7 @@ func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Wri
 	if opts.Tick <= 0 {
 		opts.Tick = time.Second
 	}
-	pipe := model.NewPipeline(model.PipelineOptions{
-		Group: opts.Group, TimelineSize: opts.TimelineSize,
-		History:       model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge},
-		Tap:           opts.Tap,
-		Interval:      opts.Interval,
-		HideKeys:      opts.HideKeys,
-		MaxRebalances: opts.MaxRebalances,
-	})
+	pipe := model.NewPipeline(opts.Pipeline(opts.Group, opts.Interval, opts.Tap))
 	w := newLineWriter(out, opts.Queue)
 	defer func() {
 		if n := w.stop(opts.Grace); n > 0 {

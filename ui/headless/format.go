@@ -9,24 +9,48 @@ import (
 )
 
 // Format is an output format of --once (live and replayed): how it
-// prints a group's annotated snapshot and the overview's groups. A new
-// format is one entry of Formats.
+// prints a group's annotated snapshot, in the view the format is given
+// (View), and the overview's groups. A new format is one entry of
+// Formats.
 type Format struct {
 	Name     string
-	Snapshot func(model.Snapshot) ([]byte, error)
+	Snapshot func(model.Snapshot, model.TableView) ([]byte, error)
 	Overview func([]model.GroupSummary) ([]byte, error)
+	// Views: the format prints the views of --members, --state and
+	// --verbose; one that does not holds every field in any view.
+	Views bool
+	// View is the view PrintSnapshot prints (the zero view: offsets).
+	View model.TableView
 }
 
 // Formats are the formats of --output, the default first.
 func Formats() []Format {
 	return []Format{
-		{Name: "table", Snapshot: text(model.FormatTable), Overview: text(model.FormatOverview)},
-		{Name: "json", Snapshot: model.MarshalJSONSnapshot, Overview: model.MarshalJSONOverview},
+		{Name: "table", Snapshot: func(s model.Snapshot, v model.TableView) ([]byte, error) {
+			return []byte(model.FormatTableView(s, v)), nil
+		},
+			Overview: text(model.FormatOverview), Views: true},
+		{Name: "json", Snapshot: anyView(model.MarshalJSONSnapshot), Overview: model.MarshalJSONOverview},
 	}
 }
 
 func text[T any](format func(T) string) func(T) ([]byte, error) {
 	return func(v T) ([]byte, error) { return []byte(format(v)), nil }
+}
+
+// anyView is a snapshot printer that prints every view alike.
+func anyView(f func(model.Snapshot) ([]byte, error)) func(model.Snapshot, model.TableView) ([]byte, error) {
+	return func(s model.Snapshot, _ model.TableView) ([]byte, error) { return f(s) }
+}
+
+// WithView is f printing snapshots in view v: a model.UsageError when
+// f prints one view only and v is another.
+func (f Format) WithView(v model.TableView) (Format, error) {
+	if v != (model.TableView{}) && !f.Views {
+		return f, model.Usagef("--members, --state and --verbose choose the table's columns; -o %s holds them all", f.Name)
+	}
+	f.View = v
+	return f, nil
 }
 
 // FormatNames lists the formats' names as a sentence: "table or json".
@@ -55,7 +79,7 @@ func LookupFormat(name string) (Format, error) {
 
 // PrintSnapshot writes s, annotated, to w.
 func (f Format) PrintSnapshot(w io.Writer, s model.Snapshot) error {
-	b, err := f.Snapshot(s)
+	b, err := f.Snapshot(s, f.View)
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
 	}
@@ -71,4 +95,27 @@ func (f Format) PrintOverview(w io.Writer, gs []model.GroupSummary) error {
 	}
 	_, err = w.Write(b)
 	return err
+}
+
+// CheckView checks --offsets, --members, --state and --verbose (changed
+// says which were given), which pick the --once table's view v: one view
+// at most, with --once and a group. It returns f printing v.
+func CheckView(changed func(string) bool, once bool, group string, f Format, v model.TableView) (Format, error) {
+	var views []string
+	for _, name := range []string{"offsets", "members", "state"} {
+		if changed(name) {
+			views = append(views, "--"+name)
+		}
+	}
+	switch {
+	case len(views) > 1:
+		return f, model.Usagef("%s: choose one view", strings.Join(views, " and "))
+	case len(views) == 0 && !changed("verbose"):
+		return f, nil
+	case !once:
+		return f, model.UsageError{Msg: "--offsets, --members, --state and --verbose choose what --once prints"}
+	case group == "":
+		return f, model.UsageError{Msg: "--offsets, --members, --state and --verbose describe one group: give --group"}
+	}
+	return f.WithView(v)
 }

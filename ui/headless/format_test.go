@@ -26,7 +26,7 @@ func TestFormats(t *testing.T) {
 			t.Fatalf("LookupFormat(%q) = %q, %v", f.Name, got.Name, err)
 		}
 		var out bytes.Buffer
-		want, _ := f.Snapshot(snap)
+		want, _ := f.Snapshot(snap, f.View)
 		if err := f.PrintSnapshot(&out, snap); err != nil || out.String() != string(want) || out.Len() == 0 {
 			t.Errorf("%s snapshot: %q, %v; want %q", f.Name, out.String(), err, want)
 		}

@@ -29,7 +29,9 @@ func Once(ctx context.Context, src Source, opts Options, f Format, out io.Writer
 	if !snap.Group.Exists() {
 		return snap, GroupMissing(opts.Group)
 	}
-	pipe := model.NewPipeline(model.PipelineOptions{Group: opts.Group, History: model.HistoryOptions{StallAfter: opts.StallAfter, MaxLagAge: opts.MaxLagAge}, HideKeys: opts.HideKeys, MaxRebalances: opts.MaxRebalances})
+	// One poll: no interval, no tap, and a timeline of which nothing is
+	// printed.
+	pipe := model.NewPipeline(opts.Pipeline(opts.Group, 0, nil))
 	pipe.Observe(&snap)
 	return snap, f.PrintSnapshot(out, snap)
 }

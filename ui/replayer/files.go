@@ -1,6 +1,7 @@
 package replayer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,6 +32,38 @@ func openRecording(path string, twice bool) (*os.File, error) {
 		return nil, openError(path, err)
 	}
 	return f, nil
+}
+
+// openRecordingContext is openRecording given up when ctx ends: a FIFO
+// with no writer blocks its open(2), and a signal must still end
+// kgwatch. The open left behind finishes on its own goroutine (and its
+// file is closed) once a writer comes; nothing waits for it. Once open,
+// the file is closed when ctx ends, so a read waiting on a silent
+// writer ends too (stop undoes that).
+func openRecordingContext(ctx context.Context, path string, twice bool) (f *os.File, stop func() bool, err error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := openRecording(path, twice)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			return nil, nil, o.err
+		}
+		return o.f, context.AfterFunc(ctx, func() { o.f.Close() }), nil
+	case <-ctx.Done():
+		go func() {
+			if o := <-done; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, nil, fmt.Errorf("open %s: %w", model.Printable(path), context.Cause(ctx))
+	}
 }
 
 // openError words why the recording at path cannot be opened: its name

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kgwatch/kgwatch/kafka"
 	"github.com/kgwatch/kgwatch/model"
 	"github.com/kgwatch/kgwatch/ui/headless"
 )
@@ -60,6 +61,8 @@ func (f *Flags) Check(fs *pflag.FlagSet) (path string, format headless.Format, e
 		err = model.UsageError{Msg: "--speed is the TUI's: --once and --events print at once"}
 	case fs.Changed("output") && !f.Once:
 		err = model.UsageError{Msg: "--output goes with --once"}
+	case kafka.CheckGroupName(f.Group) != nil:
+		err = model.UsageError{Msg: "--group: " + kafka.CheckGroupName(f.Group).Error()}
 	case math.IsNaN(f.Speed) || f.Speed < minSpeed || f.Speed > maxSpeed:
 		err = model.Usagef("--speed must be from %g to %g, got %g", float64(minSpeed), float64(maxSpeed), f.Speed)
 	}

@@ -17,7 +17,7 @@ import (
 func overviewOnce(path string, h record.Header, at time.Time, f headless.Format, stdout io.Writer) error {
 	var last []model.GroupSummary
 	polled := false
-	pipe := model.NewOverviewPipeline(model.OverviewPipelineOptions{History: model.HistoryOptions{StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge}})
+	pipe := model.NewOverviewPipeline(model.OverviewPipelineOptions{History: h.Judging().History()})
 	err := playFile(path, "", func(rec *record.Record, _ []model.Event) (bool, error) {
 		if rec.At.After(at) {
 			return false, nil

@@ -5,6 +5,7 @@ package replayer
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -148,8 +149,7 @@ func (r *Recording) Player(from string, speed float64) (ui.Replay, ui.Options, e
 		}
 		rp.DemoSettings = set
 	}
-	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, StallAfter: h.StallAfter, MaxLagAge: h.MaxLagAge,
-		MaxRebalances: h.MaxRebalances, TimelineSize: h.TimelineSize}
+	opts := ui.Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: h.Timeout, Judging: h.Judging()}
 	return rp, opts, nil
 }
 
@@ -189,13 +189,15 @@ func playFile(path, group string, fn func(rec *record.Record, evs []model.Event)
 
 // Events is `replay FILE --events`: the timeline of group ("" the
 // recording's) as the live --events printed it. It reads the file once,
-// so it plays a pipe too.
-func Events(path, group string, stdout, stderr io.Writer) error {
-	f, err := openRecording(path, false)
+// so it plays a pipe too; ctx ending ends it, even while a FIFO waits for
+// its writer.
+func Events(ctx context.Context, path, group string, stdout, stderr io.Writer) error {
+	f, stop, err := openRecordingContext(ctx, path, false)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	defer stop()
 	r, err := record.NewReader(f)
 	if err != nil {
 		return recordingError(path, err)
