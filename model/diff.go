@@ -117,6 +117,9 @@ type differ struct {
 	// one completed (a poll may come between a consumer's start and its
 	// join). Tracker.Observe prunes them.
 	consumers []Event
+	// clocks are the coordinator's dates of rebalances not yet completed
+	// (rebalanceclock.go).
+	clocks []coordinatorClock
 	// tasks is who last held each streams task (difftasks.go).
 	tasks taskLedger
 }

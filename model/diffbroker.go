@@ -35,14 +35,16 @@ func (d *differ) brokerRebalance(b stamp, prev, cur *snapView, causes []string, 
 		// polls.
 		out = append(out, reconciled...)
 		out = append(out, rebalanceStarted(b, rebalanceStart{inferred: true, epoch: epochMove(prev, cur)}, causes))
-		return append(out, rebalanceCompleted(b, prev, cur, d.endedBetweenPolls(cur.at), true)...)
+		c, base := d.coordinatorTimed(d.endedBetweenPolls(cur.at), prev, cur.at)
+		return append(out, rebalanceCompleted(b, base, cur, c, true)...)
 	case d.rb == nil:
 		return reconciled // a member caught up on its own (none behind before)
 	}
 	out = append(out, reconciling...)
 	out = append(out, reconciled...)
 	if !behind {
-		out = append(out, rebalanceCompleted(b, d.rb.base, cur, ended(d.rb, cur.at), true)...)
+		c, base := d.coordinatorTimed(ended(d.rb, cur.at), d.rb.base, cur.at)
+		out = append(out, rebalanceCompleted(b, base, cur, c, true)...)
 		d.rb = nil
 	}
 	return out

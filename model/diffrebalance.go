@@ -76,23 +76,11 @@ func (d *differ) completeClassic(b stamp, cur *snapView, inferred bool) []Event 
 	}
 	switch {
 	case d.phase == nil && inferred:
-		return rebalanceCompleted(b, rb.base, cur, d.endedBetweenPolls(cur.at), coop)
+		c, base := d.coordinatorTimed(d.endedBetweenPolls(cur.at), rb.base, cur.at)
+		return rebalanceCompleted(b, base, cur, c, coop)
 	case d.phase == nil:
-		return rebalanceCompleted(b, rb.base, cur, ended(rb, cur.at), coop)
-	}
-	switch {
-	case d.phase == nil && inferred:
-		return rebalanceCompleted(b, rb.base, cur, d.endedBetweenPolls(cur.at), coop)
-	case d.phase == nil:
-		c := ended(rb, cur.at)
-		if !rb.timed && !rb.outage {
-			// Begun before the watch: the group's own consumers (the
-			// demo's, started with it) timed it.
-			if took, ok := consumerSpan(d.consumers, cur.at); ok {
-				c = completion{took: took, timed: true, lead: "rebalance took " + Elapsed(took) + " (its consumers' clocks; it began as they started)"}
-			}
-		}
-		return rebalanceCompleted(b, rb.base, cur, c, coop)
+		c, base := d.coordinatorTimed(ended(rb, cur.at), rb.base, cur.at)
+		return rebalanceCompleted(b, base, cur, c, coop)
 	}
 	first := d.phase // the revoke phase: the rebalance began with it
 	c := completion{inferred: inferred, phase: PhaseAssign}
@@ -118,6 +106,9 @@ func (d *differ) completeClassic(b stamp, cur *snapView, inferred bool) []Event 
 		base = first.base
 	}
 	chained := base != nil && revokedOnly(base, cur)
+	if !chained {
+		c = d.coordinatorAssign(c, cur.at)
+	}
 	out, held := completedWith(b, base, cur, c, coop, d.revoked, chained)
 	d.phase, d.revoked = nil, held
 	if chained {

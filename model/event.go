@@ -83,6 +83,11 @@ const (
 	// poison once skipped, as a dead-letter topic would take it.
 	EventDemoPoison        EventType = "demo_poison"
 	EventDemoPoisonSkipped EventType = "demo_poison_skipped"
+	// EventDemoRebalanceClocked: the demo's coordinator dated a rebalance
+	// of its group: Duration from when the group left Stable or a member
+	// asked to join to when every member had its assignment (the event's
+	// Time). State is StateEmpty when the group was empty as it began.
+	EventDemoRebalanceClocked EventType = "demo_rebalance_clocked"
 )
 
 // Phases of a cooperative (incremental) classic rebalance: the revoke

@@ -102,6 +102,7 @@ var eventSpecs = []EventSpec{
 	{EventDemoPoison, "⊗", ClassBad, 0, "demo: a consumer cannot process a poison order and retries it, committing nothing past it; partitions: where it is"},
 	{EventDemoPoisonSkipped, "⇲", ClassGood, 0, "demo: a consumer skipped the poison order (as to a dead-letter topic) and committed past it; partitions: where it was"},
 	{EventDemoRestarted, "↻", ClassChange, 0, "demo: a consumer closed as a process restart does and started again (same client id and instance id); duration: how long it was down"},
+	{EventDemoRebalanceClocked, "◔", ClassInfo, 0, "demo: the embedded coordinator's own dates for a rebalance: duration from when the group left Stable or a member asked to join to when every member had its assignment (time); the rebalance_completed it belongs to takes that duration"},
 }
 
 // EventTypes returns every event type's spec, in the registry's order: the

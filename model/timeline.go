@@ -166,6 +166,7 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	}
 	clear(t.d.consumers[len(kept):])
 	t.d.consumers = kept
+	t.d.pruneClocks(s.ObservedAt())
 	t.tl.Add(events...)
 	return events
 }
@@ -273,6 +274,8 @@ func (t *Tracker) Add(e Event) Event {
 		if len(t.d.consumers) < maxConsumerReports {
 			t.d.consumers = append(t.d.consumers, e)
 		}
+	case EventDemoRebalanceClocked:
+		t.d.clocked(e)
 	}
 	t.tl.Add(e)
 	return e

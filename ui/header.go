@@ -170,6 +170,21 @@ func rebalanceWords(s *model.Snapshot) [rebalanceTiers]string {
 	return [...]string{"rebalancing", "rebalancing", "rebalancing"}
 }
 
+// fromStartMark is what follows the header's total lag when some of it is
+// counted from the log start (a partition with nothing committed): the
+// table's mark, which its note explains — but nothing while that part is
+// 0, as in the demo's first seconds: an empty log has nothing to read
+// however it is counted, and "lag 0*" would ask the audience to read a
+// footnote about nothing.
+func fromStartMark(s *model.Snapshot) string {
+	for i := range s.Partitions {
+		if p := &s.Partitions[i]; p.CountsFromStart() && p.Lag > 0 {
+			return model.FromStartMark
+		}
+	}
+	return ""
+}
+
 // segments lists the summary items of each line, in priority order: the
 // first line says which group and how it is (state, status, lag), the
 // second how fast it goes and where (rates, verdict, age of the data,

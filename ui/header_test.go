@@ -155,3 +155,32 @@ func TestHeaderSaysTheKind(t *testing.T) {
 		}
 	}
 }
+
+// The demo's first seconds: nothing committed and nothing to read reads
+// "lag 0", not "lag 0*" with a footnote about nothing; once records wait
+// on a never-committed partition, the mark and the table's note come back.
+func TestHeaderHoldsTheFromStartMarkAtZero(t *testing.T) {
+	for _, lag := range []int64{0, 3} {
+		s := stableSnapshot()
+		s.TotalLag = lag
+		for i := range s.Partitions {
+			p := &s.Partitions[i]
+			p.LagFromStart, p.LogEnd, p.Lag = true, lag, 0
+		}
+		s.Partitions[0].Lag = lag
+		h := NewHeader(NewStyles(true))
+		h.SetSize(120, 2)
+		h.SetState(WatchState{Group: "order-workers", Snap: s, HasSnap: true, LastGood: t0, Now: t0})
+		out := ansi.Strip(h.View())
+		want, not := "lag 0", "lag 0*"
+		if lag > 0 {
+			want, not = "lag 3*", "lag 3 "
+		}
+		if !strings.Contains(out, want) || strings.Contains(out, not) {
+			t.Errorf("lag %d from the log start: header %q, want %q and not %q", lag, out, want, not)
+		}
+		if got := lagText(&s.Partitions[1]); got != "0" {
+			t.Errorf("an empty never-committed partition's LAG cell reads %q, want 0", got)
+		}
+	}
+}

@@ -188,8 +188,8 @@ func (h Header) lagSegments() (lag, rates []string) {
 		lag = append(lag, st.statusPaint(s.Status).Render(s.Status.Label()))
 	}
 	total := st.Label.Render("lag ") + st.Value.Render(model.Thousands(s.TotalLag))
-	if s.LagFromStart() {
-		total += st.Value.Render(model.FromStartMark) // the table's note says what it means
+	if w := fromStartMark(s); w != "" { // the table's note says what it means
+		total += st.Value.Render(w)
 	}
 	if sw := min(len(s.TotalLagHistory), h.width/8); sw >= 2 {
 		total += " " + st.statusPaint(s.Status).Render(sparkline(s.TotalLagHistory, sw))

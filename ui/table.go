@@ -203,10 +203,11 @@ func ownerText(p *model.PartitionLag, withHost bool) string {
 }
 
 // lagText is the LAG cell, with thousands separators as everywhere; a lag
-// counted from the log start (nothing committed) is marked *.
+// counted from the log start (nothing committed) is marked *, unless it is
+// 0: an empty log has nothing to read however it is counted.
 func lagText(p *model.PartitionLag) string {
 	s := model.Thousands(p.Lag)
-	if p.CountsFromStart() {
+	if p.CountsFromStart() && p.Lag > 0 {
 		s += glyphFromStart
 	}
 	return s
@@ -298,7 +299,7 @@ func (t *Table) title(start, end int, visible []model.PartitionLag, topic string
 	// The header marks the total lag "*" when any row counts from the
 	// log start: the note is there whenever a row of the table is.
 	for _, p := range t.rows {
-		if fromStart = p.CountsFromStart(); fromStart {
+		if fromStart = p.CountsFromStart() && p.Lag > 0; fromStart {
 			break
 		}
 	}

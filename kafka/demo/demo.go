@@ -50,7 +50,8 @@ type GroupInfo struct {
 type Demo struct {
 	cfg     Config
 	emitFn  func(model.Event)
-	cluster *kfake.Cluster // nil with outside brokers
+	cluster *kfake.Cluster  // nil with outside brokers
+	clock   *rebalanceClock // dates the embedded cluster's rebalances
 	brokers []string
 	run     string // random tag on this run's orders
 
@@ -147,6 +148,7 @@ func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, erro
 			return nil, fmt.Errorf("start embedded cluster on ports %v: %w", cfg.Listen, err)
 		}
 		rejoinLikeKafka(c)
+		d.clock = startRebalanceClock(d.ctx, &d.wg, c, d.groups, d.emitFn)
 		d.cluster = c
 		d.brokers = c.ListenAddrs()
 	} else {
@@ -161,6 +163,9 @@ func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, erro
 	if d.partCount, err = a.ensureTopic(ctx, cfg.Topic, cfg.Partitions); err != nil {
 		d.shutdown()
 		return nil, err
+	}
+	if d.clock != nil {
+		d.clock.setPartitions(d.partCount)
 	}
 	if err := d.setUpConsumerGroups(ctx); err != nil {
 		d.shutdown()
