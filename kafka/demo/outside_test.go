@@ -180,10 +180,15 @@ func TestListenOutsideConsumersOrdersAreNotLost(t *testing.T) {
 		defer mu.Unlock()
 		return polled >= 5
 	})
-	time.Sleep(300 * time.Millisecond) // an autocommit or two
 	cancel()
 	wg.Wait()
-	cl.Close() // commits and leaves
+	// Its commit must land before it leaves (an autocommit, or the one
+	// Close makes, fails while the group rebalances): commit until one
+	// goes through, then leave.
+	waitFor(t, 20*time.Second, "the outsider's commit accepted", func() bool {
+		return cl.CommitUncommittedOffsets(context.Background()) == nil
+	})
+	cl.Close() // leaves
 	waitFor(t, 40*time.Second, "the demo's consumers resumed past the outsider's commits", func() bool {
 		return d.Ledger().Outside > 0
 	})

@@ -121,7 +121,7 @@ func startClocked(t *testing.T, cfg Config, interval time.Duration) (*Demo, *clo
 func (cw *clockedWatch) waitMoveTo(t *testing.T, client string, since time.Time) model.Event {
 	t.Helper()
 	var done model.Event
-	waitFor(t, 20*time.Second, "a rebalance_completed moving a partition to "+client, func() bool {
+	waitFor(t, 45*time.Second, "a rebalance_completed moving a partition to "+client, func() bool {
 		var ok bool
 		done, ok = cw.find(func(e model.Event) bool {
 			if e.Type != model.EventRebalanceCompleted || e.Time.Before(since) {
