@@ -133,7 +133,7 @@ type watchFlags struct {
 func (f *watchFlags) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&f.brokers, "brokers", "b", kafka.DefaultBrokers(), "bootstrap brokers, comma separated ($KAFKA_BROKERS)")
 	fs.StringVarP(&f.group, "group", "g", "", "consumer group to watch (none: every group, enter opens one)")
-	fs.DurationVarP(&f.interval, "interval", "i", time.Second, "poll interval")
+	fs.DurationVarP(&f.interval, "interval", "i", model.DefaultInterval, "poll interval")
 	fs.BoolVar(&f.once, "once", false, "print one snapshot and exit")
 	fs.StringVarP(&f.output, "output", "o", "table", "output of --once: "+headless.FormatNames())
 	fs.BoolVar(&f.offsets, "offsets", false, "with --once: the partitions' offsets and lag (the default view, as kafka-consumer-groups --describe --offsets)")
@@ -141,7 +141,7 @@ func (f *watchFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.view.State, "state", false, "with --once: the group's state, as kafka-consumer-groups --describe --state")
 	fs.BoolVar(&f.view.Verbose, "verbose", false, "with --once: the columns kafka-consumer-groups --verbose adds (epochs, assignments, leader epochs)")
 	fs.BoolVar(&f.events, "events", false, "print timeline events as JSON lines until interrupted")
-	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
+	fs.DurationVar(&f.timeout, "timeout", model.DefaultTimeout, "per-request timeout")
 	fs.DurationVar(&f.judging.StallAfter, "stall-after", 30*time.Second, "a partition with lag is STALLED when its commit has not moved for this long")
 	fs.DurationVar(&f.judging.MaxLagAge, "max-lag-age", 0, "a partition whose oldest unprocessed record has waited this long is LAGGING, whatever its commit cadence allows (your SLO; 0: no limit)")
 	fs.IntVar(&f.judging.MaxRebalances, "max-rebalances", 0, "more rebalances than this in the last 10 minutes are a rebalance storm: marked in the header, a rebalance_storm event, storm in JSON (0: no limit)")

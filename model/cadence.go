@@ -15,6 +15,10 @@ const (
 	MaxTimeout    = 10 * time.Minute
 	MinStallAfter = time.Second
 	MaxStallAfter = 7 * 24 * time.Hour
+	// DefaultInterval and DefaultTimeout are --interval's and --timeout's
+	// defaults, and what a page or --events polls at when given none.
+	DefaultInterval = time.Second
+	DefaultTimeout  = 10 * time.Second
 	// DefaultStallAfter is --stall-after's default.
 	DefaultStallAfter = 30 * time.Second
 	// MinMaxLagAge and MaxMaxLagAge bound --max-lag-age (0: no limit).

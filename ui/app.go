@@ -4,6 +4,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -113,12 +114,7 @@ func recordingName(path string) string {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Interval <= 0 {
-		o.Interval = time.Second
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 10 * time.Second
-	}
+	o.Interval, o.Timeout = cmp.Or(o.Interval, model.DefaultInterval), cmp.Or(o.Timeout, model.DefaultTimeout)
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -4,6 +4,7 @@
 package headless
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -62,12 +63,7 @@ type Options struct {
 // it waits at most opts.Grace for the lines in hand, then says on errOut
 // how many it could not write, and returns.
 func RunEvents(ctx context.Context, src Source, opts Options, out, errOut io.Writer) error {
-	if opts.Interval <= 0 {
-		opts.Interval = time.Second
-	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = 10 * time.Second
-	}
+	opts.Interval, opts.Timeout = cmp.Or(opts.Interval, model.DefaultInterval), cmp.Or(opts.Timeout, model.DefaultTimeout)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
