@@ -23,19 +23,7 @@ func TestListenOutsideKgoConsumerTakesItsShare(t *testing.T) {
 	cfg.Listen = freePorts(t, 3)
 	d, _ := startDemo(t, cfg)
 	waitTwoOwnAll(t, d, ownsAllRecorded)
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Listen[2]))),
-		kgo.ClientID("outsider"),
-		kgo.ConsumerGroup(d.Group()),
-		kgo.ConsumeTopics(d.Topic()),
-		kgo.Balancers(kgo.RangeBalancer()),
-		kgo.SessionTimeout(2*time.Second),
-		kgo.HeartbeatInterval(200*time.Millisecond),
-		kgo.DisableClientMetrics(),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := outsider(t, d, cfg.Listen[2])
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -147,20 +135,9 @@ func TestListenOutsideConsumersOrdersAreNotLost(t *testing.T) {
 	cfg.Listen = freePorts(t, 3)
 	d, _ := startDemo(t, cfg)
 	waitTwoOwnAll(t, d, ownsAllRecorded)
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Listen[1]))),
-		kgo.ClientID("outsider"),
-		kgo.ConsumerGroup(d.Group()),
-		kgo.ConsumeTopics(d.Topic()),
-		kgo.Balancers(kgo.RangeBalancer()),
-		kgo.SessionTimeout(2*time.Second),
-		kgo.HeartbeatInterval(200*time.Millisecond),
+	cl := outsider(t, d, cfg.Listen[1],
 		kgo.AutoCommitInterval(100*time.Millisecond),
-		kgo.DisableClientMetrics(),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -196,4 +173,24 @@ func TestListenOutsideConsumersOrdersAreNotLost(t *testing.T) {
 	if l := d.Ledger(); l.Lost != 0 || l.Processed+l.Outside+l.Lost+l.InFlight != l.Produced {
 		t.Errorf("ledger after the outsider left: %+v, want nothing lost (its orders outside)", l)
 	}
+}
+
+// outsider is a franz-go consumer joining d's group through the listener
+// on port, with Kafka's range protocol, a 2s session and opts added.
+func outsider(t *testing.T, d *Demo, port int, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{
+		kgo.SeedBrokers(net.JoinHostPort("127.0.0.1", strconv.Itoa(port))),
+		kgo.ClientID("outsider"),
+		kgo.ConsumerGroup(d.Group()),
+		kgo.ConsumeTopics(d.Topic()),
+		kgo.Balancers(kgo.RangeBalancer()),
+		kgo.SessionTimeout(2 * time.Second),
+		kgo.HeartbeatInterval(200 * time.Millisecond),
+		kgo.DisableClientMetrics(),
+	}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }

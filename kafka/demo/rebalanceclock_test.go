@@ -2,8 +2,6 @@ package demo
 
 import (
 	"context"
-	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -201,15 +199,7 @@ func TestOutsideJoinReadsTheCoordinatorsDuration(t *testing.T) {
 	asked := time.Now()
 	var assignedAt time.Time
 	var amu sync.Mutex
-	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Listen[1]))),
-		kgo.ClientID("outsider"),
-		kgo.ConsumerGroup(d.Group()),
-		kgo.ConsumeTopics(d.Topic()),
-		kgo.Balancers(kgo.RangeBalancer()),
-		kgo.SessionTimeout(2*time.Second),
-		kgo.HeartbeatInterval(200*time.Millisecond),
-		kgo.DisableClientMetrics(),
+	cl := outsider(t, d, cfg.Listen[1],
 		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) {
 			amu.Lock()
 			if assignedAt.IsZero() {
@@ -218,9 +208,6 @@ func TestOutsideJoinReadsTheCoordinatorsDuration(t *testing.T) {
 			amu.Unlock()
 		}),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pctx, pcancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
