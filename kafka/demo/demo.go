@@ -148,6 +148,13 @@ func Start(ctx context.Context, cfg Config, emit func(model.Event)) (*Demo, erro
 			return nil, fmt.Errorf("start embedded cluster on ports %v: %w", cfg.Listen, err)
 		}
 		rejoinLikeKafka(c)
+		var consumerGroups []string
+		for _, g := range d.groups {
+			if g.spec.Protocol == ProtocolConsumer {
+				consumerGroups = append(consumerGroups, g.spec.Name)
+			}
+		}
+		describeLikeKafka(c, consumerGroups)
 		d.clock = startRebalanceClock(d.ctx, &d.wg, c, d.groups, d.emitFn)
 		d.cluster = c
 		d.brokers = c.ListenAddrs()

@@ -50,6 +50,7 @@ func watchWithDemoEvents(t *testing.T, d *Demo, pipe *EventPipe, interval time.D
 				}
 			case <-tick.C:
 				pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+				started := time.Now()
 				snap, err := w.Poll(pctx)
 				pcancel()
 				// Events that came while the poll ran are filed first,
@@ -72,6 +73,8 @@ func watchWithDemoEvents(t *testing.T, d *Demo, pipe *EventPipe, interval time.D
 					cw.mu.Lock()
 					cw.polls++
 					cw.mu.Unlock()
+				} else if ctx.Err() == nil {
+					keep(pl.PollFailed(started, time.Now(), err)...)
 				}
 				tick.Reset(interval)
 			}
@@ -119,6 +122,15 @@ func startClocked(t *testing.T, cfg Config, interval time.Duration) (*Demo, *clo
 func (cw *clockedWatch) waitMoveTo(t *testing.T, client string, since time.Time) model.Event {
 	t.Helper()
 	var done model.Event
+	defer func() {
+		if t.Failed() {
+			cw.mu.Lock()
+			for _, e := range cw.events {
+				t.Logf("event %s %s %q moves %v", e.Time.Format("15:04:05.000"), e.Type, e.Detail, e.Moves)
+			}
+			cw.mu.Unlock()
+		}
+	}()
 	waitFor(t, 45*time.Second, "a rebalance_completed moving a partition to "+client, func() bool {
 		var ok bool
 		done, ok = cw.find(func(e model.Event) bool {
