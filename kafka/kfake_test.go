@@ -12,7 +12,6 @@ import (
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -117,17 +116,7 @@ func (tc *testCluster) describeAsKafka4(req *kmsg.DescribeGroupsRequest) (kmsg.R
 		tc.mixed++
 		return nil, errors.New("test control: DescribeGroups mixing classic and consumer-protocol groups"), true
 	}
-	res := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
-	for _, g := range req.Groups {
-		rg := kmsg.NewDescribeGroupsResponseGroup()
-		rg.Group, rg.State = g, "Dead"
-		if req.GetVersion() >= 6 {
-			rg.ErrorCode = kerr.GroupIDNotFound.Code
-			rg.ErrorMessage = kmsg.StringPtr("Group " + g + " is not a classic group.")
-		}
-		res.Groups = append(res.Groups, rg)
-	}
-	return res, nil, true
+	return NotClassicAnswer(req), nil, true
 }
 
 // mixedDescribes returns how many DescribeGroups the control could not

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	kafka "github.com/segmentio/kafka-go"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -45,11 +44,7 @@ func TestPollStreamsGroupListedOnce(t *testing.T) {
 		}
 		described.Add(1)
 		// As Kafka 4 answers for a group of another type.
-		res := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
-		g := kmsg.NewDescribeGroupsResponseGroup()
-		g.Group, g.State, g.ErrorCode = "streamer", model.StateDead, kerr.GroupIDNotFound.Code
-		res.Groups = append(res.Groups, g)
-		return res, nil, true
+		return NotClassicAnswer(req.(*kmsg.DescribeGroupsRequest)), nil, true
 	})
 	w := newTestWatcher(t, tc, "streamer")
 	poll := func(what string) (model.Snapshot, map[string]int) {

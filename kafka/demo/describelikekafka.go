@@ -1,16 +1,16 @@
 package demo
 
 import (
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kgwatch/kgwatch/kafka"
 )
 
 // describeLikeKafka makes the embedded cluster answer a classic
 // DescribeGroups for the demo's consumer-protocol (KIP-848) groups as
-// Apache Kafka 4 does: state Dead, no protocol and no members, and from v6
-// error 69 GROUP_ID_NOT_FOUND, "Group … is not a classic group." kfake
-// answers with the group's live state and no members, so a watcher that
+// Apache Kafka 4 does (kafka.NotClassicAnswer). kfake answers with the
+// group's live state and no members, so a watcher that
 // looked at the group while it was still being made (a classic group of
 // the demo's first commits, say) took it for a classic group with no
 // members, and kept to that: the demo's own view then showed nothing of
@@ -32,16 +32,6 @@ func describeLikeKafka(c *kfake.Cluster, consumerGroups []string) {
 				return nil, nil, false
 			}
 		}
-		res := req.ResponseKind().(*kmsg.DescribeGroupsResponse)
-		for _, g := range req.Groups {
-			rg := kmsg.NewDescribeGroupsResponseGroup()
-			rg.Group, rg.State = g, "Dead"
-			if req.GetVersion() >= 6 {
-				rg.ErrorCode = kerr.GroupIDNotFound.Code
-				rg.ErrorMessage = kmsg.StringPtr("Group " + g + " is not a classic group.")
-			}
-			res.Groups = append(res.Groups, rg)
-		}
-		return res, nil, true
+		return kafka.NotClassicAnswer(req), nil, true
 	})
 }
