@@ -59,13 +59,17 @@ func logEndsBack(prev, cur []PartitionLag) []TopicPartition {
 	var out []TopicPartition
 	i, j := 0, 0
 	for i < len(prev) && j < len(cur) {
-		switch c := CompareTP(prev[i].TopicPartition, cur[j].TopicPartition); {
+		p, q := &prev[i], &cur[j] // rows are large: no copies
+		c := 0
+		if p.TopicPartition != q.TopicPartition {
+			c = CompareTP(p.TopicPartition, q.TopicPartition)
+		}
+		switch {
 		case c < 0:
 			i++
 		case c > 0:
 			j++
 		default:
-			p, q := prev[i], cur[j]
 			if p.Err == "" && q.Err == "" && p.LogEnd >= 0 && q.LogEnd >= 0 && q.LogEnd < p.LogEnd {
 				out = append(out, q.TopicPartition)
 			}

@@ -16,8 +16,8 @@ type snapView struct {
 	// target is a consumer or share group's target assignment epoch.
 	target     int32
 	members    []Member
-	byID       map[string]int // member id → index in members (last wins)
-	byKey      map[string]int // memberKey → index in members (last wins)
+	byID       map[string]int    // member id → index in members (last wins)
+	byKey      map[memberRef]int // memberKey → index in members (last wins)
 	partitions []PartitionLag
 	counts     map[string]int // partitions per topic in the snapshot
 	owners     []owning       // see owned
@@ -34,7 +34,7 @@ func newSnapView(s Snapshot) *snapView {
 		target:     s.Group.AssignmentEpoch,
 		members:    spokenMembers(s),
 		byID:       make(map[string]int, len(s.Members)),
-		byKey:      make(map[string]int, len(s.Members)),
+		byKey:      make(map[memberRef]int, len(s.Members)),
 		partitions: s.Partitions,
 		counts:     make(map[string]int),
 	}
@@ -287,13 +287,21 @@ func (d *differ) observe(s Snapshot) []Event {
 	return out
 }
 
+// memberRef identifies a member across snapshots (memberKey): a static
+// member by its group.instance.id, else by its member id. It is a value:
+// making one costs no allocation.
+type memberRef struct {
+	static bool // id is the group.instance.id
+	id     string
+}
+
 // memberKey identifies a member across snapshots: its group.instance.id
 // when it is a static member, else its member id.
-func memberKey(m Member) string {
+func memberKey(m Member) memberRef {
 	if m.InstanceID != "" {
-		return "instance:" + m.InstanceID
+		return memberRef{static: true, id: m.InstanceID}
 	}
-	return "member:" + m.MemberID
+	return memberRef{id: m.MemberID}
 }
 
 func normState(s string) string {

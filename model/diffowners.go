@@ -10,7 +10,7 @@ import (
 // knownPartitions returns what a member (by memberKey) owned at the last
 // snapshot whose owners are known (the last settled one for a classic
 // group); ok is false when that is unknown (it joined since).
-func (d *differ) knownPartitions(key string) (parts []TopicPartition, ok bool) {
+func (d *differ) knownPartitions(key memberRef) (parts []TopicPartition, ok bool) {
 	v := d.settled
 	if d.last != nil && d.last.brokerAssigned() && d.last.assigned() {
 		v = d.last

@@ -30,7 +30,8 @@ type taskSlot struct {
 // taskHolder is a member holding a task: its memberKey (a static member
 // restarted with a new member id still holds it) and its label.
 type taskHolder struct {
-	key, label string
+	key   memberRef
+	label string
 }
 
 // taskLedger is who last held each task, by kind. A task revoked from
@@ -49,6 +50,9 @@ var taskKindNames = [3]string{TaskActive, TaskStandby, TaskWarmup}
 func heldTasks(v *snapView) taskLedger {
 	l := taskLedger{}
 	for _, m := range v.members {
+		if len(m.Tasks.Active)+len(m.Tasks.Standby)+len(m.Tasks.Warmup) == 0 {
+			continue
+		}
 		h := taskHolder{key: memberKey(m), label: memberLabel(m)}
 		for k, ids := range taskKinds(m.Tasks) {
 			for _, id := range ids {
@@ -62,7 +66,7 @@ func heldTasks(v *snapView) taskLedger {
 
 // holds reports whether holder key holds task in l as a kind other than
 // kind, and which.
-func (l taskLedger) holds(key string, task TaskID, kind string) (string, bool) {
+func (l taskLedger) holds(key memberRef, task TaskID, kind string) (string, bool) {
 	for _, k := range taskKindNames {
 		if k == kind {
 			continue

@@ -51,19 +51,18 @@ const (
 	worstPolls  = 3
 )
 
-// partState is what History knows of one partition.
+// partState is what History knows of one partition. Its fields are laid
+// out to pack (times and offsets, then strings, then the small ones), its
+// ring held in place: about 520 bytes a partition, no allocation of its
+// own.
 type partState struct {
 	hist samples // its polls, for rates and the short window
-	seen bool
 
-	movedAt  int64 // when committed last changed (or first seen)
-	moveSeen bool
+	movedAt int64 // when committed last changed (or first seen)
 	// stuckAt: the last poll with commit progress or no lag; a stall is
 	// measured from it. stuckExact is false while it is the first sighting.
-	stuckAt    int64
-	stuckExact bool
+	stuckAt int64
 
-	rewound     bool
 	rewoundAt   int64
 	rewoundFrom int64
 
@@ -74,7 +73,6 @@ type partState struct {
 	// been (0: not seen). Its wait lies between now-existed and now-notYet,
 	// whatever its timestamp says.
 	oldest          int64
-	oldestSeen      bool
 	notYet, existed int64
 
 	// since is when this partition's offsets began to count in the
@@ -82,9 +80,6 @@ type partState struct {
 	// or offsets readable again after a gap). gap: a poll could
 	// not read them since the newest sample.
 	since int64
-	gap   bool
-
-	status Status
 
 	// The commit cadence of its owner (cadenceOf, a member id): the last
 	// gaps between two of its commits (mark: the last one, 0 before one
@@ -93,25 +88,37 @@ type partState struct {
 	// is learnt anew; a partition LAGGING when it changes hands keeps the
 	// old owner's (inherited) until the new one's first gap, so the
 	// handover does not make it OK for a while.
-	gaps      [cadenceGaps]int64
-	ngaps     int
-	every     int64 // the cadence the gaps make (cadence)
-	mark      int64
-	cadenceOf string
-	inherited bool
+	gaps  [cadenceGaps]int64
+	every int64 // the cadence the gaps make (cadence)
+	mark  int64
 
 	// The last measured rates, and when; the last owner seen (its label
 	// and member id), shown while a rebalance leaves it unowned.
 	lastConsume, lastProduce float64
 	lastRateAt               int64
-	owner, ownerID           string
+
+	cadenceOf      string
+	owner, ownerID string
+	status         Status
+
+	// member is where memberOf last found its owner in the members.
+	member int32
+	ngaps  uint8
+
+	seen       bool
+	moveSeen   bool
+	stuckExact bool
+	rewound    bool
+	oldestSeen bool
+	gap        bool
+	inherited  bool
 }
 
 // History remembers recent snapshots of one group, compactly, and derives
 // what a single snapshot cannot say: statuses, rates, ETA, stall times and a
 // lag sparkline. It holds a fixed number of samples per partition (about
-// 670 bytes each, its state and its ring of 12 samples: 6.7 MB for 10,000
-// partitions) and forgets partitions that
+// 540 bytes each, its key, its state and its ring of 12 samples: 5.4 MB for
+// 10,000 partitions) and forgets partitions that
 // leave the snapshot. It is not safe for concurrent
 // use.
 type History struct {
@@ -132,6 +139,14 @@ type History struct {
 	consumed, produced int64
 	group              ring[groupSample]
 	sinces             []int64 // scratch: readable partitions' since
+
+	// memberIdx indexes this poll's members by id (memberSums);
+	// memberDup: two of them share one.
+	memberIdx map[string]int32
+	memberDup bool
+	// sparkSlab is where the sparklines are cut from, one after another:
+	// each snapshot's TotalLagHistory is its own, never written again.
+	sparkSlab []int64
 
 	// The group's verdict at the last poll, for hysteresis.
 	falling, catching bool
@@ -180,7 +195,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	worst := -1
 	stuck := false // some lag is not being worked off at all
 	rewound := false
-	member := h.memberSums(s)
+	h.memberSums(s)
 	loc := s.TakenAt.Location()
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
@@ -248,7 +263,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 		if p.Status.Worse(s.Status) {
 			s.Status = p.Status
 		}
-		if m := member(p); m != nil {
+		if m := h.memberOf(s, p, st); m != nil {
 			if p.Lag > 0 && !p.InFlight {
 				m.InFlight = false
 			}
@@ -360,30 +375,42 @@ func rowWorse(a, b *PartitionLag) bool {
 }
 
 // memberSums readies s's members for their partitions' sums (consume
-// rate; whether all their lag is in flight) and returns the owner of a
-// partition row, nil when unowned or not a member. Rows are summed in the
-// partition loop of Annotate, not in a pass of their own: at 10,000
-// partitions each pass over the rows costs.
-func (h *History) memberSums(s *Snapshot) func(p *PartitionLag) *Member {
-	idx := make(map[string]int, len(s.Members))
+// rate; whether all their lag is in flight) and indexes them by member id
+// for memberOf. Rows are summed in the partition loop of Annotate, not in
+// a pass of their own: at 10,000 partitions each pass over the rows costs.
+func (h *History) memberSums(s *Snapshot) {
+	if h.memberIdx == nil {
+		h.memberIdx = make(map[string]int32, len(s.Members))
+	}
+	clear(h.memberIdx)
+	h.memberDup = false
 	for i := range s.Members {
-		s.Members[i].ConsumeRate = Rate{}
-		s.Members[i].InFlight = s.Members[i].Lag > 0
-		s.Members[i].CommitDelay, s.Members[i].CommitSeen, s.Members[i].CommitEvery = 0, false, 0
-		idx[s.Members[i].MemberID] = i
-	}
-	last, lastJ := "", -1
-	return func(p *PartitionLag) *Member {
-		if !p.Owned() {
-			return nil
+		m := &s.Members[i]
+		m.ConsumeRate = Rate{}
+		m.InFlight = m.Lag > 0
+		m.CommitDelay, m.CommitSeen, m.CommitEvery = 0, false, 0
+		if _, dup := h.memberIdx[m.MemberID]; dup {
+			h.memberDup = true
 		}
-		if lastJ < 0 || p.MemberID != last {
-			j, ok := idx[p.MemberID]
-			if !ok {
-				return nil
-			}
-			last, lastJ = p.MemberID, j
-		}
-		return &s.Members[lastJ]
+		h.memberIdx[m.MemberID] = int32(i)
 	}
+}
+
+// memberOf returns the member of s (readied by memberSums) that owns the
+// partition row p, nil when unowned or not a member; of members sharing
+// an id, the last. st remembers where its owner was found, so a poll of
+// owners as they were costs one comparison a row, not a map lookup.
+func (h *History) memberOf(s *Snapshot, p *PartitionLag, st *partState) *Member {
+	if !p.Owned() {
+		return nil
+	}
+	if j := int(st.member); !h.memberDup && j < len(s.Members) && s.Members[j].MemberID == p.MemberID {
+		return &s.Members[j]
+	}
+	j, ok := h.memberIdx[p.MemberID]
+	if !ok {
+		return nil
+	}
+	st.member = j
+	return &s.Members[j]
 }

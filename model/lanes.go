@@ -51,6 +51,10 @@ type Lanes struct {
 
 	owners   []string         // owner labels (client id, else short member id)
 	ownerIdx map[string]int32 // label → index in owners
+	// rowLabel and rowLabelIdx are each row's last owner label and its
+	// index in owners (rowOwner).
+	rowLabel    []string
+	rowLabelIdx []int32
 
 	samples []laneSample // oldest first; change points only
 	last    time.Time    // time of the latest observation
@@ -134,7 +138,7 @@ func (l *Lanes) Observe(s Snapshot) {
 		if len(p.Owners) > 1 {
 			label += " +" + strconv.Itoa(len(p.Owners)-1)
 		}
-		owners[ids[i]] = l.owner(label)
+		owners[ids[i]] = l.rowOwner(ids[i], label)
 	}
 	l.scratch = owners
 	members := memberSum(s.Members)
@@ -213,6 +217,20 @@ func (l *Lanes) keepThroughRebalance(owners []int32) {
 // next Observe.
 func (l *Lanes) Lost(at time.Time) {
 	l.record(laneSample{At: at, Kind: LaneUnknown})
+}
+
+// rowOwner is owner(label) for row id, which remembers its last owner:
+// a poll of the owners as they were costs a comparison a row, not a map
+// lookup.
+func (l *Lanes) rowOwner(id int, label string) int32 {
+	for len(l.rowLabel) <= id {
+		l.rowLabel = append(l.rowLabel, "")
+		l.rowLabelIdx = append(l.rowLabelIdx, 0)
+	}
+	if l.rowLabel[id] != label || label == "" {
+		l.rowLabel[id], l.rowLabelIdx[id] = label, l.owner(label)
+	}
+	return l.rowLabelIdx[id]
 }
 
 func (l *Lanes) owner(label string) int32 {

@@ -36,7 +36,8 @@ const groupCoverage = 0.9
 // committed offset and log end moved since the last poll (0 when they
 // cannot be compared: st.since is then now).
 func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int64) {
-	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd, lag: p.Lag}
+	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd}
+	lag := p.Lag
 	if p.MemberID != "" && p.MemberID != st.cadenceOf {
 		if st.cadenceOf != "" {
 			// A new owner: its cadence is its own.
@@ -50,13 +51,10 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 		st.cadenceOf = p.MemberID
 	}
 	if p.LagMarkersOnly {
-		cur.lag = 0 // nothing to consume: neither stalled nor lagging
-	}
-	if st.hist.buf == nil {
-		st.hist = samples{newRing[sample](ringSize)}
+		lag = 0 // nothing to consume: neither stalled nor lagging
 	}
 	if !st.seen {
-		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, cur.lag == 0
+		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, lag == 0
 		st.since = now
 		st.hist.pushSpaced(cur, h.spacing)
 	} else {
@@ -85,7 +83,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			st.mark = now
 			st.movedAt, st.moveSeen = now, true
 		}
-		if cur.committed != prev.committed || cur.lag == 0 {
+		if cur.committed != prev.committed || lag == 0 {
 			// A stall needs work waiting: an idle partition whose first
 			// new message arrives after minutes without commits is not
 			// stalled.
@@ -115,11 +113,12 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 		st.rewound = false
 	}
 
-	// One pass over the ring, oldest first: the rates' endpoints.
+	// One pass over the ring, oldest first, until both of the rates'
+	// endpoints are found.
 	window := int64(h.opts.Window)
 	cOld, eOld := -1, -1
 	n := st.hist.len()
-	for j := 0; j < n-1; j++ {
+	for j := 0; j < n-1 && (cOld < 0 || eOld < 0); j++ {
 		sm := st.hist.at(j)
 		if now-sm.t <= window || j == n-2 {
 			if cOld < 0 && (sm.committed >= 0) == (cur.committed >= 0) {

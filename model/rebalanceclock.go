@@ -79,7 +79,7 @@ func (d *differ) coordinatorTimed(c completion, base *snapView, at time.Time) (c
 	}
 	c.lead = lead + Elapsed(c.took) + " (the coordinator's clock)"
 	if base == nil && span.fromEmpty {
-		base = &snapView{at: span.start, state: StateEmpty, known: true, byID: map[string]int{}, byKey: map[string]int{}, counts: map[string]int{}}
+		base = &snapView{at: span.start, state: StateEmpty, known: true, byID: map[string]int{}, byKey: map[memberRef]int{}, counts: map[string]int{}}
 	}
 	return c, base
 }

@@ -13,7 +13,7 @@ func TestRingSpansItsSpacingAtEveryInterval(t *testing.T) {
 	spacing := int64(time.Second)
 	for _, iv := range []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
 		900 * time.Millisecond, time.Second, 2 * time.Second, 10 * time.Second} {
-		r := samples{newRing[sample](ringSize)}
+		var r samples
 		var last int64
 		for at := time.Duration(0); at < 5*time.Minute; at += iv {
 			last = int64(at)

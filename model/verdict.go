@@ -134,7 +134,7 @@ func (st *partState) addGap(gap int64) {
 	if st.inherited {
 		st.ngaps, st.inherited = 0, false
 	}
-	if st.ngaps < cadenceGaps {
+	if int(st.ngaps) < cadenceGaps {
 		st.gaps[st.ngaps] = gap
 		st.ngaps++
 	} else {
