@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -57,5 +58,44 @@ func TestRingPushAddDrop(t *testing.T) {
 	g.add(10)
 	if got := g.appendTo(nil); !slices.Equal(got, []int{10}) {
 		t.Fatalf("after clear: %v, want [10]", got)
+	}
+}
+
+// trackOldest's look back for a new oldest record, newest first, finds
+// what a scan oldest first does: the last earlier poll whose log ended at
+// or before the record (notYet), and the first after it whose log went
+// past it (existed); unknown log ends (-1) count for neither. Log ends
+// here go down as well as up, as they may across a poll that could not
+// read them.
+func TestTrackOldestLooksBackAsAForwardScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 5000 {
+		var st partState
+		n := 1 + rng.IntN(ringSize+4)
+		for i := range n {
+			end := int64(rng.IntN(12)) - 1 // -1: unknown
+			st.hist.buf[st.hist.next(ringSize)] = sample{t: int64(i + 1), logEnd: end}
+		}
+		at := int64(rng.IntN(11))
+		var notYet, existed int64
+		for i := 0; i < st.hist.len()-1; i++ {
+			switch s := st.hist.at(i); {
+			case s.logEnd < 0:
+			case s.logEnd <= at:
+				notYet, existed = s.t, 0
+			case existed == 0:
+				existed = s.t
+			}
+		}
+		// Now the log goes past it: existed is now when no earlier poll saw it.
+		p := PartitionLag{Committed: at, LogEnd: at + 1}
+		now := int64(n + 1)
+		st.trackOldest(&p, now)
+		if existed == 0 {
+			existed = now
+		}
+		if st.notYet != notYet || st.existed != existed {
+			t.Fatalf("trial %d: notYet %d existed %d, want %d and %d", trial, st.notYet, st.existed, notYet, existed)
+		}
 	}
 }

@@ -191,15 +191,21 @@ func (st *partState) trackOldest(p *PartitionLag, now int64) {
 		return // unknown this poll: what was seen stands
 	}
 	if !st.oldestSeen || at != st.oldest {
+		// notYet: the last earlier poll whose log ended at or before
+		// it; existed: the first after that one whose log went past it.
+		// Newest first, the look back ends at notYet: one sample when the
+		// consumer keeps up.
 		st.oldest, st.oldestSeen, st.notYet, st.existed = at, true, 0, 0
-		for i := 0; i < st.hist.len()-1; i++ {
-			switch s := st.hist.at(i); {
-			case s.logEnd < 0:
-			case s.logEnd <= at:
-				st.notYet, st.existed = s.t, 0
-			case st.existed == 0:
-				st.existed = s.t
+		for i := st.hist.len() - 2; i >= 0; i-- {
+			s := st.hist.at(i)
+			if s.logEnd < 0 {
+				continue
 			}
+			if s.logEnd <= at {
+				st.notYet = s.t
+				break
+			}
+			st.existed = s.t
 		}
 	}
 	switch {
