@@ -846,3 +846,69 @@ func TestStalledReasonSaysTheSetting(t *testing.T) {
 		t.Errorf("reason %q", got)
 	}
 }
+
+// History keeps each partition's state in a slice aligned with the
+// snapshot's rows, re-aligned when the set of partitions changes, and
+// finds a row's owner by where it was last found. Partitions that come
+// and go between polls (inserted among the others in sort order), owners
+// that change and members listed in another order must not give one
+// partition's history, or one member's rate, to another: every partition
+// here consumes at its own rate, never going back.
+func TestStatesFollowTheirPartitionsAsTheSetChanges(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	names := []string{"m0", "m1", "m2"}
+	for n := range 40 {
+		at := time.Duration(n) * time.Second
+		o := Observation{
+			TakenAt:   ht0.Add(at),
+			Group:     Group{ID: "order-workers", State: StateStable},
+			Committed: map[TopicPartition]int64{},
+			Offsets:   map[TopicPartition]PartitionOffsets{},
+		}
+		for i := range names {
+			if n%2 == 1 {
+				i = len(names) - 1 - i // listed the other way round
+			}
+			o.Members = append(o.Members, Member{MemberID: names[i] + "-id", ClientID: names[i]})
+		}
+		for k := range 20 {
+			if k%2 == 1 && (n/3+k/2)%2 == 0 {
+				continue // the odd partitions come and go every 3 polls
+			}
+			tp := TopicPartition{Topic: "orders", Partition: int32(k)}
+			c := int64(1000*k) + int64(k+1)*int64(n)
+			o.Committed[tp] = c
+			o.Offsets[tp] = PartitionOffsets{LogEnd: c + 5}
+			owner := (k + n/7) % 3 // owners move every 7 polls
+			for j := range o.Members {
+				if o.Members[j].ClientID == names[owner] {
+					o.Members[j].Partitions = append(o.Members[j].Partitions, tp)
+				}
+			}
+		}
+		s := NewSnapshot(o)
+		h.Annotate(&s)
+		sums := map[string]float64{}
+		for _, p := range s.Partitions {
+			k := p.Partition
+			if p.Status == StatusRewound {
+				t.Fatalf("poll %d: p%d REWOUND: it was given another partition's history", n, k)
+			}
+			want := float64(k + 1)
+			if r := p.ConsumeRate; r.Known && !r.Stale && r.PerSec != want {
+				t.Fatalf("poll %d: p%d consumes %v/s, want its own %v/s", n, k, r.PerSec, want)
+			}
+			if k%2 == 0 && n >= 10 && !p.ConsumeRate.Known {
+				t.Fatalf("poll %d: p%d, present at every poll, has no rate", n, k)
+			}
+			if p.ConsumeRate.Known {
+				sums[p.ClientID] += p.ConsumeRate.PerSec
+			}
+		}
+		for _, m := range s.Members {
+			if m.ConsumeRate.PerSec != sums[m.ClientID] {
+				t.Fatalf("poll %d: %s consumes %v/s, want its partitions' %v/s", n, m.ClientID, m.ConsumeRate.PerSec, sums[m.ClientID])
+			}
+		}
+	}
+}
