@@ -30,7 +30,7 @@ func (t *Tracker) clusterEvents(s Snapshot) []Event {
 		return nil
 	}
 	b := stamp{group: t.d.group, at: s.ObservedAt(), state: normState(s.Group.State)}
-	back := logEndsBack(prev.partitions, s.Partitions)
+	back := t.ends.back(s.Partitions)
 	if clusterChanged(was, s.ClusterID) {
 		detail := fmt.Sprintf("another cluster answers on the same addresses: cluster id %s → %s (%s → %s); the watch starts afresh",
 			Printable(was), Printable(s.ClusterID), Count(len(prev.partitions), "partition"), Count(len(s.Partitions), "partition"))
@@ -50,34 +50,6 @@ func (t *Tracker) clusterEvents(s Snapshot) []Event {
 	e.Detail = "log end went backwards on " + PartitionList(back, MultiTopic(back)) +
 		": the topic was recreated, or another cluster answers"
 	return []Event{e}
-}
-
-// logEndsBack lists the partitions whose log end, known in both, is lower
-// in cur than in prev. Both are sorted by topic and partition (NewSnapshot
-// sorts them).
-func logEndsBack(prev, cur []PartitionLag) []TopicPartition {
-	var out []TopicPartition
-	i, j := 0, 0
-	for i < len(prev) && j < len(cur) {
-		p, q := &prev[i], &cur[j] // rows are large: no copies
-		c := 0
-		if p.TopicPartition != q.TopicPartition {
-			c = CompareTP(p.TopicPartition, q.TopicPartition)
-		}
-		switch {
-		case c < 0:
-			i++
-		case c > 0:
-			j++
-		default:
-			if p.Err == "" && q.Err == "" && p.LogEnd >= 0 && q.LogEnd >= 0 && q.LogEnd < p.LogEnd {
-				out = append(out, q.TopicPartition)
-			}
-			i++
-			j++
-		}
-	}
-	return out
 }
 
 // afterOutage inserts lead into events after the outage's end that opens

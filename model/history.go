@@ -219,12 +219,19 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			p.Status = h.judgeRow(p, st, now, empty, staffed && !p.Owned())
 		}
 		h.keepRates(p, st, now)
-		p.PrevOwner, p.PrevMemberID = "", ""
+		if p.PrevOwner != "" || p.PrevMemberID != "" {
+			p.PrevOwner, p.PrevMemberID = "", ""
+		}
 		switch {
 		case p.Owned():
-			st.owner, st.ownerID = p.ClientID, p.MemberID
-			if st.owner == "" {
-				st.owner = ShortID(p.MemberID)
+			// Written only when it changed: a string is two words,
+			// and a poll of the owners as they were writes none.
+			label := p.ClientID
+			if label == "" {
+				label = ShortID(p.MemberID)
+			}
+			if st.owner != label || st.ownerID != p.MemberID {
+				st.owner, st.ownerID = label, p.MemberID
 			}
 		case s.Group.Rebalancing():
 			p.PrevOwner, p.PrevMemberID = st.owner, st.ownerID

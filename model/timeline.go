@@ -109,8 +109,10 @@ type Tracker struct {
 	mu sync.Mutex
 	d  differ
 	w  waitState // an outage opened by an unanswered poll (unanswered.go)
-	// cluster is the last cluster id known (cluster.go).
+	// cluster is the last cluster id known (cluster.go); ends the last
+	// snapshot's log ends, for log_end_backwards (diffends.go).
 	cluster string
+	ends    lastEnds
 	tl      *Timeline
 	// rate counts the rebalances, stats at the last poll
 	// (rebalancestats.go).
@@ -167,6 +169,7 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	clear(t.d.consumers[len(kept):])
 	t.d.consumers = kept
 	t.d.pruneClocks(s.ObservedAt())
+	t.ends.keep(s.Partitions)
 	t.tl.Add(events...)
 	return events
 }
