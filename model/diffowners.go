@@ -94,7 +94,8 @@ func (v *snapView) owned() []owning {
 	}
 	out := make([]owning, 0, n)
 	ok := true
-	for i, r := range v.partitions {
+	for i := range v.partitions {
+		r := &v.partitions[i] // rows are large: no copies
 		if i > 0 && !v.partitions[i-1].Less(r.TopicPartition) {
 			ok = false
 			break

@@ -2,7 +2,6 @@ package model
 
 import (
 	"math"
-	"slices"
 	"time"
 )
 
@@ -141,10 +140,13 @@ func (st *partState) addGap(gap int64) {
 		copy(st.gaps[:], st.gaps[1:])
 		st.gaps[cadenceGaps-1] = gap
 	}
-	g := st.gaps
-	s := g[:st.ngaps]
-	slices.Sort(s)
-	st.every = s[len(s)/2]
+	g, n := st.gaps, int(st.ngaps) // sorted in a copy, by insertion: at most 4
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && g[j] < g[j-1]; j-- {
+			g[j], g[j-1] = g[j-1], g[j]
+		}
+	}
+	st.every = g[n/2]
 }
 
 // forgetCadence forgets the gaps: a new owner's cadence is its own.
