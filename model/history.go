@@ -360,10 +360,15 @@ func (h *History) judgeRow(p *PartitionLag, st *partState, now int64, empty, uno
 
 // facts gathers what judge reads of p: this poll's row, and st's history
 // up to it (update has recorded it). was is p's status at the last poll.
+// Without lag judge reads no more than rewound, so no more is gathered: a
+// partition that keeps up costs little.
 func (h *History) facts(p *PartitionLag, st *partState, now int64, lag, empty, unowned bool, was Status) facts {
-	f := facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was, gone: p.LagAgeGone,
-		stuck: time.Duration(now - st.stuckAt), allow: st.allowance(h.opts.MaxLagAge),
-		stallAt: max(h.opts.StallAfter, st.cadence()*3/2)}
+	f := facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was, gone: p.LagAgeGone}
+	if !lag {
+		return f
+	}
+	f.stuck, f.allow = time.Duration(now-st.stuckAt), st.allowance(h.opts.MaxLagAge)
+	f.stallAt = max(h.opts.StallAfter, st.cadence()*3/2)
 	f.waited, f.ageKnown = st.waited(p, now)
 	f.behind = ratesBehind(p, 0.5)
 	return f
