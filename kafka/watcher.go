@@ -199,7 +199,7 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 	}
 	obs.Group.Coordinator, obs.Group.CoordinatorID = coord.addr, coord.id
 	if obs.Group.State == model.StateDead {
-		if len(obs.Committed) == 0 && len(obs.CommitErrs) == 0 {
+		if !holdsCommits(&obs) {
 			if w.listed {
 				// The listed group is gone: detect afresh, it may be
 				// back as another type.
@@ -229,23 +229,25 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 			return obs, err
 		}
 	}
-	offsets, moved, err := w.listOffsets(ctx, brokers, topics, obs.Committed)
+	offsets, moved, err := w.listOffsets(ctx, brokers, topics, &obs)
 	if err != nil {
 		return obs, err
 	}
 	if moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
 		// Leaders moved (an election, a reassignment): ask the new ones
 		// now rather than show the partitions as failed until next poll.
-		retry, _, _ := w.listOffsets(ctx, brokers, topics, obs.Committed)
+		retry, _, _ := w.listOffsets(ctx, brokers, topics, &obs)
 		for tp, po := range retry {
 			if old, ok := offsets[tp]; !ok || old.Err != "" {
 				offsets[tp] = po
 			}
 		}
 	}
-	obs.Offsets = offsets
+	for tp, po := range offsets {
+		obs.SetOffsets(tp, po)
+	}
 	w.lagStamps(ctx, &obs)
-	w.starts.sawGone(obs.OldestGone)
+	w.starts.sawGone(&obs)
 	return obs, nil
 }
 
@@ -338,11 +340,10 @@ func groupTopics(obs model.Observation) []string {
 			seen[tp.Topic] = true
 		}
 	}
-	for tp := range obs.Committed {
-		seen[tp.Topic] = true
-	}
-	for tp := range obs.CommitErrs {
-		seen[tp.Topic] = true
+	for tp, p := range obs.All() {
+		if p.HasCommit || p.CommitUnread {
+			seen[tp.Topic] = true
+		}
 	}
 	topics := make([]string, 0, len(seen))
 	for t := range seen {
@@ -350,6 +351,16 @@ func groupTopics(obs model.Observation) []string {
 	}
 	sort.Strings(topics)
 	return topics
+}
+
+// holdsCommits reports whether obs read a commit, or failed to read one.
+func holdsCommits(obs *model.Observation) bool {
+	for _, p := range obs.All() {
+		if p.HasCommit || p.CommitUnread {
+			return true
+		}
+	}
+	return false
 }
 
 // now is the watcher's clock.

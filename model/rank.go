@@ -38,7 +38,15 @@ func (e *entry) sharedOwners() []int {
 // integer keys.
 //
 // The entries returned live in scratch, until its next use.
-func collectEntries(committed map[TopicPartition]int64, members []Member, scratch *entryScratch) []entry {
+func collectEntries(obs []TopicObservation, members []Member, scratch *entryScratch) []entry {
+	committed := 0
+	for i := range obs {
+		for k := range obs[i].Partitions {
+			if obs[i].Partitions[k].HasCommit {
+				committed++
+			}
+		}
+	}
 	owned := 0
 	for _, m := range members {
 		owned += len(m.Partitions) + len(m.TargetPartitions)
@@ -46,7 +54,7 @@ func collectEntries(committed map[TopicPartition]int64, members []Member, scratc
 	// raw holds every mention in turn: commits, then owners, then
 	// targets, each keyed by the topic's discovery number for now.
 	raw := scratch.raw[:0]
-	if need := len(committed) + owned; cap(raw) < need {
+	if need := committed + owned; cap(raw) < need {
 		raw = make([]entry, 0, need)
 	}
 	defer func() { scratch.raw = raw[:0] }()
@@ -63,8 +71,14 @@ func collectEntries(committed map[TopicPartition]int64, members []Member, scratc
 		dense = dense && tp.Partition >= 0
 		return k
 	}
-	for tp, c := range committed {
-		raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: -1, committed: c})
+	for i := range obs {
+		t := &obs[i]
+		for k := range t.Partitions {
+			if p := &t.Partitions[k]; p.HasCommit {
+				tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
+				raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: -1, committed: p.Committed})
+			}
+		}
 	}
 	for i := range members {
 		for _, tp := range members[i].Partitions {
