@@ -74,6 +74,13 @@ type Watcher struct {
 	askedVia int32
 	meta     metadataCache
 	stamps   stampCache
+	// topics is the last poll's Observation.Topics, cleared and filled
+	// again by the next (NewSnapshot keeps nothing of them). With reuse
+	// (ReuseSnapshots), snaps builds the snapshots in the rows of earlier
+	// ones (model.SnapshotBuilder's rule).
+	topics []model.TopicObservation
+	reuse  bool
+	snaps  model.SnapshotBuilder
 	starts   startCache
 	// clock replaces time.Now for the log-start cadence when set (tests).
 	clock func() time.Time
@@ -142,6 +149,7 @@ func (w *Watcher) Close() error {
 // snapshot could be read (no broker reachable, auth failed) and name the
 // address tried. Failures that concern single partitions are recorded on
 // those partitions.
+// Each snapshot is the caller's, unless ReuseSnapshots was called.
 func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
 	var snap model.Snapshot
 	err := w.read("poll", func() error {
@@ -151,11 +159,28 @@ func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
 			return err
 		}
 		obs.TakenAt, obs.ClusterID = takenAt, w.clusterID
-		snap = model.NewSnapshot(obs)
+		if w.reuse {
+			snap = w.snaps.Build(&obs)
+		} else {
+			snap = model.NewSnapshot(obs)
+		}
+		w.topics = obs.Topics
 		snap.CompletedAt = time.Now()
 		return nil
 	})
 	return snap, err
+}
+
+// ReuseSnapshots makes Poll build each snapshot in the rows of one it
+// returned before, so a poll leaves no rows to the collector: a snapshot
+// stays as returned until model.KeptSnapshots more polls have returned,
+// as model.SnapshotBuilder's rule says. For a caller that keeps only the
+// latest snapshot and the one its pipeline diffs against (the TUI), and
+// keeps a Clone of any it holds longer.
+func (w *Watcher) ReuseSnapshots() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reuse = true
 }
 
 // read runs one read of the cluster (what: "poll", "overview") under the
@@ -183,7 +208,9 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 	obs := model.Observation{
 		Brokers: append([]string(nil), w.cfg.Brokers...),
 		Group:   model.Group{ID: w.cfg.Group},
+		Topics:  w.topics,
 	}
+	obs.Clear()
 	brokers, err := w.brokers(ctx)
 	if err != nil {
 		return obs, err

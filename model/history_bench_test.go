@@ -50,6 +50,21 @@ func BenchmarkNewSnapshot10k(b *testing.B) {
 	}
 }
 
+// BenchmarkBuildSnapshot10k is NewSnapshot10k as the live path builds
+// snapshots: one SnapshotBuilder, its rows reused poll after poll, the
+// observation moving on between builds.
+func BenchmarkBuildSnapshot10k(b *testing.B) {
+	o := benchGroup(10_000)
+	var sb SnapshotBuilder
+	at := ht0
+	b.ReportAllocs()
+	for b.Loop() {
+		at = at.Add(250 * time.Millisecond)
+		advance(&o, at)
+		sb.Build(&o)
+	}
+}
+
 // BenchmarkAnnotate10k is the per-poll model cost of statuses, rates, ETA
 // and events for 10,000 partitions, the snapshot already built.
 func BenchmarkAnnotate10k(b *testing.B) {
