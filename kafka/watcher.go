@@ -81,7 +81,7 @@ type Watcher struct {
 	topics []model.TopicObservation
 	reuse  bool
 	snaps  model.SnapshotBuilder
-	starts   startCache
+	starts startCache
 	// clock replaces time.Now for the log-start cadence when set (tests).
 	clock func() time.Time
 	// vers holds each connection's API versions, for kmsg requests.
