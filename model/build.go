@@ -3,8 +3,8 @@ package model
 import (
 	"math"
 	"slices"
-	"sort"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -16,7 +16,7 @@ import (
 func NewSnapshot(o Observation) Snapshot {
 	scratch := entryScratchPool.Get().(*entryScratch)
 	defer entryScratchPool.Put(scratch)
-	return build(&o, nil, scratch)
+	return build(&o, nil, nil, scratch)
 }
 
 // SnapshotBuilder builds snapshots as NewSnapshot does, reusing the rows
@@ -38,8 +38,13 @@ func NewSnapshot(o Observation) Snapshot {
 // A SnapshotBuilder is not safe for concurrent use; its zero value is
 // ready.
 type SnapshotBuilder struct {
-	rows    [KeptSnapshots + 1][]PartitionLag
-	next    int
+	rows [KeptSnapshots + 1][]PartitionLag
+	next int
+	// prev is the last snapshot's members: a member's partitions (and
+	// targets) equal to the ones it had then are that same slice, never
+	// written after it is built, so a stable group's lists are not
+	// copied each poll.
+	prev    []Member
 	scratch entryScratch
 }
 
@@ -52,8 +57,9 @@ const KeptSnapshots = 2
 // reuses (see the ownership rule on SnapshotBuilder). o is not kept.
 func (b *SnapshotBuilder) Build(o *Observation) Snapshot {
 	rows := b.rows[b.next]
-	s := build(o, rows, &b.scratch)
+	s := build(o, rows, b.prev, &b.scratch)
 	b.rows[b.next] = s.Partitions
+	b.prev = s.Members
 	b.next = (b.next + 1) % len(b.rows)
 	return s
 }
@@ -66,17 +72,17 @@ func (s Snapshot) Clone() Snapshot {
 }
 
 // build is NewSnapshot, its rows in reuse (cleared first) when it has
-// room for them.
-func build(o *Observation, reuse []PartitionLag, scratch *entryScratch) Snapshot {
+// room for them, its members' lists those of prev where they are the same.
+func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entryScratch) Snapshot {
 	s := Snapshot{TakenAt: o.TakenAt, Brokers: o.Brokers, ClusterID: o.ClusterID, Group: o.Group}
 
 	members := make([]Member, len(o.Members))
 	copy(members, o.Members)
-	sort.SliceStable(members, func(a, b int) bool {
-		if members[a].ClientID != members[b].ClientID {
-			return members[a].ClientID < members[b].ClientID
+	slices.SortStableFunc(members, func(a, b Member) int {
+		if c := strings.Compare(a.ClientID, b.ClientID); c != 0 {
+			return c
 		}
-		return members[a].MemberID < members[b].MemberID
+		return strings.Compare(a.MemberID, b.MemberID)
 	})
 
 	// entries lists every partition to show once: committed ones carry
@@ -87,21 +93,29 @@ func build(o *Observation, reuse []PartitionLag, scratch *entryScratch) Snapshot
 	// by an integer key (topic, partition), never by their strings: at
 	// 10,000 partitions a map keyed by TopicPartition and a sort comparing
 	// names were most of the cost.
+	targets := scratch.lists[:0]
 	for i := range members {
 		members[i].Lag = 0
-		if members[i].TargetPartitions != nil {
-			target := slices.Clone(members[i].TargetPartitions)
+		if t := members[i].TargetPartitions; t != nil {
+			from := len(targets)
+			targets = append(targets, t...)
+			target := targets[from:]
 			slices.SortFunc(target, CompareTP)
-			members[i].TargetPartitions = slices.Compact(target)
+			target = slices.Compact(target)
+			targets = targets[:from+len(target)]
+			members[i].TargetPartitions = target
 		}
 	}
+	scratch.lists = targets
+	settle(members, prev, func(m *Member) *[]TopicPartition { return &m.TargetPartitions })
 	entries := collectEntries(o.Topics, members, scratch)
 	// Each member's partitions, in the same order, from the sorted
 	// entries, all in one array (events keep them: it is new each time).
 	for i := range members {
 		members[i].Partitions = nil
 	}
-	count := make([]int, len(members))
+	count := grown(&scratch.count, len(members))
+	clear(count)
 	nShared := 0
 	for _, e := range entries {
 		if e.owner >= 0 {
@@ -112,7 +126,7 @@ func build(o *Observation, reuse []PartitionLag, scratch *entryScratch) Snapshot
 			nShared++
 		}
 	}
-	parts := make([]TopicPartition, 0, len(entries)+nShared)
+	parts := grown(&scratch.parts, len(entries)+nShared)[:0]
 	for i, n := range count {
 		members[i].Partitions = parts[len(parts) : len(parts) : len(parts)+n]
 		parts = parts[:len(parts)+n]
@@ -125,6 +139,7 @@ func build(o *Observation, reuse []PartitionLag, scratch *entryScratch) Snapshot
 			members[j].Partitions = append(members[j].Partitions, e.tp)
 		}
 	}
+	settle(members, prev, func(m *Member) *[]TopicPartition { return &m.Partitions })
 	if o.Group.Kind().TargetAssignment {
 		for i := range members {
 			m := &members[i]
@@ -142,8 +157,7 @@ func build(o *Observation, reuse []PartitionLag, scratch *entryScratch) Snapshot
 	// another.
 	var rows []PartitionLag
 	if cap(reuse) >= len(entries) {
-		rows = reuse[:len(entries)]
-		clear(rows)
+		rows = reuse[:len(entries)] // each row is cleared as it is filled
 	} else {
 		rows = make([]PartitionLag, len(entries))
 	}
@@ -152,7 +166,7 @@ func build(o *Observation, reuse []PartitionLag, scratch *entryScratch) Snapshot
 		alone[i] = Owner{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host}
 	}
 	var olds []OldestRecord // the rows' Oldest, one array
-	if n := o.oldestRecords(); n > 0 {
+	if n := scratch.oldest; n > 0 {
 		olds = make([]OldestRecord, 0, n)
 	}
 	var owners []Owner
@@ -176,7 +190,7 @@ func build(o *Observation, reuse []PartitionLag, scratch *entryScratch) Snapshot
 			}
 		}
 		row := &rows[k]
-		row.TopicPartition = tp
+		*row = PartitionLag{TopicPartition: tp}
 		row.Committed, row.LogStart, row.LogEnd = en.committed, NoOffset, NoOffset
 		if i >= 0 {
 			row.MemberID, row.ClientID, row.Host = members[i].MemberID, members[i].ClientID, members[i].Host
@@ -254,6 +268,49 @@ func build(o *Observation, reuse []PartitionLag, scratch *entryScratch) Snapshot
 	s.Members = members
 	s.Partitions = rows
 	return s
+}
+
+// settle moves the lists list(m) of members out of the scratch storage
+// they were made in: a member's list equal to the one of the member at
+// the same place in prev (same id) is prev's slice, the others are copied
+// into one new array. Lists are never written once settled: snapshots
+// and events share them.
+func settle(members, prev []Member, list func(*Member) *[]TopicPartition) {
+	shared := func(i int) bool { // members[i]'s list is prev's
+		if i >= len(prev) || prev[i].MemberID != members[i].MemberID {
+			return false
+		}
+		was, l := *list(&prev[i]), *list(&members[i])
+		if was == nil || !slices.Equal(was, l) {
+			return false
+		}
+		*list(&members[i]) = was
+		return true
+	}
+	fresh := 0
+	var copyOf []bool
+	for i := range members {
+		if *list(&members[i]) == nil || shared(i) {
+			continue
+		}
+		if copyOf == nil {
+			copyOf = make([]bool, len(members))
+		}
+		copyOf[i] = true
+		fresh += len(*list(&members[i]))
+	}
+	if copyOf == nil {
+		return
+	}
+	all := make([]TopicPartition, 0, fresh)
+	for i, c := range copyOf {
+		if c {
+			l := list(&members[i])
+			from := len(all)
+			all = append(all, *l...)
+			*l = all[from:len(all):len(all)]
+		}
+	}
 }
 
 // entry is one partition to show: its committed offset (NoOffset: none),

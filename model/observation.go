@@ -66,19 +66,6 @@ func (p *PartitionObservation) empty() bool {
 		p.HasOldestTimestamp || p.OldestGone || p.OldestMarkerOnly || p.HasOldestRecord)
 }
 
-// oldestRecords counts the partitions with an OldestRecord.
-func (o *Observation) oldestRecords() int {
-	n := 0
-	for i := range o.Topics {
-		for k := range o.Topics[i].Partitions {
-			if o.Topics[i].Partitions[k].HasOldestRecord {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // Find returns what o holds of tp, nil when it holds nothing (its slot may
 // still be there, empty: check the flags).
 func (o *Observation) Find(tp TopicPartition) *PartitionObservation {
