@@ -120,6 +120,28 @@ func BenchmarkPollWarm10000(b *testing.B) {
 	reportRequests(b, tc)
 }
 
+// BenchmarkPollWarmReuse10000 is BenchmarkPollWarm10000 as the TUI polls:
+// the watcher reuses its snapshots' rows (ReuseSnapshots).
+func BenchmarkPollWarmReuse10000(b *testing.B) {
+	const n = 10000
+	tc := wideGroup(b, n)
+	w := newTestWatcher(b, tc, "wide-workers")
+	w.ReuseSnapshots()
+	if _, err := w.Poll(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	tc.resetCounts()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := w.Poll(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportRequests(b, tc)
+}
+
 func reportRequests(b *testing.B, tc *testCluster) {
 	total := 0
 	for _, c := range tc.requestCounts() {

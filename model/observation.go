@@ -118,10 +118,15 @@ func (t *TopicObservation) find(p int32) *PartitionObservation {
 	return nil
 }
 
-// maxGap bounds the empty slots Part adds to keep a topic's partitions
-// indexed by number: a broker naming partition 2,000,000,000 makes one
-// slot, not two billion.
-const maxGap = 1024
+// maxGap and maxDense bound the empty slots Part adds to keep a topic's
+// partitions indexed by number: up to partition maxDense (a topic larger
+// than any cluster holds), or twice the slots there are plus maxGap. An
+// answer naming its partitions in any order fills the slots in place; a
+// broker naming partition 2,000,000,000 makes one slot, not two billion.
+const (
+	maxGap   = 1024
+	maxDense = 1 << 16
+)
 
 // part returns partition p's slot, made when missing. Numbers from 0 up
 // are kept dense (empty slots fill small gaps), so a slot is found by
@@ -133,7 +138,7 @@ func (t *TopicObservation) part(p int32) *PartitionObservation {
 	}
 	n := len(t.Partitions)
 	dense := n == 0 || t.Partitions[n-1].Partition == int32(n-1)
-	if dense && p >= int32(n) && int64(p)-int64(n) <= int64(n)+maxGap {
+	if dense && p >= int32(n) && (p < maxDense || int64(p)-int64(n) <= int64(n)+maxGap) {
 		for q := int32(n); q <= p; q++ {
 			t.Partitions = append(t.Partitions, PartitionObservation{Partition: q})
 		}

@@ -74,3 +74,39 @@ func TestSnapshotBuilderReadWhileBuilding(t *testing.T) {
 		shown = next
 	}
 }
+
+// TestPartSlotsInAnyOrder: an answer naming its partitions in any order
+// (a map's) keeps them indexed by number; numbers no topic has (negative,
+// far past the rest) are kept too, sorted, without a slot per number in
+// between.
+func TestPartSlotsInAnyOrder(t *testing.T) {
+	var o Observation
+	for _, p := range []int32{4999, 0, 17, 2500, 4998, 1} {
+		o.SetCommitted(TopicPartition{"t", p}, int64(p))
+	}
+	ps := o.Topics[0].Partitions
+	if len(ps) != 5000 || ps[4999].Partition != 4999 || ps[2500].Committed != 2500 || !ps[17].HasCommit || ps[16].HasCommit {
+		t.Fatalf("slots: %d, want 5000 indexed by number", len(ps))
+	}
+	o.SetCommitted(TopicPartition{"t", 2_000_000_000}, 1)
+	o.SetCommitted(TopicPartition{"t", -3}, 2)
+	ps = o.Topics[0].Partitions
+	if len(ps) != 5002 || ps[0].Partition != -3 || ps[5001].Partition != 2_000_000_000 {
+		t.Fatalf("slots: %d, first %d, last %d", len(ps), ps[0].Partition, ps[len(ps)-1].Partition)
+	}
+	for _, p := range []int32{-3, 0, 1, 17, 4999, 2_000_000_000} {
+		if f := o.Find(TopicPartition{"t", p}); f == nil || !f.HasCommit || f.Partition != p {
+			t.Errorf("partition %d not found", p)
+		}
+	}
+	if o.Find(TopicPartition{"t", 5000}) != nil || o.Find(TopicPartition{"u", 0}) != nil {
+		t.Error("found a partition never put in")
+	}
+	n := 0
+	for range o.All() {
+		n++
+	}
+	if n != 8 {
+		t.Errorf("All yields %d partitions, want the 8 put in", n)
+	}
+}
