@@ -244,7 +244,7 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 				" is past log-end "+strconv.FormatInt(row.LogEnd, 10)+" (log truncated or topic recreated?)")
 		}
 		row.LagMarkersOnly = row.Lag > 0 && po.OldestMarkerOnly
-		row.LagAge, row.LagAgeKnown, row.LagAgeGone = LagAge(*row, o.TakenAt, po.OldestTimestamp, po.HasOldestTimestamp, po.OldestGone)
+		row.LagAge, row.LagAgeKnown, row.LagAgeGone = lagAge(row, o.TakenAt, po.OldestTimestamp, po.HasOldestTimestamp, po.OldestGone)
 		if commitUnread {
 			row.LagAge, row.LagAgeKnown, row.LagAgeGone = 0, false, false
 		}
@@ -325,6 +325,12 @@ func settle(members, prev []Member, list func(*Member) *[]TopicPartition) {
 // wait (it would make every age differ from the last poll's in digits no
 // one reads, and a recording pay for them).
 func LagAge(p PartitionLag, takenAt, ts time.Time, hasTS, gone bool) (age time.Duration, known, isGone bool) {
+	return lagAge(&p, takenAt, ts, hasTS, gone)
+}
+
+// lagAge is LagAge without the copy of the row (344 bytes, each row of
+// each poll).
+func lagAge(p *PartitionLag, takenAt, ts time.Time, hasTS, gone bool) (age time.Duration, known, isGone bool) {
 	if p.LogEnd < 0 {
 		return 0, false, false
 	}

@@ -302,6 +302,15 @@ type Observation struct {
 }
 
 // Snapshot is the state of one group at one instant.
+//
+// Who owns it: one NewSnapshot returns is its holder's. One a
+// SnapshotBuilder returns (the TUI's watcher: kafka.Watcher
+// ReuseSnapshots) has rows the builder reuses KeptSnapshots builds later:
+// the page may show it and a Pipeline (Tracker, a recording's Writer) diff
+// the next against it meanwhile; whoever keeps it, or a pointer into its
+// Partitions, longer keeps a Clone. Fields copied out of it (timeline
+// events) and its Members, their partitions, Owners and Oldest are never
+// reused.
 type Snapshot struct {
 	// TakenAt is when the poll began reading (lag ages are measured from
 	// it); CompletedAt when its last answer came, zero when not known.
