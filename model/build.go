@@ -32,8 +32,9 @@ func NewSnapshot(o Observation) Snapshot {
 // keeps a pointer into its rows or the slice of them, keeps a Clone.
 // Values copied out of a row (timeline events copy partitions, owners,
 // strings) stay valid: only the rows' own storage is reused. The members,
-// their partitions, owners and oldest records are new each time: events
-// keep them.
+// owners and oldest records are new each time (events keep them); a
+// member's partitions and targets are the last snapshot's slice when they
+// are the same, so no one may write into them.
 //
 // A SnapshotBuilder is not safe for concurrent use; its zero value is
 // ready.
@@ -110,7 +111,7 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 	settle(members, prev, func(m *Member) *[]TopicPartition { return &m.TargetPartitions })
 	entries := collectEntries(o.Topics, members, scratch)
 	// Each member's partitions, in the same order, from the sorted
-	// entries, all in one array (events keep them: it is new each time).
+	// entries: made in scratch, then settled (events keep them).
 	for i := range members {
 		members[i].Partitions = nil
 	}
