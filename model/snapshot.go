@@ -309,8 +309,9 @@ type Observation struct {
 // the page may show it and a Pipeline (Tracker, a recording's Writer) diff
 // the next against it meanwhile; whoever keeps it, or a pointer into its
 // Partitions, longer keeps a Clone. Fields copied out of it (timeline
-// events) and its Members, their partitions, Owners and Oldest are never
-// reused.
+// events) and its Members, Owners and Oldest are never reused; its
+// members' partition lists may be the next snapshot's too, and are never
+// written.
 type Snapshot struct {
 	// TakenAt is when the poll began reading (lag ages are measured from
 	// it); CompletedAt when its last answer came, zero when not known.
