@@ -118,7 +118,8 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 	count := grown(&scratch.count, len(members))
 	clear(count)
 	nShared := 0
-	for _, e := range entries {
+	for k := range entries {
+		e := &entries[k]
 		if e.owner >= 0 {
 			count[e.owner]++
 		}
@@ -132,7 +133,8 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 		members[i].Partitions = parts[len(parts) : len(parts) : len(parts)+n]
 		parts = parts[:len(parts)+n]
 	}
-	for _, e := range entries {
+	for k := range entries {
+		e := &entries[k]
 		if e.owner >= 0 {
 			members[e.owner].Partitions = append(members[e.owner].Partitions, e.tp)
 		}
@@ -176,7 +178,8 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 	}
 	var none PartitionObservation // what a partition nothing was read of gives
 	var topic *TopicObservation   // the entries' current topic in o
-	for k, en := range entries {
+	for k := range entries {
+		en := &entries[k]
 		tp, i := en.tp, int(en.owner)
 		if topic == nil || topic.Topic != tp.Topic {
 			topic = nil
