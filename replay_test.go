@@ -372,12 +372,17 @@ func writeRecordingFrom(t *testing.T, path string, closed bool, t0 time.Time) {
 		t.Fatal(err)
 	}
 	snap := func(sec int, members ...string) {
-		o := model.Observation{TakenAt: t0.Add(time.Duration(sec) * time.Second),
-			Group:     model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer", Assignor: "range"},
-			Committed: map[model.TopicPartition]int64{}, Offsets: map[model.TopicPartition]model.PartitionOffsets{}}
+		o := model.Observation{
+			TakenAt: t0.Add(time.Duration(sec) * time.Second),
+			Group:   model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer", Assignor: "range"},
+		}.With(model.Readings{
+			Committed: map[model.TopicPartition]int64{},
+			Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
+		})
 		for p := range 4 {
 			tp := model.TopicPartition{Topic: "orders", Partition: int32(p)}
-			o.Committed[tp], o.Offsets[tp] = 10, model.PartitionOffsets{LogEnd: 10}
+			o.SetCommitted(tp, 10)
+			o.SetOffsets(tp, model.PartitionOffsets{LogEnd: 10})
 		}
 		for i, m := range members {
 			mb := model.Member{MemberID: m + "-id", ClientID: m, Host: "/10.0.0.1"}

@@ -101,10 +101,21 @@ func BenchmarkPollCold10000(b *testing.B) {
 // BenchmarkPollWarm10000 is one poll of the same group by a watcher that
 // has polled before (connections, coordinator, metadata and lag-age
 // timestamps cached).
-func BenchmarkPollWarm10000(b *testing.B) {
+func BenchmarkPollWarm10000(b *testing.B) { benchPollWarm(b, false) }
+
+// BenchmarkPollWarmReuse10000 is BenchmarkPollWarm10000 as the TUI polls:
+// the watcher reuses its snapshots' rows (ReuseSnapshots).
+func BenchmarkPollWarmReuse10000(b *testing.B) { benchPollWarm(b, true) }
+
+// benchPollWarm polls a group of 10,000 partitions, warm, reusing rows
+// or not.
+func benchPollWarm(b *testing.B, reuse bool) {
 	const n = 10000
 	tc := wideGroup(b, n)
 	w := newTestWatcher(b, tc, "wide-workers")
+	if reuse {
+		w.ReuseSnapshots()
+	}
 	if _, err := w.Poll(context.Background()); err != nil {
 		b.Fatal(err)
 	}

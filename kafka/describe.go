@@ -56,9 +56,9 @@ func groupCode(code int16) int16 {
 	return code
 }
 
-// fetchCommitted fills obs.Committed and obs.CommitErrs: OffsetFetch, or
+// fetchCommitted fills obs's commits and their errors: OffsetFetch, or
 // for a share group DescribeShareGroupOffsets (start offsets and the
-// broker's lag, in obs.ShareLag).
+// broker's lag).
 func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, obs *model.Observation) (broker, error) {
 	g := w.cfg.Group
 	dead := obs.Group.State == model.StateDead
@@ -76,26 +76,8 @@ func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, 
 	if err != nil {
 		return c, err
 	}
-	obs.Committed, obs.CommitErrs = committed(og)
-	obs.CommitLeaderEpochs = leaderEpochs(og)
+	fillCommitted(og, obs)
 	return c, nil
-}
-
-// leaderEpochs are the committed offsets' leader epochs (OffsetFetch
-// v5+; -1, none, is left out).
-func leaderEpochs(g kmsg.OffsetFetchResponseGroup) map[model.TopicPartition]int32 {
-	var out map[model.TopicPartition]int32
-	for _, t := range g.Topics {
-		for _, p := range t.Partitions {
-			if p.ErrorCode == 0 && p.Offset >= 0 && p.LeaderEpoch >= 0 {
-				if out == nil {
-					out = make(map[model.TopicPartition]int32)
-				}
-				out[model.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = p.LeaderEpoch
-			}
-		}
-	}
-	return out
 }
 
 // oneGroup sends req, a request about the watched group, to its
@@ -152,6 +134,24 @@ func offsetGroups(r *kmsg.OffsetFetchResponse, group string) []kmsg.OffsetFetchR
 	return []kmsg.OffsetFetchResponseGroup{g}
 }
 
+// fillCommitted puts one group's OffsetFetch answer in obs, in place:
+// committed offsets, their leader epochs and per-partition errors.
+func fillCommitted(g kmsg.OffsetFetchResponseGroup, obs *model.Observation) {
+	eachCommit(g, func(tp model.TopicPartition, p *kmsg.OffsetFetchResponseGroupTopicPartition) {
+		switch {
+		case p.ErrorCode != 0:
+			obs.SetCommitErr(tp, partErrText("committed offset", p.ErrorCode))
+		case p.Offset >= 0:
+			po := obs.Part(tp)
+			po.HasCommit, po.Committed = true, p.Offset
+			if p.LeaderEpoch >= 0 {
+				// OffsetFetch v5+; -1, none, is left out.
+				po.LeaderEpochKnown, po.LeaderEpoch = true, p.LeaderEpoch
+			}
+		}
+	})
+}
+
 // committed turns one group's OffsetFetch answer into committed offsets and
 // per-partition errors.
 func committed(g kmsg.OffsetFetchResponseGroup) (map[model.TopicPartition]int64, map[model.TopicPartition]string) {
@@ -161,19 +161,24 @@ func committed(g kmsg.OffsetFetchResponseGroup) (map[model.TopicPartition]int64,
 	}
 	offsets := make(map[model.TopicPartition]int64, n)
 	var errs map[model.TopicPartition]string
+	eachCommit(g, func(tp model.TopicPartition, p *kmsg.OffsetFetchResponseGroupTopicPartition) {
+		switch {
+		case p.ErrorCode != 0:
+			partErr(&errs, tp, "committed offset", p.ErrorCode)
+		case p.Offset >= 0:
+			offsets[tp] = p.Offset
+		}
+	})
+	return offsets, errs
+}
+
+// eachCommit calls f for each partition of an OffsetFetch group.
+func eachCommit(g kmsg.OffsetFetchResponseGroup, f func(tp model.TopicPartition, p *kmsg.OffsetFetchResponseGroupTopicPartition)) {
 	for _, t := range g.Topics {
-		for _, p := range t.Partitions {
-			tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-			if p.ErrorCode != 0 {
-				partErr(&errs, tp, "committed offset", p.ErrorCode)
-				continue
-			}
-			if p.Offset >= 0 {
-				offsets[tp] = p.Offset
-			}
+		for i := range t.Partitions {
+			f(model.TopicPartition{Topic: t.Topic, Partition: t.Partitions[i].Partition}, &t.Partitions[i])
 		}
 	}
-	return offsets, errs
 }
 
 // partErr records in *errs (made on the first) that what could not be
@@ -182,8 +187,11 @@ func partErr(errs *map[model.TopicPartition]string, tp model.TopicPartition, wha
 	if *errs == nil {
 		*errs = make(map[model.TopicPartition]string)
 	}
-	(*errs)[tp] = what + ": " + errText(code)
+	(*errs)[tp] = partErrText(what, code)
 }
+
+// partErrText says that what could not be read, and the broker's reason.
+func partErrText(what string, code int16) string { return what + ": " + errText(code) }
 
 // listedAs looks the group up in its coordinator's ListGroups (v5 names
 // types) and, when listed, takes its type and protocol type from there: a

@@ -43,9 +43,9 @@ func describeShare(ctx context.Context, w *Watcher, brokers map[int32]broker, ob
 	return true, nil
 }
 
-// fetchShareOffsets fills obs.Committed with the share-partition start
-// offsets (a share group's committed offsets), obs.ShareLag with the
-// broker's lag and obs.CommitErrs, from DescribeShareGroupOffsets.
+// fetchShareOffsets fills obs's commits with the share-partition start
+// offsets (a share group's committed offsets), its share lags with the
+// broker's lag and its commit errors, from DescribeShareGroupOffsets.
 func fetchShareOffsets(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (broker, error) {
 	req := kmsg.NewPtrDescribeShareGroupOffsetsRequest()
 	rg := kmsg.NewDescribeShareGroupOffsetsRequestGroup()
@@ -59,7 +59,15 @@ func fetchShareOffsets(ctx context.Context, w *Watcher, brokers map[int32]broker
 	if err != nil {
 		return c, err
 	}
-	obs.Committed, obs.ShareLag, obs.CommitErrs = shareOffsets(sg, w.topicName)
+	eachShareOffset(sg, w.topicName, func(tp model.TopicPartition, p *kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition) {
+		switch {
+		case p.ErrorCode != 0:
+			obs.SetCommitErr(tp, partErrText("share start offset", p.ErrorCode))
+		case p.StartOffset >= 0:
+			obs.SetCommitted(tp, p.StartOffset)
+			obs.SetShareLag(tp, p.Lag)
+		}
+	})
 	return c, nil
 }
 
@@ -97,21 +105,28 @@ func shareAssignment(tps []kmsg.ShareGroupDescribeResponseGroupMemberAssignmentT
 func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]byte) string) (start, lag map[model.TopicPartition]int64, errs map[model.TopicPartition]string) {
 	start = make(map[model.TopicPartition]int64)
 	lag = make(map[model.TopicPartition]int64)
+	eachShareOffset(g, name, func(tp model.TopicPartition, p *kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition) {
+		switch {
+		case p.ErrorCode != 0:
+			partErr(&errs, tp, "share start offset", p.ErrorCode)
+		case p.StartOffset >= 0:
+			start[tp] = p.StartOffset
+			lag[tp] = p.Lag
+		}
+	})
+	return start, lag, errs
+}
+
+// eachShareOffset calls f for each partition of a DescribeShareGroupOffsets
+// group, its topic named.
+func eachShareOffset(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]byte) string,
+	f func(tp model.TopicPartition, p *kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition)) {
 	for _, t := range g.Topics {
 		topic := topicNamed(t.Topic, t.TopicID, name)
-		for _, p := range t.Partitions {
-			tp := model.TopicPartition{Topic: topic, Partition: p.Partition}
-			if p.ErrorCode != 0 {
-				partErr(&errs, tp, "share start offset", p.ErrorCode)
-				continue
-			}
-			if p.StartOffset >= 0 {
-				start[tp] = p.StartOffset
-				lag[tp] = p.Lag
-			}
+		for i := range t.Partitions {
+			f(model.TopicPartition{Topic: topic, Partition: t.Partitions[i].Partition}, &t.Partitions[i])
 		}
 	}
-	return start, lag, errs
 }
 
 // describeShareMany describes the share groups at idx in one

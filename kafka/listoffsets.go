@@ -31,7 +31,7 @@ const (
 //
 // Log starts are read only where startCache.need says; the others come
 // from the cache (w.starts).
-func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string, committed map[model.TopicPartition]int64) (offsets map[model.TopicPartition]model.PartitionOffsets, moved bool, err error) {
+func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string, obs *model.Observation) (offsets map[model.TopicPartition]model.PartitionOffsets, moved bool, err error) {
 	n := 0
 	for _, t := range topics {
 		if tm, ok := w.meta.topics[t]; ok {
@@ -53,8 +53,10 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 	}
 	now := w.now()
 	needStart := func(tp model.TopicPartition) bool {
-		c, ok := committed[tp]
-		return w.starts.need(tp, now, c, ok)
+		if p := obs.Find(tp); p != nil && p.HasCommit {
+			return w.starts.need(tp, now, p.Committed, true)
+		}
+		return w.starts.need(tp, now, model.NoOffset, false)
 	}
 	r := w.logOffsetsFor(ctx, brokers, all, n, needStart)
 	w.starts.fill(r.offsets, needStart, now)

@@ -75,9 +75,12 @@ func (c *startCache) fill(offsets map[model.TopicPartition]model.PartitionOffset
 
 // sawGone records which partitions' records at the commit were found
 // deleted in a poll's lag-age read.
-func (c *startCache) sawGone(gone map[model.TopicPartition]bool) {
+func (c *startCache) sawGone(obs *model.Observation) {
 	clear(c.gone)
-	for tp := range gone {
+	for tp, p := range obs.All() {
+		if !p.OldestGone {
+			continue
+		}
 		if c.gone == nil {
 			c.gone = make(map[model.TopicPartition]bool)
 		}

@@ -30,7 +30,8 @@ func TestStartCacheNeed(t *testing.T) {
 			sc.fill(map[model.TopicPartition]model.PartitionOffsets{tp: {LogStart: 50, LogEnd: 200}},
 				func(model.TopicPartition) bool { return true }, t0)
 			if c.gone {
-				sc.sawGone(map[model.TopicPartition]bool{tp: true})
+				obs := model.Observation{}.With(model.Readings{OldestGone: map[model.TopicPartition]bool{tp: true}})
+				sc.sawGone(&obs)
 			}
 			want := age >= logStartEvery || age < 0 || c.has && c.committed <= 65 || c.gone
 			if got := sc.need(tp, t0.Add(age), c.committed, c.has); got != want {

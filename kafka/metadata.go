@@ -59,8 +59,8 @@ func (c *metadataCache) needsRefresh(topics []string, obs *model.Observation, no
 		}
 		return last.has(tp.Partition)
 	}
-	for tp := range obs.Committed {
-		if !knows(tp) {
+	for tp, p := range obs.All() {
+		if p.HasCommit && !knows(tp) {
 			return true
 		}
 	}

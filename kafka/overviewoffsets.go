@@ -35,7 +35,10 @@ func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]brok
 	if len(union) == 0 {
 		return nil, ""
 	}
-	obs := model.Observation{Committed: union}
+	var obs model.Observation
+	for tp, c := range union {
+		obs.SetCommitted(tp, c)
+	}
 	topics := groupTopics(obs)
 	if w.meta.needsRefresh(topics, &obs, time.Now()) {
 		if err := w.refreshMetadata(ctx, brokers[sortedKeys(brokers)[0]], topics); err != nil {

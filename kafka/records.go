@@ -70,27 +70,22 @@ type want struct {
 // offsets at once: enough to reach a few groups' offsets in one answer.
 const fetchSpanMaxBytes = 1 << 20
 
-// lagStamps fills obs.OldestTimestamp, obs.OldestGone and
-// obs.OldestRecords: for each partition with lag, the timestamp of the
+// lagStamps fills obs's oldest timestamps, gone and marker-only flags and
+// oldest records: for each partition with lag, the timestamp of the
 // record at the committed offset (no commit: at log-start) and what the
 // same read gave of the record (key, headers, sizes). Records already read at the same offset come
 // from the cache; the others are fetched, one request per leader.
 func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
-	obs.OldestTimestamp = make(map[model.TopicPartition]time.Time)
-	obs.OldestGone = make(map[model.TopicPartition]bool)
-	obs.OldestMarkerOnly = make(map[model.TopicPartition]bool)
-	obs.OldestRecords = make(map[model.TopicPartition]model.OldestRecord)
-
 	// Every partition committed or owned, once: the committed ones, then
 	// those owned without a commit. No set of them is built: at 10,000
 	// partitions that map was most of this function's cost, and most
 	// partitions have no lag and need nothing.
 	wants := make(map[stampKey]int64)
-	want := func(tp model.TopicPartition, at int64, committed bool) {
-		off, ok := obs.Offsets[tp]
-		if !ok || off.Err != "" {
+	want := func(tp model.TopicPartition, p *model.PartitionObservation, at int64, committed bool) {
+		if p == nil || !p.HasOffsets || p.Offsets.Err != "" {
 			return
 		}
+		off := p.Offsets
 		if !committed {
 			at = off.LogStart
 		}
@@ -98,18 +93,20 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 		case at >= off.LogEnd:
 			return // no lag: age 0, nothing to read
 		case at < off.LogStart:
-			obs.OldestGone[tp] = true // deleted before it was consumed
+			p.OldestGone = true // deleted before it was consumed
 			return
 		}
 		wants[stampKey{tp, at}] = off.LogEnd
 	}
-	for tp, c := range obs.Committed {
-		want(tp, c, true)
+	for tp, p := range obs.All() {
+		if p.HasCommit {
+			want(tp, p, p.Committed, true)
+		}
 	}
 	for _, m := range obs.Members {
 		for _, tp := range m.Partitions {
-			if _, ok := obs.Committed[tp]; !ok {
-				want(tp, 0, false)
+			if p := obs.Find(tp); p == nil || !p.HasCommit {
+				want(tp, p, 0, false)
 			}
 		}
 	}
@@ -243,16 +240,17 @@ func (w *Watcher) readStamps(ctx context.Context, c *stampCache, wants map[stamp
 }
 
 func record(obs *model.Observation, tp model.TopicPartition, s stamp) {
+	p := obs.Part(tp)
 	switch {
 	case s.gone:
-		obs.OldestGone[tp] = true
+		p.OldestGone = true
 	case s.markers:
-		obs.OldestMarkerOnly[tp] = true
+		p.OldestMarkerOnly = true
 	case !s.ts.IsZero():
-		obs.OldestTimestamp[tp] = s.ts
+		p.HasOldestTimestamp, p.OldestTimestamp = true, s.ts
 	}
 	if s.rec != nil && !s.gone && !s.markers {
-		obs.OldestRecords[tp] = *s.rec
+		p.HasOldestRecord, p.OldestRecord = true, *s.rec
 	}
 }
 

@@ -74,7 +74,14 @@ type Watcher struct {
 	askedVia int32
 	meta     metadataCache
 	stamps   stampCache
-	starts   startCache
+	// topics is the last poll's Observation.Topics, cleared and filled
+	// again by the next (NewSnapshot keeps nothing of them). With reuse
+	// (ReuseSnapshots), snaps builds the snapshots in the rows of earlier
+	// ones (model.SnapshotBuilder's rule).
+	topics []model.TopicObservation
+	reuse  bool
+	snaps  model.SnapshotBuilder
+	starts startCache
 	// clock replaces time.Now for the log-start cadence when set (tests).
 	clock func() time.Time
 	// vers holds each connection's API versions, for kmsg requests.
@@ -142,6 +149,7 @@ func (w *Watcher) Close() error {
 // snapshot could be read (no broker reachable, auth failed) and name the
 // address tried. Failures that concern single partitions are recorded on
 // those partitions.
+// Each snapshot is the caller's, unless ReuseSnapshots was called.
 func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
 	var snap model.Snapshot
 	err := w.read("poll", func() error {
@@ -151,11 +159,28 @@ func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
 			return err
 		}
 		obs.TakenAt, obs.ClusterID = takenAt, w.clusterID
-		snap = model.NewSnapshot(obs)
+		if w.reuse {
+			snap = w.snaps.Build(&obs)
+		} else {
+			snap = model.NewSnapshot(obs)
+		}
+		w.topics = obs.Topics
 		snap.CompletedAt = time.Now()
 		return nil
 	})
 	return snap, err
+}
+
+// ReuseSnapshots makes Poll build each snapshot in the rows of one it
+// returned before, so a poll leaves no rows to the collector: a snapshot
+// stays as returned until model.KeptSnapshots more polls have returned,
+// as model.SnapshotBuilder's rule says. For a caller that keeps only the
+// latest snapshot and the one its pipeline diffs against (the TUI), and
+// keeps a Clone of any it holds longer.
+func (w *Watcher) ReuseSnapshots() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reuse = true
 }
 
 // read runs one read of the cluster (what: "poll", "overview") under the
@@ -183,7 +208,9 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 	obs := model.Observation{
 		Brokers: append([]string(nil), w.cfg.Brokers...),
 		Group:   model.Group{ID: w.cfg.Group},
+		Topics:  w.topics,
 	}
+	obs.Clear()
 	brokers, err := w.brokers(ctx)
 	if err != nil {
 		return obs, err
@@ -199,7 +226,7 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 	}
 	obs.Group.Coordinator, obs.Group.CoordinatorID = coord.addr, coord.id
 	if obs.Group.State == model.StateDead {
-		if len(obs.Committed) == 0 && len(obs.CommitErrs) == 0 {
+		if !holdsCommits(&obs) {
 			if w.listed {
 				// The listed group is gone: detect afresh, it may be
 				// back as another type.
@@ -229,23 +256,25 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 			return obs, err
 		}
 	}
-	offsets, moved, err := w.listOffsets(ctx, brokers, topics, obs.Committed)
+	offsets, moved, err := w.listOffsets(ctx, brokers, topics, &obs)
 	if err != nil {
 		return obs, err
 	}
 	if moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
 		// Leaders moved (an election, a reassignment): ask the new ones
 		// now rather than show the partitions as failed until next poll.
-		retry, _, _ := w.listOffsets(ctx, brokers, topics, obs.Committed)
+		retry, _, _ := w.listOffsets(ctx, brokers, topics, &obs)
 		for tp, po := range retry {
 			if old, ok := offsets[tp]; !ok || old.Err != "" {
 				offsets[tp] = po
 			}
 		}
 	}
-	obs.Offsets = offsets
+	for tp, po := range offsets {
+		obs.SetOffsets(tp, po)
+	}
 	w.lagStamps(ctx, &obs)
-	w.starts.sawGone(obs.OldestGone)
+	w.starts.sawGone(&obs)
 	return obs, nil
 }
 
@@ -338,11 +367,10 @@ func groupTopics(obs model.Observation) []string {
 			seen[tp.Topic] = true
 		}
 	}
-	for tp := range obs.Committed {
-		seen[tp.Topic] = true
-	}
-	for tp := range obs.CommitErrs {
-		seen[tp.Topic] = true
+	for tp, p := range obs.All() {
+		if p.HasCommit || p.CommitUnread {
+			seen[tp.Topic] = true
+		}
 	}
 	topics := make([]string, 0, len(seen))
 	for t := range seen {
@@ -350,6 +378,16 @@ func groupTopics(obs model.Observation) []string {
 	}
 	sort.Strings(topics)
 	return topics
+}
+
+// holdsCommits reports whether obs read a commit, or failed to read one.
+func holdsCommits(obs *model.Observation) bool {
+	for _, p := range obs.All() {
+		if p.HasCommit || p.CommitUnread {
+			return true
+		}
+	}
+	return false
 }
 
 // now is the watcher's clock.

@@ -13,8 +13,13 @@ func TestInferredRebalanceTimedByConsumers(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "orders", Partition: p} }
 	snap := func(at time.Time, members ...Member) Snapshot {
-		return NewSnapshot(Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable, ProtocolType: "consumer", Assignor: "range"}, Members: members,
-			Offsets: map[TopicPartition]PartitionOffsets{tp(0): {LogEnd: 5}, tp(1): {LogEnd: 5}, tp(2): {LogEnd: 5}}})
+		return NewSnapshot(Observation{
+			TakenAt: at,
+			Group:   Group{ID: "g", State: StateStable, ProtocolType: "consumer", Assignor: "range"},
+			Members: members,
+		}.With(Readings{
+			Offsets: map[TopicPartition]PartitionOffsets{tp(0): {LogEnd: 5}, tp(1): {LogEnd: 5}, tp(2): {LogEnd: 5}},
+		}))
 	}
 	a := func(ps ...int32) Member {
 		m := Member{MemberID: "a-1", ClientID: "consumer-a", Host: "/h"}
@@ -72,8 +77,13 @@ func TestInferredRebalanceTimedFromAStartBeforeAPoll(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "orders", Partition: p} }
 	snap := func(at time.Time, members ...Member) Snapshot {
-		return NewSnapshot(Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable, ProtocolType: "consumer", Assignor: "range"}, Members: members,
-			Offsets: map[TopicPartition]PartitionOffsets{tp(0): {LogEnd: 5}, tp(1): {LogEnd: 5}}})
+		return NewSnapshot(Observation{
+			TakenAt: at,
+			Group:   Group{ID: "g", State: StateStable, ProtocolType: "consumer", Assignor: "range"},
+			Members: members,
+		}.With(Readings{
+			Offsets: map[TopicPartition]PartitionOffsets{tp(0): {LogEnd: 5}, tp(1): {LogEnd: 5}},
+		}))
 	}
 	a := Member{MemberID: "a-1", ClientID: "consumer-a", Partitions: []TopicPartition{tp(0), tp(1)}}
 	a0 := Member{MemberID: "a-1", ClientID: "consumer-a", Partitions: []TopicPartition{tp(0)}}
@@ -102,8 +112,13 @@ func TestConsumerStartsBeforeTheWatchTimeNothingLater(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "orders", Partition: p} }
 	snap := func(at time.Time, members ...Member) Snapshot {
-		return NewSnapshot(Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable, ProtocolType: "consumer", Assignor: "range"}, Members: members,
-			Offsets: map[TopicPartition]PartitionOffsets{tp(0): {LogEnd: 5}, tp(1): {LogEnd: 5}}})
+		return NewSnapshot(Observation{
+			TakenAt: at,
+			Group:   Group{ID: "g", State: StateStable, ProtocolType: "consumer", Assignor: "range"},
+			Members: members,
+		}.With(Readings{
+			Offsets: map[TopicPartition]PartitionOffsets{tp(0): {LogEnd: 5}, tp(1): {LogEnd: 5}},
+		}))
 	}
 	m := func(id string, ps ...int32) Member {
 		mm := Member{MemberID: id + "-1", ClientID: id, Host: "/h"}

@@ -31,12 +31,13 @@ func memID(id, client string, parts ...int32) Member {
 // n partitions, all committed.
 func snapN(sec float64, state string, n int32, assignor string, members ...Member) Snapshot {
 	o := Observation{
-		TakenAt:   at(sec),
-		Group:     Group{ID: "order-workers", State: state, ProtocolType: "consumer"},
-		Members:   members,
+		TakenAt: at(sec),
+		Group:   Group{ID: "order-workers", State: state, ProtocolType: "consumer"},
+		Members: members,
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{},
 		Offsets:   map[TopicPartition]PartitionOffsets{},
-	}
+	})
 	if state == StateStable {
 		o.Group.Assignor = assignor
 		// What the members' subscriptions say once they kept partitions
@@ -46,8 +47,8 @@ func snapN(sec float64, state string, n int32, assignor string, members ...Membe
 	if state != StateDead && state != "" {
 		for p := range n {
 			tp := TopicPartition{Topic: "orders", Partition: p}
-			o.Committed[tp] = 10
-			o.Offsets[tp] = PartitionOffsets{LogStart: 0, LogEnd: 20}
+			o.SetCommitted(tp, 10)
+			o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 20})
 		}
 	}
 	return NewSnapshot(o)

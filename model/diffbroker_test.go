@@ -27,14 +27,15 @@ func csnap(sec float64, state string, target int32, members ...Member) Snapshot 
 		TakenAt: at(sec),
 		Group: Group{ID: "order-workers", State: state, Type: TypeConsumer, ProtocolType: "consumer",
 			Assignor: "uniform", Epoch: target, AssignmentEpoch: target},
-		Members:   members,
+		Members: members,
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{},
 		Offsets:   map[TopicPartition]PartitionOffsets{},
-	}
+	})
 	for p := range int32(3) {
 		tp := TopicPartition{Topic: "orders", Partition: p}
-		o.Committed[tp] = 10
-		o.Offsets[tp] = PartitionOffsets{LogStart: 0, LogEnd: 20}
+		o.SetCommitted(tp, 10)
+		o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 20})
 	}
 	return NewSnapshot(o)
 }

@@ -11,12 +11,13 @@ import (
 // unless its MemberEpoch says otherwise).
 func typedSnap(sec float64, typ GroupType, state string, epoch int32, members ...Member) Snapshot {
 	o := Observation{
-		TakenAt:   at(sec),
-		Group:     Group{ID: "order-workers", State: state, Type: typ, ProtocolType: "consumer"},
-		Members:   members,
+		TakenAt: at(sec),
+		Group:   Group{ID: "order-workers", State: state, Type: typ, ProtocolType: "consumer"},
+		Members: members,
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{},
 		Offsets:   map[TopicPartition]PartitionOffsets{},
-	}
+	})
 	if typ.Kind().CoordinatorAssigned {
 		o.Group.Epoch, o.Group.AssignmentEpoch = epoch, epoch
 		for i := range o.Members {
@@ -31,7 +32,8 @@ func typedSnap(sec float64, typ GroupType, state string, epoch int32, members ..
 	}
 	for p := range int32(6) {
 		tp := TopicPartition{Topic: "orders", Partition: p}
-		o.Committed[tp], o.Offsets[tp] = 10, PartitionOffsets{LogStart: 0, LogEnd: 20}
+		o.SetCommitted(tp, 10)
+		o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 20})
 	}
 	return NewSnapshot(o)
 }

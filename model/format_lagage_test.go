@@ -13,15 +13,16 @@ func TestJSONLagAge(t *testing.T) {
 	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	tp := func(p int32) TopicPartition { return TopicPartition{Topic: "orders", Partition: p} }
 	s := NewSnapshot(Observation{
-		TakenAt:   at,
-		Group:     Group{ID: "g", State: StateEmpty},
+		TakenAt: at,
+		Group:   Group{ID: "g", State: StateEmpty},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{tp(0): 10, tp(1): 20, tp(2): 5, tp(3): 1},
 		Offsets: map[TopicPartition]PartitionOffsets{
 			tp(0): {LogStart: 0, LogEnd: 15}, tp(1): {LogStart: 0, LogEnd: 20},
 			tp(2): {LogStart: 8, LogEnd: 30}, tp(3): {LogStart: 0, LogEnd: 9},
 		},
 		OldestTimestamp: map[TopicPartition]time.Time{tp(0): at.Add(-124 * time.Second)},
-	})
+	}))
 	b, err := MarshalJSONSnapshot(s)
 	if err != nil {
 		t.Fatal(err)

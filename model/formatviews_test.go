@@ -15,11 +15,12 @@ func TestFormatTableViews(t *testing.T) {
 			TakenAt: time.Date(2026, 3, 14, 3, 12, 40, 0, time.UTC),
 			Group: Group{ID: "g", State: StateStable, Type: typ, Assignor: "uniform", Coordinator: "127.0.0.1:9092", CoordinatorID: 1,
 				Epoch: 7, AssignmentEpoch: 6},
-			Members:            members,
+			Members: members,
+		}.With(Readings{
 			Committed:          map[TopicPartition]int64{tp(0): 5, tp(1): 8},
 			CommitLeaderEpochs: map[TopicPartition]int32{tp(0): 3},
 			Offsets:            map[TopicPartition]PartitionOffsets{tp(0): {LogStart: 0, LogEnd: 36}, tp(1): {LogStart: 0, LogEnd: 9}},
-		}
+		})
 	}
 	consumer := obs(TypeConsumer,
 		Member{MemberID: "m1", ClientID: "c1", Host: "/h1", MemberEpoch: 6, Partitions: []TopicPartition{tp(0)}, TargetPartitions: []TopicPartition{tp(0), tp(1)}},
@@ -29,7 +30,7 @@ func TestFormatTableViews(t *testing.T) {
 		Member{MemberID: "m2", ClientID: "c2", Host: "/h2", Partitions: []TopicPartition{tp(1)}})
 	classic.Group.Assignor, classic.Group.Epoch, classic.Group.AssignmentEpoch = "cooperative-sticky", 0, 0
 	share := obs(TypeShare, Member{MemberID: "m1", ClientID: "c1", Host: "/h1", MemberEpoch: 2, Partitions: []TopicPartition{tp(0), tp(1)}})
-	share.ShareLag = map[TopicPartition]int64{tp(0): 4, tp(1): 1}
+	share = share.With(Readings{ShareLag: map[TopicPartition]int64{tp(0): 4, tp(1): 1}})
 	tests := []struct {
 		name string
 		o    Observation

@@ -39,10 +39,11 @@ func fuzzSnapshot(r *byteReader, when time.Time) Snapshot {
 	state := fuzzStates[int(r.next())%len(fuzzStates)]
 	assignor := []string{"range", "cooperative-sticky", ""}[int(r.next())%3]
 	o := Observation{
-		TakenAt:   when,
-		Group:     Group{ID: "g", State: state, Assignor: assignor, Type: fuzzTypes[int(r.next())%len(fuzzTypes)]},
+		TakenAt: when,
+		Group:   Group{ID: "g", State: state, Assignor: assignor, Type: fuzzTypes[int(r.next())%len(fuzzTypes)]},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{},
-	}
+	})
 	broker := o.Group.Type == TypeConsumer || o.Group.Type == TypeShare
 	if broker {
 		o.Group.AssignmentEpoch = int32(r.next() % 3)
@@ -53,7 +54,7 @@ func fuzzSnapshot(r *byteReader, when time.Time) Snapshot {
 	nOrders := int32(r.next()%6) + 1
 	for p := range nOrders {
 		if r.next()%2 == 0 {
-			o.Committed[TopicPartition{Topic: "orders", Partition: p}] = 1
+			o.SetCommitted(TopicPartition{Topic: "orders", Partition: p}, 1)
 		}
 	}
 	nMembers := int(r.next() % 5)

@@ -28,18 +28,19 @@ var ht0 = time.Date(2026, 11, 29, 14, 2, 11, 0, time.UTC)
 
 func hsnap(at time.Duration, state string, parts []hp) Snapshot {
 	o := Observation{
-		TakenAt:   ht0.Add(at),
-		Group:     Group{ID: "order-workers", State: state},
+		TakenAt: ht0.Add(at),
+		Group:   Group{ID: "order-workers", State: state},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{},
 		Offsets:   map[TopicPartition]PartitionOffsets{},
-	}
+	})
 	members := map[string]int{}
 	for i, p := range parts {
 		tp := TopicPartition{Topic: "orders", Partition: int32(i)}
 		if p.committed >= 0 {
-			o.Committed[tp] = p.committed
+			o.SetCommitted(tp, p.committed)
 		}
-		o.Offsets[tp] = PartitionOffsets{LogStart: 0, LogEnd: p.logEnd}
+		o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: p.logEnd})
 		if p.owner == "" {
 			continue
 		}
@@ -826,12 +827,13 @@ func TestTransactionMarkerLagIsNotWork(t *testing.T) {
 func TestNewSnapshotMarkerOnlyLag(t *testing.T) {
 	tp0 := TopicPartition{Topic: "orders", Partition: 0}
 	s := NewSnapshot(Observation{
-		TakenAt:          ht0,
-		Group:            Group{ID: "g", State: StateStable},
+		TakenAt: ht0,
+		Group:   Group{ID: "g", State: StateStable},
+	}.With(Readings{
 		Committed:        map[TopicPartition]int64{tp0: 100},
 		Offsets:          map[TopicPartition]PartitionOffsets{tp0: {LogStart: 0, LogEnd: 101}},
 		OldestMarkerOnly: map[TopicPartition]bool{tp0: true},
-	})
+	}))
 	p := s.Partitions[0]
 	if p.Lag != 1 || !p.LagMarkersOnly || !p.LagAgeKnown || p.LagAge != 0 || !s.MaxLagAgeKnown {
 		t.Fatalf("lag %d markers %v age %v known %v; want lag 1, markers only, age 0 known", p.Lag, p.LagMarkersOnly, p.LagAge, p.LagAgeKnown)

@@ -40,12 +40,13 @@ func TestNewSnapshotLagAge(t *testing.T) {
 	now := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	a, b, c := TopicPartition{"t", 0}, TopicPartition{"t", 1}, TopicPartition{"t", 2}
 	s := NewSnapshot(Observation{
-		TakenAt:         now,
+		TakenAt: now,
+	}.With(Readings{
 		Committed:       map[TopicPartition]int64{a: 5, b: 10, c: 1},
 		Offsets:         map[TopicPartition]PartitionOffsets{a: {0, 10, ""}, b: {0, 10, ""}, c: {0, 10, ""}},
 		OldestTimestamp: map[TopicPartition]time.Time{a: now.Add(-90 * time.Second)},
 		OldestGone:      map[TopicPartition]bool{c: true},
-	})
+	}))
 	p := s.Partitions
 	if p[0].LagAge != 90*time.Second || !p[0].LagAgeKnown || p[1].LagAge != 0 || !p[1].LagAgeKnown || !p[2].LagAgeGone || p[2].LagAgeKnown {
 		t.Errorf("ages %+v", p)

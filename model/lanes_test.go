@@ -14,16 +14,17 @@ var ln0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 // without assignments, as coordinators report them mid-rebalance.
 func laneSnap(sec float64, state, assignor string, owners ...string) Snapshot {
 	o := Observation{
-		TakenAt:   ln0.Add(time.Duration(sec * float64(time.Second))),
-		Group:     Group{ID: "g", State: state, Assignor: assignor, Cooperative: state == StateStable && strings.Contains(assignor, "cooperative")},
+		TakenAt: ln0.Add(time.Duration(sec * float64(time.Second))),
+		Group:   Group{ID: "g", State: state, Assignor: assignor, Cooperative: state == StateStable && strings.Contains(assignor, "cooperative")},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{},
 		Offsets:   map[TopicPartition]PartitionOffsets{},
-	}
+	})
 	byClient := map[string]int{}
 	for p := range 4 {
 		tp := TopicPartition{Topic: "t", Partition: int32(p)}
-		o.Committed[tp] = 1
-		o.Offsets[tp] = PartitionOffsets{LogEnd: 2}
+		o.SetCommitted(tp, 1)
+		o.SetOffsets(tp, PartitionOffsets{LogEnd: 2})
 		if p >= len(owners) || owners[p] == "" {
 			continue
 		}

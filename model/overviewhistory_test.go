@@ -80,10 +80,12 @@ func TestObserveNeverCommitted(t *testing.T) {
 	}
 	// The group view's rule, from the same offsets: the same total.
 	snap := NewSnapshot(Observation{
-		TakenAt: ht0, Group: Group{ID: "g", State: StateStable},
+		TakenAt: ht0,
+		Group:   Group{ID: "g", State: StateStable},
 		Members: []Member{{MemberID: "m", Partitions: []TopicPartition{{"orders", 0}, {"orders", 1}, {"orders", 2}}}},
+	}.With(Readings{
 		Offsets: map[TopicPartition]PartitionOffsets{{"orders", 0}: {0, 20, ""}, {"orders", 1}: {5, 25, ""}, {"orders", 2}: {10, 30, ""}},
-	})
+	}))
 	if snap.TotalLag != s.TotalLag {
 		t.Errorf("group view total %d, overview %d", snap.TotalLag, s.TotalLag)
 	}
@@ -108,9 +110,17 @@ func TestObserveMatchesNewSnapshot(t *testing.T) {
 		g := OverviewGroup{Summary: GroupSummary{ID: "g", State: StateStable, Members: 1},
 			Committed: map[TopicPartition]int64{}, Assigned: map[TopicPartition]bool{}, ShareLag: map[TopicPartition]int64{}}
 		ov := &OverviewObservation{TakenAt: at, Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
-		obs := Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable}, Committed: map[TopicPartition]int64{},
-			Offsets: map[TopicPartition]PartitionOffsets{}, ShareLag: map[TopicPartition]int64{},
-			OldestTimestamp: map[TopicPartition]time.Time{}, OldestGone: map[TopicPartition]bool{}, OldestMarkerOnly: map[TopicPartition]bool{}}
+		obs := Observation{
+			TakenAt: at,
+			Group:   Group{ID: "g", State: StateStable},
+		}.With(Readings{
+			Committed:        map[TopicPartition]int64{},
+			Offsets:          map[TopicPartition]PartitionOffsets{},
+			ShareLag:         map[TopicPartition]int64{},
+			OldestTimestamp:  map[TopicPartition]time.Time{},
+			OldestGone:       map[TopicPartition]bool{},
+			OldestMarkerOnly: map[TopicPartition]bool{},
+		})
 		m := Member{MemberID: "m"}
 		for p := 0; p < n; p++ {
 			tp := TopicPartition{Topic: "orders", Partition: int32(p)}
@@ -119,10 +129,12 @@ func TestObserveMatchesNewSnapshot(t *testing.T) {
 			committed := NoOffset
 			if rng.IntN(3) > 0 {
 				committed = int64(rng.IntN(int(end) + 2))
-				g.Committed[tp], obs.Committed[tp] = committed, committed
+				g.Committed[tp] = committed
+				obs.SetCommitted(tp, committed)
 				if rng.IntN(5) == 0 {
 					l := int64(rng.IntN(10))
-					g.ShareLag[tp], obs.ShareLag[tp] = l, l
+					g.ShareLag[tp] = l
+					obs.SetShareLag(tp, l)
 				}
 			}
 			switch rng.IntN(4) {
@@ -142,7 +154,7 @@ func TestObserveMatchesNewSnapshot(t *testing.T) {
 			if rng.IntN(8) == 0 {
 				full = PartitionOffsets{LogStart: NoOffset, LogEnd: NoOffset, Err: "log offsets: unreadable"}
 			}
-			obs.Offsets[tp] = full
+			obs.SetOffsets(tp, full)
 			seen := full // the overview asks the log start only without a commit
 			if committed >= 0 && full.Err == "" {
 				seen.LogStart = NoOffset
@@ -158,13 +170,13 @@ func TestObserveMatchesNewSnapshot(t *testing.T) {
 			switch rng.IntN(4) {
 			case 0:
 				ts := at.Add(-time.Duration(rng.IntN(100)) * time.Second)
-				obs.OldestTimestamp[tp] = ts
+				obs.SetOldestTimestamp(tp, ts)
 				ov.Records[RecordAt{tp, oldest}] = RecordStamp{Time: ts}
 			case 1:
-				obs.OldestMarkerOnly[tp] = true
+				obs.SetOldestMarkerOnly(tp)
 				ov.Records[RecordAt{tp, oldest}] = RecordStamp{MarkersOnly: true}
 			case 2:
-				obs.OldestGone[tp] = true
+				obs.SetOldestGone(tp)
 				ov.Records[RecordAt{tp, oldest}] = RecordStamp{Gone: true}
 			}
 		}
@@ -493,9 +505,13 @@ func TestFormatOverviewStatus(t *testing.T) {
 
 // FormatTable adds the footnote only when a row counts from the log start.
 func TestFormatTableNoFootnoteWhenCommitted(t *testing.T) {
-	s := NewSnapshot(Observation{TakenAt: ht0, Group: Group{ID: "g", State: StateEmpty},
+	s := NewSnapshot(Observation{
+		TakenAt: ht0,
+		Group:   Group{ID: "g", State: StateEmpty},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{{"orders", 0}: 3},
-		Offsets:   map[TopicPartition]PartitionOffsets{{"orders", 0}: {0, 9, ""}}})
+		Offsets:   map[TopicPartition]PartitionOffsets{{"orders", 0}: {0, 9, ""}},
+	}))
 	if out := FormatTable(s); strings.Contains(out, "*") || strings.Contains(out, LagFromStartNote) {
 		t.Errorf("committed rows marked:\n%s", out)
 	}
@@ -536,9 +552,14 @@ func TestOverviewStatusMatchesGroupView(t *testing.T) {
 			case 2, 3:
 				state, members = StateStable, 2
 			}
-			obs := Observation{TakenAt: ht0.Add(at), Group: Group{ID: "g", State: state},
-				Committed: map[TopicPartition]int64{}, Offsets: map[TopicPartition]PartitionOffsets{},
-				OldestTimestamp: map[TopicPartition]time.Time{}}
+			obs := Observation{
+				TakenAt: ht0.Add(at),
+				Group:   Group{ID: "g", State: state},
+			}.With(Readings{
+				Committed:       map[TopicPartition]int64{},
+				Offsets:         map[TopicPartition]PartitionOffsets{},
+				OldestTimestamp: map[TopicPartition]time.Time{},
+			})
 			m := Member{MemberID: "m"}
 			o := &OverviewObservation{TakenAt: obs.TakenAt, Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
 			g := OverviewGroup{Summary: GroupSummary{ID: "g", State: state, Members: members},
@@ -563,12 +584,13 @@ func TestOverviewStatusMatchesGroupView(t *testing.T) {
 					off = PartitionOffsets{LogStart: NoOffset, LogEnd: NoOffset, Err: "log offsets: unreadable"}
 				}
 				if commits[i] >= 0 {
-					obs.Committed[tp], g.Committed[tp] = commits[i], commits[i]
+					obs.SetCommitted(tp, commits[i])
+					g.Committed[tp] = commits[i]
 				}
 				if commits[i] < 0 && !g.Assigned[tp] {
 					continue // not a row
 				}
-				obs.Offsets[tp] = off
+				obs.SetOffsets(tp, off)
 				seen := off
 				if commits[i] >= 0 && off.Err == "" {
 					seen.LogStart = NoOffset
@@ -577,7 +599,7 @@ func TestOverviewStatusMatchesGroupView(t *testing.T) {
 				oldest := max(commits[i], 0)
 				if off.Err == "" && oldest < ends[i] && rng.IntN(4) > 0 {
 					ts := ht0.Add(time.Duration(float64(oldest) / max(produce[i], 1) * float64(time.Second)))
-					obs.OldestTimestamp[tp] = ts
+					obs.SetOldestTimestamp(tp, ts)
 					o.Records[RecordAt{tp, oldest}] = RecordStamp{Time: ts}
 				}
 			}

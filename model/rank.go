@@ -37,8 +37,22 @@ func (e *entry) sharedOwners() []int {
 // sparse for slots (or negative) fall back to a map and a sort, both on
 // integer keys.
 //
-// The entries returned live in scratch, until its next use.
-func collectEntries(committed map[TopicPartition]int64, members []Member, scratch *entryScratch) []entry {
+// The entries returned live in scratch, until its next use; so does the
+// count of partitions with an OldestRecord (scratch.oldest).
+func collectEntries(obs []TopicObservation, members []Member, scratch *entryScratch) []entry {
+	committed, oldest := 0, 0
+	for i := range obs {
+		for k := range obs[i].Partitions {
+			p := &obs[i].Partitions[k]
+			if p.HasCommit {
+				committed++
+			}
+			if p.HasOldestRecord {
+				oldest++
+			}
+		}
+	}
+	scratch.oldest = oldest
 	owned := 0
 	for _, m := range members {
 		owned += len(m.Partitions) + len(m.TargetPartitions)
@@ -46,12 +60,14 @@ func collectEntries(committed map[TopicPartition]int64, members []Member, scratc
 	// raw holds every mention in turn: commits, then owners, then
 	// targets, each keyed by the topic's discovery number for now.
 	raw := scratch.raw[:0]
-	if need := len(committed) + owned; cap(raw) < need {
+	if need := committed + owned; cap(raw) < need {
 		raw = make([]entry, 0, need)
 	}
 	defer func() { scratch.raw = raw[:0] }()
-	var topics topicRanks
-	var top []int64 // highest partition per discovery number
+	topics := &scratch.topics
+	topics.reset()
+	top := scratch.top[:0] // highest partition per discovery number
+	defer func() { scratch.top = top[:0] }()
 	dense := true
 	note := func(tp TopicPartition) uint64 {
 		k := topics.key(tp)
@@ -63,8 +79,14 @@ func collectEntries(committed map[TopicPartition]int64, members []Member, scratc
 		dense = dense && tp.Partition >= 0
 		return k
 	}
-	for tp, c := range committed {
-		raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: -1, committed: c})
+	for i := range obs {
+		t := &obs[i]
+		for k := range t.Partitions {
+			if p := &t.Partitions[k]; p.HasCommit {
+				tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
+				raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: -1, committed: p.Committed})
+			}
+		}
 	}
 	for i := range members {
 		for _, tp := range members[i].Partitions {
@@ -106,8 +128,9 @@ func collectEntries(committed map[TopicPartition]int64, members []Member, scratc
 		slots += t + 1
 	}
 	if dense && slots <= 2*int64(len(raw))+1024 {
-		base := make([]int64, len(top)+1)
-		byRank := make([]int64, len(top)) // partitions per rank
+		base := grown(&scratch.base, len(top)+1)
+		base[0] = 0
+		byRank := grown(&scratch.byRank, len(top)) // partitions per rank
 		for id, t := range top {
 			byRank[rank[id]] = t + 1
 		}
@@ -116,7 +139,7 @@ func collectEntries(committed map[TopicPartition]int64, members []Member, scratc
 		}
 		// at holds, per slot, the first mention of its partition, into
 		// which the later ones fold.
-		at := make([]int32, slots)
+		at := grown(&scratch.at, int(slots))
 		for k := range at {
 			at[k] = -1
 		}
@@ -161,6 +184,25 @@ func collectEntries(committed map[TopicPartition]int64, members []Member, scratc
 // back, while the rows (which snapshots keep) are 3.4 MB.
 type entryScratch struct {
 	raw, entries []entry
+	// The slots and their topics' bounds (dense partition numbers).
+	at []int32
+	// parts and lists hold members' partitions and targets while
+	// NewSnapshot makes them (settle copies them out).
+	parts, lists []TopicPartition
+	count        []int
+	// oldest counts the partitions with an OldestRecord.
+	oldest            int
+	top, base, byRank []int64
+	topics            topicRanks
+}
+
+// grown returns (*s)[:n], grown when it is shorter, and keeps it in *s.
+func grown[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	*s = (*s)[:n]
+	return *s
 }
 
 var entryScratchPool = sync.Pool{New: func() any { return new(entryScratch) }}
@@ -172,6 +214,15 @@ type topicRanks struct {
 	ids   map[string]uint32
 	last  string
 	lastI uint32
+	// order and rank are ranks' storage.
+	order, rank []uint32
+}
+
+// reset forgets the topics, keeping the storage.
+func (t *topicRanks) reset() {
+	t.names = t.names[:0]
+	clear(t.ids)
+	t.last, t.lastI = "", 0
 }
 
 // key returns the partition's provisional key: the topic's discovery
@@ -210,12 +261,12 @@ func partitionKey(p int32) uint64 { return uint64(uint32(p) ^ 1<<31) }
 
 // ranks maps each discovery number to the topic's rank by name.
 func (t *topicRanks) ranks() []uint32 {
-	order := make([]uint32, len(t.names))
+	order := grown(&t.order, len(t.names))
 	for i := range order {
 		order[i] = uint32(i)
 	}
 	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(t.names[a], t.names[b]) })
-	rank := make([]uint32, len(t.names))
+	rank := grown(&t.rank, len(t.names))
 	for r, id := range order {
 		rank[id] = uint32(r)
 	}

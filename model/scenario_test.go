@@ -223,30 +223,33 @@ func simulate(l simLog, c simConsumer, ts simStamps, interval, start time.Durati
 			logStart = l.end(max(at-c.retention, 0))
 		}
 		o := Observation{
-			TakenAt:          ht0.Add(at),
-			Group:            Group{ID: "g", State: StateStable},
-			Members:          []Member{{MemberID: member, ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+			TakenAt: ht0.Add(at),
+			Group:   Group{ID: "g", State: StateStable},
+			Members: []Member{{MemberID: member, ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+		}.With(Readings{
 			Committed:        map[TopicPartition]int64{tp: committed},
 			Offsets:          map[TopicPartition]PartitionOffsets{tp: {LogStart: logStart, LogEnd: end}},
 			OldestTimestamp:  map[TopicPartition]time.Time{},
 			OldestMarkerOnly: map[TopicPartition]bool{},
 			OldestGone:       map[TopicPartition]bool{},
-		}
+		})
 		if c.evictAfter > 0 && at >= incident+c.evictAfter {
 			o.Group.State, o.Members = StateEmpty, nil
 		}
 		switch {
 		case committed < logStart:
-			o.OldestGone[tp] = true
+			o.SetOldestGone(tp)
 		case committed < end && !ts.none:
-			o.OldestTimestamp[tp] = ht0.Add(l.writtenAt(committed) + ts.skew)
+			o.SetOldestTimestamp(tp, ht0.Add(l.writtenAt(committed)+ts.skew))
 		}
 		if committed < end {
 			markers := true
 			for off := committed; off < end && markers; off++ {
 				markers = l.marker(off)
 			}
-			o.OldestMarkerOnly[tp] = markers
+			if markers {
+				o.SetOldestMarkerOnly(tp)
+			}
 		}
 		s := NewSnapshot(o)
 		h.Annotate(&s)

@@ -294,35 +294,24 @@ type Observation struct {
 	ClusterID string
 	Group     Group
 	Members   []Member
-	// Committed maps each partition with a commit to its committed offset.
-	Committed map[TopicPartition]int64
-	// CommitLeaderEpochs maps partitions whose commit carries a leader
-	// epoch to it.
-	CommitLeaderEpochs map[TopicPartition]int32
-	// CommitErrs holds per-partition OffsetFetch errors.
-	CommitErrs map[TopicPartition]string
-	// ShareLag holds a share group's lag per partition as the broker
-	// reports it; absent or negative where it gives none.
-	ShareLag map[TopicPartition]int64
-	// Offsets maps each partition of the group's topics to its log offsets.
-	Offsets map[TopicPartition]PartitionOffsets
-	// OldestTimestamp maps partitions with lag to the timestamp of the
-	// record at the committed offset (no commit: at log-start).
-	OldestTimestamp map[TopicPartition]time.Time
-	// OldestGone holds partitions whose record at the committed offset was
-	// deleted before it was read.
-	OldestGone map[TopicPartition]bool
-	// OldestMarkerOnly holds partitions with lag in which only control
-	// records (transaction commit or abort markers) follow the committed
-	// offset: no message waits.
-	OldestMarkerOnly map[TopicPartition]bool
-	// OldestRecords maps partitions with lag to what was read of the
-	// record at the committed offset (no commit: at log-start), from the
-	// same fetch as its timestamp: key, headers and sizes, never its value.
-	OldestRecords map[TopicPartition]OldestRecord
+	// Topics holds what the poll read of each partition (commits, their
+	// errors, log offsets, the records lagging partitions wait on), by
+	// topic, sorted by name: NewSnapshot walks them without hashing. Put
+	// values in with Part or the Set methods (With for map literals).
+	Topics []TopicObservation
 }
 
 // Snapshot is the state of one group at one instant.
+//
+// Who owns it: one NewSnapshot returns is its holder's. One a
+// SnapshotBuilder returns (the TUI's watcher: kafka.Watcher
+// ReuseSnapshots) has rows the builder reuses KeptSnapshots builds later:
+// the page may show it and a Pipeline (Tracker, a recording's Writer) diff
+// the next against it meanwhile; whoever keeps it, or a pointer into its
+// Partitions, longer keeps a Clone. Fields copied out of it (timeline
+// events) and its Members, Owners and Oldest are never reused; its
+// members' partition lists may be the next snapshot's too, and are never
+// written.
 type Snapshot struct {
 	// TakenAt is when the poll began reading (lag ages are measured from
 	// it); CompletedAt when its last answer came, zero when not known.

@@ -31,9 +31,9 @@ func TestNewSnapshotRowsAnyNumbering(t *testing.T) {
 			return r.Int32N(40)
 		}
 		tp := func() TopicPartition { return TopicPartition{Topic: topics[r.IntN(len(topics))], Partition: part()} }
-		o := Observation{Group: Group{ID: "g", State: StateStable, Type: TypeShare}, Committed: map[TopicPartition]int64{}, Offsets: map[TopicPartition]PartitionOffsets{}}
+		o := Observation{Group: Group{ID: "g", State: StateStable, Type: TypeShare}}
 		for i := r.IntN(30); i > 0; i-- {
-			o.Committed[tp()] = r.Int64N(100)
+			o.SetCommitted(tp(), r.Int64N(100))
 		}
 		for m := r.IntN(5); m > 0; m-- {
 			mem := Member{MemberID: string(rune('a'+m)) + "-id", ClientID: string(rune('a' + m))}
@@ -60,8 +60,10 @@ func TestNewSnapshotRowsAnyNumbering(t *testing.T) {
 			}
 			return wants[tp]
 		}
-		for tp, c := range o.Committed {
-			get(tp).committed = c
+		for tp, p := range o.All() {
+			if p.HasCommit {
+				get(tp).committed = p.Committed
+			}
 		}
 		for _, m := range s.Members { // sorted as the snapshot orders them
 			orig := o.Members[slices.IndexFunc(o.Members, func(x Member) bool { return x.MemberID == m.MemberID })]

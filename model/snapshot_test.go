@@ -44,6 +44,7 @@ func sampleObservation() Observation {
 			{MemberID: "consumer-b-2222", ClientID: "consumer-b", Host: "/10.0.0.2", Partitions: []TopicPartition{tp("orders", 2)}},
 			{MemberID: "consumer-a-1111", ClientID: "consumer-a", Host: "/10.0.0.1", Partitions: []TopicPartition{tp("orders", 1), tp("orders", 0)}},
 		},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{tp("orders", 0): 90, tp("orders", 2): 10, tp("old", 0): 5},
 		Offsets: map[TopicPartition]PartitionOffsets{
 			tp("orders", 0): {LogStart: 0, LogEnd: 100},
@@ -51,7 +52,7 @@ func sampleObservation() Observation {
 			tp("orders", 2): {LogStart: 0, LogEnd: 400},
 			tp("old", 0):    {LogStart: 0, LogEnd: 5},
 		},
-	}
+	})
 }
 
 func TestNewSnapshot(t *testing.T) {
@@ -90,8 +91,9 @@ func TestNewSnapshot(t *testing.T) {
 
 func TestNewSnapshotMissingOffsetsIsAPartitionError(t *testing.T) {
 	o := sampleObservation()
-	delete(o.Offsets, tp("orders", 1))
-	o.Offsets[tp("orders", 2)] = PartitionOffsets{LogStart: NoOffset, LogEnd: NoOffset, Err: "NOT_LEADER_OR_FOLLOWER"}
+	p := o.Find(tp("orders", 1))
+	p.HasOffsets, p.Offsets = false, PartitionOffsets{}
+	o.SetOffsets(tp("orders", 2), PartitionOffsets{LogStart: NoOffset, LogEnd: NoOffset, Err: "NOT_LEADER_OR_FOLLOWER"})
 	s := NewSnapshot(o)
 	if len(s.Partitions) != 4 {
 		t.Fatalf("a partition error lost rows: %d", len(s.Partitions))
@@ -197,10 +199,11 @@ func TestJSONShape(t *testing.T) {
 func TestCommittedPastLogEnd(t *testing.T) {
 	tp := TopicPartition{Topic: "orders", Partition: 0}
 	s := NewSnapshot(Observation{
-		Group:     Group{ID: "g", State: StateEmpty},
+		Group: Group{ID: "g", State: StateEmpty},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{tp: 30},
 		Offsets:   map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 20}},
-	})
+	}))
 	p := s.Partitions[0]
 	if p.Lag != 0 || !strings.Contains(p.Err, "past log-end 20") {
 		t.Errorf("lag %d err %q, want lag 0 and an error saying the commit is past log-end", p.Lag, p.Err)
@@ -222,10 +225,11 @@ func TestCommittedPastLogEnd(t *testing.T) {
 func TestFormatTableUnknownState(t *testing.T) {
 	tp := TopicPartition{Topic: "orders", Partition: 0}
 	s := NewSnapshot(Observation{
-		Group:     Group{ID: "g", State: StateUnknown},
+		Group: Group{ID: "g", State: StateUnknown},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{tp: 5},
 		Offsets:   map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 20}},
-	})
+	}))
 	out := FormatTable(s)
 	if !strings.Contains(out, "Consumer group 'g' is not a classic group") || !strings.Contains(out, "15") {
 		t.Errorf("table:\n%s\nwant a state line saying members are unknown, and lag 15", out)
@@ -240,6 +244,7 @@ func TestSnapshotHostileOffsets(t *testing.T) {
 		TakenAt: t0,
 		Group:   Group{ID: "g", State: StateStable},
 		Members: []Member{{MemberID: "m", ClientID: "c", Partitions: []TopicPartition{tp("t", 0), tp("t", 1), tp("t", 2), tp("t", 3)}}},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{
 			tp("t", 0): 0, tp("t", 1): 0, tp("t", 2): 5, tp("t", 3): -7,
 		},
@@ -249,7 +254,7 @@ func TestSnapshotHostileOffsets(t *testing.T) {
 			tp("t", 2): {LogStart: 100, LogEnd: 50},
 			tp("t", 3): {LogStart: 0, LogEnd: 10},
 		},
-	}
+	})
 	s := NewSnapshot(o)
 	if s.TotalLag < s.MaxLag || s.TotalLag != math.MaxInt64 {
 		t.Errorf("total lag %d, max lag %d: the total must saturate at MaxInt64", s.TotalLag, s.MaxLag)
@@ -288,14 +293,15 @@ func TestUnreadableCommitLagUnknown(t *testing.T) {
 	tp := TopicPartition{Topic: "orders", Partition: 0}
 	ok := TopicPartition{Topic: "orders", Partition: 1}
 	s := NewSnapshot(Observation{
-		TakenAt:         time.Unix(1_000_000, 0),
-		Group:           Group{ID: "g", State: StateStable},
-		Members:         []Member{{MemberID: "m", ClientID: "c", Partitions: []TopicPartition{tp, ok}}},
+		TakenAt: time.Unix(1_000_000, 0),
+		Group:   Group{ID: "g", State: StateStable},
+		Members: []Member{{MemberID: "m", ClientID: "c", Partitions: []TopicPartition{tp, ok}}},
+	}.With(Readings{
 		Committed:       map[TopicPartition]int64{ok: 90},
 		CommitErrs:      map[TopicPartition]string{tp: "TOPIC_AUTHORIZATION_FAILED"},
 		Offsets:         map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 500}, ok: {LogStart: 0, LogEnd: 100}},
 		OldestTimestamp: map[TopicPartition]time.Time{tp: time.Unix(0, 0), ok: time.Unix(999_990, 0)},
-	})
+	}))
 	p := s.Partitions[0]
 	if p.Err == "" || p.Lag != 0 || p.LagFromStart || p.CountsFromStart() || p.LagAgeKnown {
 		t.Errorf("unreadable commit: err %q lag %d from start %v age known %v", p.Err, p.Lag, p.LagFromStart, p.LagAgeKnown)

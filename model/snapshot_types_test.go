@@ -35,9 +35,10 @@ func consumerObservation() Observation {
 			{MemberID: "m9", ClientID: "c9", InstanceID: "worker-9", MemberEpoch: -2,
 				Partitions: nil, TargetPartitions: tps("orders", 1)},
 		},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{tp("orders", 0): 4},
 		Offsets:   offsets,
-	}
+	})
 }
 
 func TestNewSnapshotConsumerGroup(t *testing.T) {
@@ -112,13 +113,14 @@ func TestNewSnapshotShareGroup(t *testing.T) {
 			{MemberID: "mb", ClientID: "share-b", MemberEpoch: 3, Partitions: tps("jobs", 0, 1)},
 			{MemberID: "ma", ClientID: "share-a", MemberEpoch: 3, Partitions: tps("jobs", 0)},
 		},
+	}.With(Readings{
 		Committed: map[TopicPartition]int64{tp("jobs", 0): 10, tp("jobs", 1): 5},
 		ShareLag:  map[TopicPartition]int64{tp("jobs", 0): 3, tp("jobs", 1): -1},
 		Offsets: map[TopicPartition]PartitionOffsets{
 			tp("jobs", 0): {LogStart: 0, LogEnd: 20},
 			tp("jobs", 1): {LogStart: 0, LogEnd: 9},
 		},
-	}
+	})
 	s := NewSnapshot(o)
 	p0, p1 := s.Partitions[0], s.Partitions[1]
 	if len(p0.Owners) != 2 || p0.Owners[0].ClientID != "share-a" || p0.Owners[1].ClientID != "share-b" || p0.ClientID != "share-a" {

@@ -22,14 +22,15 @@ func poisonRecord() OldestRecord {
 func stuckObservation(at time.Time, r OldestRecord) Observation {
 	p0, p1 := TopicPartition{"orders", 0}, TopicPartition{"orders", 1}
 	return Observation{
-		TakenAt:         at,
-		Group:           Group{ID: "g", State: StateStable, Type: TypeClassic},
-		Members:         []Member{{MemberID: "m-1", ClientID: "worker-a", Partitions: []TopicPartition{p0, p1}}},
+		TakenAt: at,
+		Group:   Group{ID: "g", State: StateStable, Type: TypeClassic},
+		Members: []Member{{MemberID: "m-1", ClientID: "worker-a", Partitions: []TopicPartition{p0, p1}}},
+	}.With(Readings{
 		Committed:       map[TopicPartition]int64{p0: 1234, p1: 50},
 		Offsets:         map[TopicPartition]PartitionOffsets{p0: {0, 1300, ""}, p1: {0, 50, ""}},
 		OldestTimestamp: map[TopicPartition]time.Time{p0: r.Time},
 		OldestRecords:   map[TopicPartition]OldestRecord{p0: r, p1: r},
-	}
+	})
 }
 
 func TestSnapshotCarriesTheRecordOnlyWithLag(t *testing.T) {

@@ -12,10 +12,8 @@ import (
 func bigSnapshot(members int) Snapshot {
 	const partitions = 10_000
 	o := Observation{
-		TakenAt:   tl0,
-		Group:     Group{ID: "big", State: StateStable, Assignor: "range"},
-		Committed: make(map[TopicPartition]int64, partitions),
-		Offsets:   make(map[TopicPartition]PartitionOffsets, partitions),
+		TakenAt: tl0,
+		Group:   Group{ID: "big", State: StateStable, Assignor: "range"},
 	}
 	per := (partitions + members - 1) / members
 	for i := range members {
@@ -27,8 +25,8 @@ func bigSnapshot(members int) Snapshot {
 	}
 	for p := range int32(partitions) {
 		tp := TopicPartition{Topic: "orders", Partition: p}
-		o.Committed[tp] = 100
-		o.Offsets[tp] = PartitionOffsets{LogStart: 0, LogEnd: 200}
+		o.SetCommitted(tp, 100)
+		o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 200})
 	}
 	return NewSnapshot(o)
 }

@@ -8,8 +8,11 @@ import (
 // BenchmarkUpdate10k is the whole model side of one poll of a
 // 10,000-partition group at a 250 ms interval: NewSnapshot (lag), Annotate
 // (statuses, rates, ETA, sparkline) and Tracker.Observe (timeline diff).
+// The snapshots are built as the TUI's watcher builds them, by one
+// SnapshotBuilder reusing their rows.
 func BenchmarkUpdate10k(b *testing.B) {
 	o := benchGroup(10_000)
+	var sb SnapshotBuilder
 	h := NewHistory(HistoryOptions{})
 	tr := NewTracker("big", 1000)
 	at := ht0
@@ -19,7 +22,7 @@ func BenchmarkUpdate10k(b *testing.B) {
 		at = at.Add(250 * time.Millisecond)
 		advance(&o, at)
 		b.StartTimer()
-		s := NewSnapshot(o)
+		s := sb.Build(&o)
 		h.Annotate(&s)
 		tr.Observe(s)
 	}

@@ -22,15 +22,16 @@ func (p produced) writtenAt(offset int64) time.Time {
 func agedSnap(at time.Duration, p produced, c int64) Snapshot {
 	tp := TopicPartition{Topic: "orders", Partition: 0}
 	o := Observation{
-		TakenAt:         ht0.Add(at),
-		Group:           Group{ID: "g", State: StateStable},
-		Members:         []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+		TakenAt: ht0.Add(at),
+		Group:   Group{ID: "g", State: StateStable},
+		Members: []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+	}.With(Readings{
 		Committed:       map[TopicPartition]int64{tp: c},
 		Offsets:         map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: p.end(at)}},
 		OldestTimestamp: map[TopicPartition]time.Time{},
-	}
+	})
 	if c < p.end(at) {
-		o.OldestTimestamp[tp] = p.writtenAt(c)
+		o.SetOldestTimestamp(tp, p.writtenAt(c))
 	}
 	return NewSnapshot(o)
 }
@@ -280,18 +281,19 @@ func TestFallingBehindInTurnsHolds(t *testing.T) {
 func backlogSnap(at time.Duration, end, c int64, written func(int64) time.Time) Snapshot {
 	tp := TopicPartition{Topic: "orders", Partition: 0}
 	o := Observation{
-		TakenAt:         ht0.Add(at),
-		Group:           Group{ID: "g", State: StateStable},
-		Members:         []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+		TakenAt: ht0.Add(at),
+		Group:   Group{ID: "g", State: StateStable},
+		Members: []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+	}.With(Readings{
 		Committed:       map[TopicPartition]int64{},
 		Offsets:         map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: end}},
 		OldestTimestamp: map[TopicPartition]time.Time{},
-	}
+	})
 	if c != NoOffset {
-		o.Committed[tp] = c
+		o.SetCommitted(tp, c)
 	}
 	if from := max(c, 0); from < end {
-		o.OldestTimestamp[tp] = written(from)
+		o.SetOldestTimestamp(tp, written(from))
 	}
 	return NewSnapshot(o)
 }
@@ -362,12 +364,13 @@ func TestNeverCommittedOldBacklogFlagged(t *testing.T) {
 	// Two such partitions turn LAGGING in one event that says why.
 	p0, p1 := TopicPartition{Topic: "orders", Partition: 0}, TopicPartition{Topic: "orders", Partition: 1}
 	s := NewSnapshot(Observation{
-		TakenAt:         ht0,
-		Group:           Group{ID: "g", State: StateStable},
-		Members:         []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{p0, p1}}},
+		TakenAt: ht0,
+		Group:   Group{ID: "g", State: StateStable},
+		Members: []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{p0, p1}}},
+	}.With(Readings{
 		Offsets:         map[TopicPartition]PartitionOffsets{p0: {LogStart: 0, LogEnd: 50000}, p1: {LogStart: 0, LogEnd: 20}},
 		OldestTimestamp: map[TopicPartition]time.Time{p0: ht0.Add(-time.Hour), p1: ht0.Add(-time.Minute)},
-	})
+	}))
 	evs := NewHistory(HistoryOptions{}).Annotate(&s)
 	if len(evs) != 1 || evs[0].Detail != "p0, p1 LAGGING: no commit, oldest record 1h00m old" {
 		t.Errorf("events %+v: want one, saying why p0 and p1 are LAGGING", evs)
@@ -420,14 +423,15 @@ func TestUnreadableCommitIsNotNeverCommitted(t *testing.T) {
 	for i := range 3 {
 		at := time.Duration(i) * time.Second
 		s := NewSnapshot(Observation{
-			TakenAt:         ht0.Add(time.Hour + at),
-			Group:           Group{ID: "g", State: StateStable},
-			Members:         []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+			TakenAt: ht0.Add(time.Hour + at),
+			Group:   Group{ID: "g", State: StateStable},
+			Members: []Member{{MemberID: "m", ClientID: "consumer-a", Partitions: []TopicPartition{tp}}},
+		}.With(Readings{
 			Committed:       map[TopicPartition]int64{},
 			CommitErrs:      map[TopicPartition]string{tp: "TOPIC_AUTHORIZATION_FAILED"},
 			Offsets:         map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 1000}},
 			OldestTimestamp: map[TopicPartition]time.Time{tp: ht0},
-		})
+		}))
 		h.Annotate(&s)
 		if p := s.Partitions[0]; p.Status == StatusLagging {
 			t.Fatalf("poll %d: %s (err %q, lag %d from start %v, age %s) for a commit that could not be read", i, p.Status, p.Err, p.Lag, p.LagFromStart, p.LagAge)

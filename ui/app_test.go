@@ -556,7 +556,8 @@ func TestOverviewPollDelay(t *testing.T) {
 func TestConsumerAndShareGroupsShown(t *testing.T) {
 	const topic = "orders"
 	obs := model.Observation{
-		TakenAt: t0, Brokers: testBrokers,
+		TakenAt: t0,
+		Brokers: testBrokers,
 		Group: model.Group{ID: "g848", State: model.StateReconciling, Type: model.TypeConsumer,
 			Epoch: 5, AssignmentEpoch: 5, Assignor: "uniform", Coordinator: "127.0.0.1:29092"},
 		Members: []model.Member{
@@ -565,11 +566,12 @@ func TestConsumerAndShareGroupsShown(t *testing.T) {
 			{MemberID: "cccccccc-3", ClientID: "consumer-c", Host: "/10.0.0.3", MemberEpoch: 4,
 				TargetPartitions: []model.TopicPartition{tp(topic, 1)}},
 		},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{tp(topic, 0): 10, tp(topic, 1): 20},
 		Offsets: map[model.TopicPartition]model.PartitionOffsets{
 			tp(topic, 0): {LogStart: 0, LogEnd: 10}, tp(topic, 1): {LogStart: 0, LogEnd: 25},
 		},
-	}
+	})
 	a, _ := buildState(t, []pollResult{{snap: model.NewSnapshot(obs)}}, 120, 40)
 	focusMembers(t, a)
 	out := plain(a)
@@ -584,15 +586,17 @@ func TestConsumerAndShareGroupsShown(t *testing.T) {
 	}
 
 	share := model.Observation{
-		TakenAt: t0, Brokers: testBrokers,
-		Group: model.Group{ID: "gshare", State: model.StateStable, Type: model.TypeShare, Epoch: 3},
+		TakenAt: t0,
+		Brokers: testBrokers,
+		Group:   model.Group{ID: "gshare", State: model.StateStable, Type: model.TypeShare, Epoch: 3},
 		Members: []model.Member{
 			{MemberID: "s1", ClientID: "share-a", MemberEpoch: 3, Partitions: []model.TopicPartition{tp(topic, 0)}},
 			{MemberID: "s2", ClientID: "share-b", MemberEpoch: 3, Partitions: []model.TopicPartition{tp(topic, 0)}},
 		},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{tp(topic, 0): 7},
 		Offsets:   map[model.TopicPartition]model.PartitionOffsets{tp(topic, 0): {LogStart: 0, LogEnd: 9}},
-	}
+	})
 	a, _ = buildState(t, []pollResult{{snap: model.NewSnapshot(share)}}, 120, 40)
 	out = plain(a)
 	for _, want := range []string{"share group (KIP-932)", "share-a +1", "+N shared with N more members"} {

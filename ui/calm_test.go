@@ -21,31 +21,33 @@ func demoLikeSnapshot(i, slowFrom int) model.Snapshot {
 	at := t0.Add(time.Duration(i) * time.Second)
 	const topic = "order-rebalancing"
 	obs := model.Observation{
-		TakenAt: at, Brokers: testBrokers,
-		Group: model.Group{ID: "order-workers", State: model.StateStable, Type: model.TypeClassic, Assignor: "range"},
+		TakenAt: at,
+		Brokers: testBrokers,
+		Group:   model.Group{ID: "order-workers", State: model.StateStable, Type: model.TypeClassic, Assignor: "range"},
 		Members: []model.Member{
 			{MemberID: "consumer-a-1", ClientID: "consumer-a", Host: "/127.0.0.1", Partitions: []model.TopicPartition{tp(topic, 0), tp(topic, 1)}},
 			{MemberID: "consumer-b-2", ClientID: "consumer-b", Host: "/127.0.0.1", Partitions: []model.TopicPartition{tp(topic, 2)}},
 		},
+	}.With(model.Readings{
 		Committed:       map[model.TopicPartition]int64{},
 		Offsets:         map[model.TopicPartition]model.PartitionOffsets{},
 		OldestTimestamp: map[model.TopicPartition]time.Time{},
-	}
+	})
 	for p := int32(0); p < 3; p++ {
 		end := int64(i*5/3 + int(p))
 		committed := end
 		if int(p) == i%3 { // one order in flight here, written 300ms ago
 			committed = end - 1
-			obs.OldestTimestamp[tp(topic, p)] = at.Add(-300 * time.Millisecond)
+			obs.SetOldestTimestamp(tp(topic, p), at.Add(-300*time.Millisecond))
 		}
 		if p == 1 && slowFrom >= 0 && i >= slowFrom {
 			behind := int64(i - slowFrom)
 			end += 19 * behind
 			committed = int64(slowFrom*5/3+1) + behind
-			obs.OldestTimestamp[tp(topic, p)] = at.Add(-time.Duration(behind) * time.Second * 19 / 20)
+			obs.SetOldestTimestamp(tp(topic, p), at.Add(-time.Duration(behind)*time.Second*19/20))
 		}
-		obs.Committed[tp(topic, p)] = committed
-		obs.Offsets[tp(topic, p)] = model.PartitionOffsets{LogStart: 0, LogEnd: end}
+		obs.SetCommitted(tp(topic, p), committed)
+		obs.SetOffsets(tp(topic, p), model.PartitionOffsets{LogStart: 0, LogEnd: end})
 	}
 	return model.NewSnapshot(obs)
 }

@@ -17,16 +17,19 @@ import (
 func compareSnap(group string, at time.Duration, state string, owners ...string) model.Snapshot {
 	const topic = "order-rebalancing"
 	obs := model.Observation{
-		TakenAt: t0.Add(at), Brokers: testBrokers,
+		TakenAt: t0.Add(at),
+		Brokers: testBrokers,
 		Group: model.Group{ID: group, State: state, Type: model.TypeClassic, Assignor: "range",
 			Cooperative: strings.HasSuffix(group, "coop")},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{},
 		Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
-	}
+	})
 	idx := map[string]int{}
 	for p, o := range owners {
 		t := tp(topic, int32(p))
-		obs.Committed[t], obs.Offsets[t] = 100, model.PartitionOffsets{LogStart: 0, LogEnd: 101}
+		obs.SetCommitted(t, 100)
+		obs.SetOffsets(t, model.PartitionOffsets{LogStart: 0, LogEnd: 101})
 		if o == "" {
 			continue
 		}

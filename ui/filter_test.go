@@ -38,7 +38,8 @@ func statusSnapshot(i int) model.Snapshot {
 		rewound = 1500
 	}
 	obs := model.Observation{
-		TakenAt: at, Brokers: testBrokers,
+		TakenAt: at,
+		Brokers: testBrokers,
 		Group: model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer",
 			Assignor: "range", Coordinator: "127.0.0.1:29092"},
 		Members: []model.Member{
@@ -47,6 +48,7 @@ func statusSnapshot(i int) model.Snapshot {
 			{MemberID: "consumer-c-0badf00d", ClientID: "consumer-c", Host: "/10.0.0.3", Partitions: []model.TopicPartition{o(4), pay(1)}},
 			{MemberID: "consumer-d-deadbeef", ClientID: "consumer-d", Host: "/10.0.0.4"},
 		},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{
 			o(0): 995 + 100*n, o(1): 1000 + 100*n, o(2): 500, o(3): rewound, o(4): 700,
 			pay(0): 40 + n, pay(1): 10 + 10*n,
@@ -68,7 +70,7 @@ func statusSnapshot(i int) model.Snapshot {
 			pay(0): t0.Add(-time.Hour - 30*time.Minute),
 		},
 		OldestGone: map[model.TopicPartition]bool{pay(1): true},
-	}
+	})
 	return model.NewSnapshot(obs)
 }
 

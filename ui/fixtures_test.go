@@ -74,6 +74,7 @@ func stableSnapshot() model.Snapshot {
 			{MemberID: "consumer-b-9e8d7c6b-1234-4321-abcd-ffeeddccbbaa", ClientID: "consumer-b", Host: "/127.0.0.1",
 				Partitions: []model.TopicPartition{tp(topic, 2), tp("payments", 1), tp("payments", 2)}},
 		},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{
 			tp(topic, 0): 1180, tp(topic, 1): 1201, tp(topic, 2): 987,
 			tp("payments", 0): 40, tp("payments", 2): 500, tp("payments", 3): 77,
@@ -87,8 +88,6 @@ func stableSnapshot() model.Snapshot {
 			tp("payments", 2): {LogStart: NoOffsetForTest, LogEnd: NoOffsetForTest, Err: "NOT_LEADER_OR_FOLLOWER"},
 			tp("payments", 3): {LogStart: 0, LogEnd: 120},
 		},
-		// How long each partition's oldest unprocessed record has waited
-		// at t0: one in flight, others seconds to minutes behind.
 		OldestTimestamp: map[model.TopicPartition]time.Time{
 			tp(topic, 0):      t0.Add(-3 * time.Second),
 			tp(topic, 2):      t0.Add(-124 * time.Second),
@@ -96,7 +95,7 @@ func stableSnapshot() model.Snapshot {
 			tp("payments", 1): t0.Add(-40 * time.Second),
 			tp("payments", 3): t0.Add(-15 * time.Minute),
 		},
-	}
+	})
 	return model.NewSnapshot(obs)
 }
 
@@ -106,18 +105,20 @@ const NoOffsetForTest = model.NoOffset
 func emptySnapshot() model.Snapshot {
 	s := stableSnapshot()
 	obs := model.Observation{
-		TakenAt: t0, Brokers: testBrokers,
-		Group:     model.Group{ID: "order-workers", State: model.StateEmpty, ProtocolType: "consumer", Coordinator: "127.0.0.1:29092"},
+		TakenAt: t0,
+		Brokers: testBrokers,
+		Group:   model.Group{ID: "order-workers", State: model.StateEmpty, ProtocolType: "consumer", Coordinator: "127.0.0.1:29092"},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{},
 		Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
-	}
+	})
 	for _, p := range s.Partitions {
 		if p.Committed >= 0 {
-			obs.Committed[p.TopicPartition] = p.Committed
+			obs.SetCommitted(p.TopicPartition, p.Committed)
 		}
-		obs.Offsets[p.TopicPartition] = model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd, Err: ""}
+		obs.SetOffsets(p.TopicPartition, model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd, Err: ""})
 	}
-	obs.OldestTimestamp = oldestOf(s)
+	obs = obs.With(model.Readings{OldestTimestamp: oldestOf(s)})
 	return model.NewSnapshot(obs)
 }
 
@@ -132,7 +133,8 @@ func reconcilingObservation() model.Observation {
 	const topic = "order-rebalancing"
 	s := stableSnapshot()
 	obs := model.Observation{
-		TakenAt: t0, Brokers: testBrokers,
+		TakenAt: t0,
+		Brokers: testBrokers,
 		Group: model.Group{ID: "order-workers", State: model.StateReconciling, Type: model.TypeConsumer, ProtocolType: "consumer",
 			Epoch: 8, AssignmentEpoch: 8, Assignor: "uniform", Coordinator: "127.0.0.1:29092"},
 		Members: []model.Member{
@@ -145,16 +147,17 @@ func reconcilingObservation() model.Observation {
 			{MemberID: "0badf00d5555444433332222", ClientID: "consumer-c", Host: "/10.0.0.7", MemberEpoch: 7,
 				TargetPartitions: []model.TopicPartition{tp(topic, 2)}},
 		},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{},
 		Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
-	}
+	})
 	for _, p := range s.Partitions {
 		if p.Committed >= 0 {
-			obs.Committed[p.TopicPartition] = p.Committed
+			obs.SetCommitted(p.TopicPartition, p.Committed)
 		}
-		obs.Offsets[p.TopicPartition] = model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd, Err: p.Err}
+		obs.SetOffsets(p.TopicPartition, model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd, Err: p.Err})
 	}
-	obs.OldestTimestamp = oldestOf(s)
+	obs = obs.With(model.Readings{OldestTimestamp: oldestOf(s)})
 	return obs
 }
 
@@ -163,7 +166,8 @@ func reconcilingObservation() model.Observation {
 func rebalancingSnapshot() model.Snapshot {
 	s := emptySnapshot()
 	obs := model.Observation{
-		TakenAt: t0, Brokers: testBrokers,
+		TakenAt: t0,
+		Brokers: testBrokers,
 		Group: model.Group{ID: "order-workers", State: model.StatePreparingRebalance, ProtocolType: "consumer",
 			Assignor: "range", Coordinator: "127.0.0.1:29092"},
 		Members: []model.Member{
@@ -171,14 +175,15 @@ func rebalancingSnapshot() model.Snapshot {
 			{MemberID: "consumer-b-9e8d7c6b-1234-4321-abcd-ffeeddccbbaa", ClientID: "consumer-b", Host: "/127.0.0.1"},
 			{MemberID: "consumer-c-0badf00d-5555-4444-3333-222211110000", ClientID: "consumer-c", Host: "/10.0.0.7"},
 		},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{},
 		Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
-	}
+	})
 	for _, p := range s.Partitions {
-		obs.Committed[p.TopicPartition] = p.Committed
-		obs.Offsets[p.TopicPartition] = model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd}
+		obs.SetCommitted(p.TopicPartition, p.Committed)
+		obs.SetOffsets(p.TopicPartition, model.PartitionOffsets{LogStart: p.LogStart, LogEnd: p.LogEnd})
 	}
-	obs.OldestTimestamp = oldestOf(s)
+	obs = obs.With(model.Readings{OldestTimestamp: oldestOf(s)})
 	return model.NewSnapshot(obs)
 }
 
@@ -205,10 +210,9 @@ func deadSnapshot() model.Snapshot {
 // bigSnapshot has n partitions over 3 topics and 20 members.
 func bigSnapshot(n int) model.Snapshot {
 	obs := model.Observation{
-		TakenAt: t0, Brokers: testBrokers,
-		Group:     model.Group{ID: "big", State: model.StateStable, ProtocolType: "consumer", Assignor: "range"},
-		Committed: make(map[model.TopicPartition]int64, n),
-		Offsets:   make(map[model.TopicPartition]model.PartitionOffsets, n),
+		TakenAt: t0,
+		Brokers: testBrokers,
+		Group:   model.Group{ID: "big", State: model.StateStable, ProtocolType: "consumer", Assignor: "range"},
 	}
 	const members = 20
 	for m := range members {
@@ -219,8 +223,8 @@ func bigSnapshot(n int) model.Snapshot {
 	for i := range n {
 		t := tp(fmt.Sprintf("events-%d", i%3), int32(i/3))
 		obs.Members[i%members].Partitions = append(obs.Members[i%members].Partitions, t)
-		obs.Committed[t] = int64(i * 100)
-		obs.Offsets[t] = model.PartitionOffsets{LogStart: 0, LogEnd: int64(i*100 + (i*37)%1000)}
+		obs.SetCommitted(t, int64(i*100))
+		obs.SetOffsets(t, model.PartitionOffsets{LogStart: 0, LogEnd: int64(i*100 + (i*37)%1000)})
 	}
 	return model.NewSnapshot(obs)
 }

@@ -66,9 +66,11 @@ func hostileSnapshots(n names, scenario int) []model.Snapshot {
 			return model.Observation{TakenAt: at, Brokers: testBrokers, Group: model.Group{ID: n.group, State: model.StateDead}}
 		}
 		return model.Observation{
-			TakenAt: at, Brokers: testBrokers,
+			TakenAt: at,
+			Brokers: testBrokers,
 			Group:   model.Group{ID: n.group, State: state, ProtocolType: "consumer", Assignor: n.assignor, Coordinator: n.coordinator},
 			Members: members,
+		}.With(model.Readings{
 			Committed: map[model.TopicPartition]int64{
 				tp(n.topic, 0): 10, tp(n.topic, 1): 20, tp(other, 2): 5,
 			},
@@ -77,7 +79,7 @@ func hostileSnapshots(n names, scenario int) []model.Snapshot {
 				tp(n.topic, 1): {LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: n.errText},
 				tp(other, 2):   {LogStart: 0, LogEnd: 9},
 			},
-		}
+		})
 	}
 	two := []model.Member{
 		{MemberID: n.member, InstanceID: n.instance, ClientID: n.client, Host: n.host,

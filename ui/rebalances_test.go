@@ -17,11 +17,13 @@ import (
 // member id (b-1, b-2 …) owning p2.
 func crashLoopSnap(cycle int, at time.Duration, state string) model.Snapshot {
 	obs := model.Observation{
-		TakenAt: t0.Add(time.Duration(cycle)*20*time.Second + at), Brokers: testBrokers,
-		Group:     model.Group{ID: "order-workers", State: state, Type: model.TypeClassic, ProtocolType: "consumer", Assignor: "range"},
+		TakenAt: t0.Add(time.Duration(cycle)*20*time.Second + at),
+		Brokers: testBrokers,
+		Group:   model.Group{ID: "order-workers", State: state, Type: model.TypeClassic, ProtocolType: "consumer", Assignor: "range"},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{},
 		Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
-	}
+	})
 	a := model.Member{MemberID: "a-0", ClientID: "consumer-a", Host: "/127.0.0.1"}
 	b := model.Member{MemberID: fmt.Sprintf("b-%d", cycle), ClientID: "consumer-b", Host: "/127.0.0.1"}
 	if state == model.StateStable {
@@ -30,8 +32,8 @@ func crashLoopSnap(cycle int, at time.Duration, state string) model.Snapshot {
 	}
 	obs.Members = []model.Member{a, b}
 	for p := range int32(3) {
-		obs.Committed[tp(storyTopic, p)] = 1000
-		obs.Offsets[tp(storyTopic, p)] = model.PartitionOffsets{LogEnd: 1000}
+		obs.SetCommitted(tp(storyTopic, p), 1000)
+		obs.SetOffsets(tp(storyTopic, p), model.PartitionOffsets{LogEnd: 1000})
 	}
 	return model.NewSnapshot(obs)
 }

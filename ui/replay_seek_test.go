@@ -188,14 +188,19 @@ func busyRecording(b testing.TB, parts, secs int) []byte {
 	}
 	for s := 1; s <= secs; s++ {
 		at := t0.Add(time.Duration(s) * time.Second)
-		obs := model.Observation{TakenAt: at, Brokers: testBrokers,
-			Group:     model.Group{ID: "g", State: model.StateStable, ProtocolType: "consumer", Assignor: "range", Coordinator: "127.0.0.1:29092"},
-			Members:   []model.Member{{MemberID: "m-1", ClientID: "c-1", Host: "/127.0.0.1", Partitions: tps}},
-			Committed: map[model.TopicPartition]int64{}, Offsets: map[model.TopicPartition]model.PartitionOffsets{}}
+		obs := model.Observation{
+			TakenAt: at,
+			Brokers: testBrokers,
+			Group:   model.Group{ID: "g", State: model.StateStable, ProtocolType: "consumer", Assignor: "range", Coordinator: "127.0.0.1:29092"},
+			Members: []model.Member{{MemberID: "m-1", ClientID: "c-1", Host: "/127.0.0.1", Partitions: tps}},
+		}.With(model.Readings{
+			Committed: map[model.TopicPartition]int64{},
+			Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
+		})
 		for i, p := range tps {
 			end := int64(s*(100+i%7)) + int64(i)
-			obs.Offsets[p] = model.PartitionOffsets{LogEnd: end}
-			obs.Committed[p] = end - int64(s%5)
+			obs.SetOffsets(p, model.PartitionOffsets{LogEnd: end})
+			obs.SetCommitted(p, end-int64(s%5))
 		}
 		snap := model.NewSnapshot(obs)
 		snap.CompletedAt = at

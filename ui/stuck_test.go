@@ -19,14 +19,16 @@ func poisonedSnapshot(at time.Time, key string) model.Snapshot {
 	rec := model.OldestRecord{Offset: 1234, Time: t0.Add(-2 * time.Second), Size: 512, ValueSize: 480, Key: key, KeySize: int32(len(key)),
 		Headers: []model.RecordHeader{{Name: "trace-id", NameSize: 8, Value: "abc", ValueSize: 3}, {Name: "retry", NameSize: 5, Value: "3", ValueSize: 1}}, HeaderCount: 2}
 	return model.NewSnapshot(model.Observation{
-		TakenAt: at, Brokers: testBrokers,
-		Group:           model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer", Assignor: "range"},
-		Members:         []model.Member{{MemberID: "consumer-a-1", ClientID: "consumer-a", Host: "/127.0.0.1", Partitions: []model.TopicPartition{p0, p1, p2}}},
+		TakenAt: at,
+		Brokers: testBrokers,
+		Group:   model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer", Assignor: "range"},
+		Members: []model.Member{{MemberID: "consumer-a-1", ClientID: "consumer-a", Host: "/127.0.0.1", Partitions: []model.TopicPartition{p0, p1, p2}}},
+	}.With(model.Readings{
 		Committed:       map[model.TopicPartition]int64{p0: 500, p1: 1234, p2: 700},
 		Offsets:         map[model.TopicPartition]model.PartitionOffsets{p0: {LogEnd: 500}, p1: {LogEnd: 1300}, p2: {LogEnd: 700}},
 		OldestTimestamp: map[model.TopicPartition]time.Time{p1: rec.Time},
 		OldestRecords:   map[model.TopicPartition]model.OldestRecord{p1: rec},
-	})
+	}))
 }
 
 // poisonedApp watches that group for 6s of polls, one a second, with

@@ -28,12 +28,14 @@ var storyMembers = map[string]string{
 // report no assignments mid-rebalance).
 func storySnap(at time.Duration, state string, owners map[string][]int32, members ...string) model.Snapshot {
 	obs := model.Observation{
-		TakenAt: t0.Add(at), Brokers: testBrokers,
+		TakenAt: t0.Add(at),
+		Brokers: testBrokers,
 		Group: model.Group{ID: "order-workers", State: state, ProtocolType: "consumer",
 			Assignor: "range", Coordinator: "127.0.0.1:29092"},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{},
 		Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
-	}
+	})
 	if state == model.StateEmpty {
 		obs.Group.Assignor = ""
 	}
@@ -47,8 +49,8 @@ func storySnap(at time.Duration, state string, owners map[string][]int32, member
 		obs.Members = append(obs.Members, mb)
 	}
 	for p := range int32(3) {
-		obs.Committed[tp(storyTopic, p)] = 1000 + int64(at/time.Second)
-		obs.Offsets[tp(storyTopic, p)] = model.PartitionOffsets{LogEnd: 1010 + int64(at/time.Second)}
+		obs.SetCommitted(tp(storyTopic, p), 1000+int64(at/time.Second))
+		obs.SetOffsets(tp(storyTopic, p), model.PartitionOffsets{LogEnd: 1010 + int64(at/time.Second)})
 	}
 	return model.NewSnapshot(obs)
 }

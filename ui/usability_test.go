@@ -95,18 +95,20 @@ func TestDemoLedgerRefreshesEverySecond(t *testing.T) {
 func caughtUpSnapshot(lag int64) model.Snapshot {
 	const topic = "order-rebalancing"
 	obs := model.Observation{
-		TakenAt: t0, Brokers: testBrokers,
+		TakenAt: t0,
+		Brokers: testBrokers,
 		Group: model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer",
 			Assignor: "range", Coordinator: "127.0.0.1:29092"},
 		Members: []model.Member{
 			{MemberID: "consumer-a-1", ClientID: "consumer-a", Host: "/127.0.0.1",
 				Partitions: []model.TopicPartition{tp(topic, 0), tp(topic, 1), tp(topic, 2)}},
 		},
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{tp(topic, 0): 100 - lag, tp(topic, 1): 100, tp(topic, 2): 100},
 		Offsets: map[model.TopicPartition]model.PartitionOffsets{
 			tp(topic, 0): {LogEnd: 100}, tp(topic, 1): {LogEnd: 100}, tp(topic, 2): {LogEnd: 100},
 		},
-	}
+	})
 	return model.NewSnapshot(obs)
 }
 

@@ -16,12 +16,7 @@ import (
 func group(n int) model.Observation {
 	o := model.Observation{
 		TakenAt: t0, Brokers: []string{"kafka-1:9092", "kafka-2:9092", "kafka-3:9092"},
-		Group:            model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer", Assignor: "range", Coordinator: "kafka-2:9092"},
-		Committed:        map[model.TopicPartition]int64{},
-		Offsets:          map[model.TopicPartition]model.PartitionOffsets{},
-		OldestTimestamp:  map[model.TopicPartition]time.Time{},
-		OldestGone:       map[model.TopicPartition]bool{},
-		OldestMarkerOnly: map[model.TopicPartition]bool{},
+		Group: model.Group{ID: "order-workers", State: model.StateStable, ProtocolType: "consumer", Assignor: "range", Coordinator: "kafka-2:9092"},
 	}
 	const members = 10
 	for m := range members {
@@ -38,10 +33,10 @@ func group(n int) model.Observation {
 		m := &o.Members[i*members/n]
 		m.Partitions = append(m.Partitions, tp)
 		end := int64(1_000_000 + i*37)
-		o.Committed[tp] = end - int64(i%5)
-		o.Offsets[tp] = model.PartitionOffsets{LogStart: int64(i * 3), LogEnd: end}
+		o.SetCommitted(tp, end-int64(i%5))
+		o.SetOffsets(tp, model.PartitionOffsets{LogStart: int64(i * 3), LogEnd: end})
 		if i%5 != 0 {
-			o.OldestTimestamp[tp] = t0.Add(-time.Duration(i%5) * 150 * time.Millisecond).Truncate(time.Millisecond)
+			o.SetOldestTimestamp(tp, t0.Add(-time.Duration(i%5)*150*time.Millisecond).Truncate(time.Millisecond))
 		}
 	}
 	return o
@@ -54,16 +49,15 @@ func poll(o *model.Observation, rng *rand.Rand, busy bool) model.Snapshot {
 	// time.Now() to the nanosecond, as the watcher reads it.
 	o.TakenAt = o.TakenAt.Add(time.Second + time.Duration(rng.IntN(20_000_000)))
 	if busy {
-		for tp, off := range o.Offsets {
-			k := int64(rng.IntN(8))
-			off.LogEnd += k
-			o.Offsets[tp] = off
-			c := off.LogEnd - int64(rng.IntN(3))
-			o.Committed[tp] = c
-			if c < off.LogEnd {
-				o.OldestTimestamp[tp] = o.TakenAt.Add(-time.Duration(rng.IntN(400)) * time.Millisecond).Truncate(time.Millisecond)
-			} else {
-				delete(o.OldestTimestamp, tp)
+		for _, p := range o.All() {
+			if !p.HasOffsets {
+				continue
+			}
+			p.Offsets.LogEnd += int64(rng.IntN(8))
+			p.Committed = p.Offsets.LogEnd - int64(rng.IntN(3))
+			p.HasOldestTimestamp, p.OldestTimestamp = false, time.Time{}
+			if p.Committed < p.Offsets.LogEnd {
+				p.HasOldestTimestamp, p.OldestTimestamp = true, o.TakenAt.Add(-time.Duration(rng.IntN(400))*time.Millisecond).Truncate(time.Millisecond)
 			}
 		}
 	}

@@ -49,14 +49,15 @@ func tp(topic string, p int32) model.TopicPartition {
 func groupSnapshot(state string, members ...model.Member) model.Snapshot {
 	const topic = "order-rebalancing"
 	obs := model.Observation{
-		TakenAt:   t0,
-		Group:     model.Group{ID: "order-workers", State: state, ProtocolType: "consumer", Assignor: "range"},
-		Members:   members,
+		TakenAt: t0,
+		Group:   model.Group{ID: "order-workers", State: state, ProtocolType: "consumer", Assignor: "range"},
+		Members: members,
+	}.With(model.Readings{
 		Committed: map[model.TopicPartition]int64{tp(topic, 0): 10, tp(topic, 1): 20, tp(topic, 2): 30},
 		Offsets: map[model.TopicPartition]model.PartitionOffsets{
 			tp(topic, 0): {LogStart: 0, LogEnd: 12}, tp(topic, 1): {LogStart: 0, LogEnd: 20}, tp(topic, 2): {LogStart: 0, LogEnd: 31},
 		},
-	}
+	})
 	return model.NewSnapshot(obs)
 }
 
