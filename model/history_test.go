@@ -862,10 +862,8 @@ func TestStatesFollowTheirPartitionsAsTheSetChanges(t *testing.T) {
 	for n := range 40 {
 		at := time.Duration(n) * time.Second
 		o := Observation{
-			TakenAt:   ht0.Add(at),
-			Group:     Group{ID: "order-workers", State: StateStable},
-			Committed: map[TopicPartition]int64{},
-			Offsets:   map[TopicPartition]PartitionOffsets{},
+			TakenAt: ht0.Add(at),
+			Group:   Group{ID: "order-workers", State: StateStable},
 		}
 		for i := range names {
 			if n%2 == 1 {
@@ -879,8 +877,8 @@ func TestStatesFollowTheirPartitionsAsTheSetChanges(t *testing.T) {
 			}
 			tp := TopicPartition{Topic: "orders", Partition: int32(k)}
 			c := int64(1000*k) + int64(k+1)*int64(n)
-			o.Committed[tp] = c
-			o.Offsets[tp] = PartitionOffsets{LogEnd: c + 5}
+			o.SetCommitted(tp, c)
+			o.SetOffsets(tp, PartitionOffsets{LogEnd: c + 5})
 			owner := (k + n/7) % 3 // owners move every 7 polls
 			for j := range o.Members {
 				if o.Members[j].ClientID == names[owner] {

@@ -20,10 +20,11 @@ func BenchmarkPipelineObserve10k(b *testing.B) { benchPipeline(b, advance) }
 func BenchmarkPipelineObserve10kCaughtUp(b *testing.B) {
 	benchPipeline(b, func(o *Observation, at time.Time) {
 		o.TakenAt = at
-		for tp, off := range o.Offsets {
-			off.LogEnd += 3
-			o.Offsets[tp] = off
-			o.Committed[tp] = off.LogEnd
+		for _, p := range o.All() {
+			if p.HasCommit {
+				p.Offsets.LogEnd += 3
+				p.Committed = p.Offsets.LogEnd
+			}
 		}
 	})
 }
