@@ -326,11 +326,7 @@ func (g *GroupPage) refreshRows() {
 	// table stays in view while the order changes; elsewhere the cursor
 	// follows its partition.
 	top := g.table.sc.Cursor() <= 0
-	g.table.SetRows(g.rows.apply(g.st.Snap.Partitions))
-	g.rows.release()
-	if top {
-		g.table.sc.Top()
-	}
+	g.table.SetSorted(g.rows.apply(g.st.Snap.Partitions), g.rows.cmp(), !top)
 	// esc clears a filter: offered only while one is applied.
 	g.keys.ClearFilter.SetEnabled(g.rows.query != "" && !g.showLanes)
 	snap := &g.st.Snap

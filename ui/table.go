@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,18 @@ import (
 // the partition count.
 type Table struct {
 	listPane[*model.PartitionLag]
-	styles Styles
+	// order sorts the rows lazily: only the rows on screen are put in
+	// place (ui/order.go). A pointer, shared by the table's copies, as
+	// the rows are.
+	order *order
+	// sel is the partition under the cursor, kept by value: the rows
+	// point into a snapshot that the next poll may reuse.
+	sel    model.TopicPartition
+	hasSel bool
+	// fromStart: a row of the table counts its lag from the log start
+	// (the title's note), found once a poll rather than every frame.
+	fromStart bool
+	styles    Styles
 	// visible holds copies of the rows on screen, for the grid.
 	visible []model.PartitionLag
 	grid    grid[model.PartitionLag]
@@ -57,7 +69,7 @@ const (
 
 // NewTable returns an empty partition table.
 func NewTable(st Styles, km KeyMap) Table {
-	t := Table{listPane: newListPane[*model.PartitionLag](km), styles: st}
+	t := Table{listPane: newListPane[*model.PartitionLag](km), order: &order{}, styles: st}
 	t.grid = newGrid(t.columns())
 	return t
 }
@@ -121,6 +133,7 @@ var statusWidth = func() int {
 func (t *Table) SetSize(w, h int) {
 	t.width, t.height = max(w, 0), max(h, 0)
 	t.setHeight(t.height - tableChrome)
+	t.settle()
 }
 
 // SetFocused marks the pane as the one receiving scroll keys.
@@ -132,11 +145,47 @@ func (t *Table) SetStale(s bool) { t.stale = s }
 // SetNow sets the clock the column widths are held by.
 func (t *Table) SetNow(now time.Time) { t.now = now }
 
-// SetRows replaces the rows. The table keeps a reference, not a copy. The
-// selected partition stays selected when it is still present.
-func (t *Table) SetRows(rows []*model.PartitionLag) {
-	t.setRows(rows, func(a, b *model.PartitionLag) bool { return a.TopicPartition == b.TopicPartition })
+// SetRows replaces the rows, in the order given. The table keeps a
+// reference, not a copy. The selected partition stays selected when it is
+// still present.
+func (t *Table) SetRows(rows []*model.PartitionLag) { t.SetSorted(rows, nil, true) }
+
+// SetSorted replaces the rows, in any order, to be shown ordered by cmp
+// (nil: as given); only the rows on screen are ever put in their places.
+// With follow the selected partition stays selected when it is still
+// present (at its new place); without, the cursor goes to the first row.
+func (t *Table) SetSorted(rows []*model.PartitionLag, cmp func(a, b *model.PartitionLag) int, follow bool) {
+	t.replace(rows)
+	t.order.reset(rows, cmp)
+	if !follow {
+		t.sc.Top()
+	} else if t.hasSel {
+		if j, ok := t.order.rank(t.sel); ok {
+			t.sc.SetCursor(j)
+		}
+	}
 	t.oneTopic = singleTopic(rows)
+	t.fromStart = slices.ContainsFunc(rows, func(p *model.PartitionLag) bool { return p.CountsFromStart() && p.Lag > 0 })
+	t.settle()
+}
+
+// settle puts the rows on screen and the cursor's in their places and
+// notes the selected partition; every change of the rows, the cursor or
+// the window ends with it.
+func (t *Table) settle() {
+	start, end := t.sc.Window()
+	c := t.sc.Cursor()
+	t.order.place(min(start, max(c, 0)), max(end, c+1))
+	t.sel, t.hasSel = model.TopicPartition{}, false
+	if c >= 0 && c < len(t.rows) {
+		t.sel, t.hasSel = t.rows[c].TopicPartition, true
+	}
+}
+
+// setCursor puts the cursor on row i.
+func (t *Table) setCursor(i int) {
+	t.sc.SetCursor(i)
+	t.settle()
 }
 
 // SetView tells the table how its rows were chosen, for the title (desc,
@@ -156,7 +205,9 @@ func (t Table) Selected() (model.PartitionLag, bool) {
 
 // Update handles the list keys.
 func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
-	t.handleKey(msg)
+	if t.handleKey(msg) {
+		t.settle()
+	}
 	return t, nil
 }
 
@@ -218,6 +269,7 @@ func (t *Table) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
+	t.settle() // placed already, unless the window was moved from outside
 	start, rows := t.window()
 	end := start + len(rows)
 	t.visible = t.visible[:0]
@@ -295,14 +347,10 @@ func (t *Table) title(start, end int, visible []model.PartitionLag, topic string
 	// The legend is always there, so the line does not shift as rows
 	// come and go; the rarer marks only while a row shows them.
 	extra = append(extra, glyphWorst+" worst", "bar: lag age")
-	var fromStart, prev, pending, shared, staleRate, byLag bool
 	// The header marks the total lag "*" when any row counts from the
 	// log start: the note is there whenever a row of the table is.
-	for _, p := range t.rows {
-		if fromStart = p.CountsFromStart() && p.Lag > 0; fromStart {
-			break
-		}
-	}
+	fromStart := t.fromStart
+	var prev, pending, shared, staleRate, byLag bool
 	for i := range visible {
 		p := &visible[i]
 		prev = prev || !p.Owned() && p.PrevOwner != ""

@@ -84,7 +84,7 @@ func TestSelectionFollowsPartitionAcrossPolls(t *testing.T) {
 	tb.SetSize(80, 10)
 	rows := rowPtrs(stableSnapshot().Partitions)
 	tb.SetRows(rows)
-	tb.sc.SetCursor(2) // order-rebalancing 2
+	tb.setCursor(2) // order-rebalancing 2
 	want := rows[2].TopicPartition
 	// The next poll lists the partitions in another order.
 	next := append([]*model.PartitionLag(nil), rows...)
