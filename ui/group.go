@@ -291,6 +291,7 @@ func (g *GroupPage) showSnapshot(snap model.Snapshot, newEvents bool) {
 	s := &g.st
 	s.Err, s.Failures = nil, 0
 	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
+	s.snapSeq++
 	g.refreshRows()
 	g.members.SetMembers(g.demo.members(snap.Members, s.Now))
 	g.members.SetPartitionCount(len(snap.Partitions))

@@ -1,0 +1,90 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// The UI's own work, without the pipeline's: a poll handed to the panes
+// (rows filtered and ordered, members, header, layout), and one frame.
+// The pipeline's share is BenchmarkApply10kSortFilter minus BenchmarkShow10k.
+
+// benchShow takes one n-partition poll the pipeline has already observed,
+// sorted by lag age, only lag on, filtered to a third of the rows.
+func benchShow(b *testing.B, n int) {
+	a, _ := buildState(b, []pollResult{{snap: bigSnapshot(n)}}, 120, 40)
+	typeKeys(a, "o", "l", "/", "events-1", "enter")
+	snap := a.group.st.Snap
+	b.ReportAllocs()
+	for b.Loop() {
+		a.group.showSnapshot(snap, false)
+		a.group.relayout()
+	}
+}
+
+func BenchmarkShow10k(b *testing.B)  { benchShow(b, 10_000) }
+func BenchmarkShow100k(b *testing.B) { benchShow(b, 100_000) }
+
+// BenchmarkApply100kSortFilter is BenchmarkApply10kSortFilter at 100,000
+// partitions: pipeline and UI.
+func BenchmarkApply100kSortFilter(b *testing.B) {
+	a, _ := buildState(b, []pollResult{{snap: bigSnapshot(100_000)}}, 120, 40)
+	typeKeys(a, "o", "l", "/", "events-1", "enter")
+	snap := bigSnapshot(100_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		a.group.applySnapshot(snap)
+		a.group.relayout()
+	}
+}
+
+// BenchmarkView100k renders one frame of a 100,000-partition group.
+func BenchmarkView100k(b *testing.B) {
+	a, _ := buildState(b, []pollResult{{snap: bigSnapshot(100_000)}}, 120, 40)
+	a.Update(keyPress("pgdown"))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = a.View()
+	}
+}
+
+// BenchmarkKey100k answers one key at 100,000 partitions, as the program
+// does: Update, then View. The keys cycle, so each finds the table as the
+// one before left it: the cursor moving, a page down and back up, to the
+// end and home, the sort key changing (a new order), the only-lag
+// toggle, a letter typed into the filter and the filter applied.
+func BenchmarkKey100k(b *testing.B) {
+	for _, k := range []struct {
+		name string
+		keys []tea.Msg
+	}{
+		{"j", []tea.Msg{keyPress("j")}},
+		{"pgdown_pgup", []tea.Msg{keyPress("pgdown"), keyPress("pgup")}},
+		{"end_home", []tea.Msg{keyPress("end"), keyPress("home")}},
+		{"sort", []tea.Msg{keyPress("o")}},
+		{"only_lag", []tea.Msg{keyPress("l")}},
+		{"filter_typing", []tea.Msg{keyPress("e")}},
+		{"filter_apply", []tea.Msg{keyPress("/"), keyPress("1"), tea.KeyPressMsg{Code: tea.KeyEnter}}},
+	} {
+		b.Run(k.name, func(b *testing.B) {
+			a, _ := buildState(b, []pollResult{{snap: bigSnapshot(100_000)}}, 120, 40)
+			a.Update(keyPress("j"))
+			if k.name == "filter_typing" {
+				typeKeys(a, "/")
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, m := range k.keys {
+					a.Update(m)
+					_ = a.View()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(k.keys))/1e6, "ms/key")
+			if k.name == "filter_typing" && len(a.group.rows.draft()) < 1 {
+				b.Fatal(fmt.Sprintf("the filter took no key: %q", a.group.rows.draft()))
+			}
+		})
+	}
+}
