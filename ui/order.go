@@ -217,18 +217,17 @@ func (o *order) median(a, b, c int, s []*model.PartitionLag) int {
 	return b
 }
 
-// rank returns the place a sort gives the row of tp, and false when no row
-// is tp's. It reads every row once, placing none.
-func (o *order) rank(tp model.TopicPartition) (int, bool) {
-	at := slices.IndexFunc(o.rows, func(r *model.PartitionLag) bool { return r.TopicPartition == tp })
-	if at < 0 || o.cmp == nil {
-		return at, at >= 0
+// rank returns the place a sort gives p, one of the rows. It reads every
+// row once, placing none.
+func (o *order) rank(p *model.PartitionLag) int {
+	if o.cmp == nil {
+		return slices.Index(o.rows, p)
 	}
-	p, n := o.rows[at], 0
+	n := 0
 	for _, r := range o.rows {
 		if o.cmp(r, p) < 0 {
 			n++
 		}
 	}
-	return n, true
+	return n
 }

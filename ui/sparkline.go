@@ -216,17 +216,3 @@ func (h Header) worstSegment(own bool) string {
 	oneTopic := s.Partitions[0].Topic == s.Partitions[len(s.Partitions)-1].Topic
 	return h.styles.statusPaint(w.Status).Render(worstText(w, !own, oneTopic))
 }
-
-// singleTopic returns the rows' topic when they all share one, else "".
-func singleTopic(rows []*model.PartitionLag) string {
-	if len(rows) == 0 {
-		return ""
-	}
-	t := rows[0].Topic
-	for i := range rows {
-		if rows[i].Topic != t {
-			return ""
-		}
-	}
-	return t
-}

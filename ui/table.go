@@ -159,13 +159,33 @@ func (t *Table) SetSorted(rows []*model.PartitionLag, cmp func(a, b *model.Parti
 	t.order.reset(rows, cmp)
 	if !follow {
 		t.sc.Top()
-	} else if t.hasSel {
-		if j, ok := t.order.rank(t.sel); ok {
-			t.sc.SetCursor(j)
+	}
+	// One pass for what the title says of all the rows and for the
+	// selected partition's row.
+	var sel *model.PartitionLag
+	t.oneTopic, t.fromStart = "", false
+	if len(rows) > 0 {
+		t.oneTopic = rows[0].Topic
+	}
+	for _, p := range rows {
+		if p.Topic != t.oneTopic {
+			t.oneTopic = ""
+		}
+		t.fromStart = t.fromStart || p.CountsFromStart() && p.Lag > 0
+		if follow && t.hasSel && sel == nil && p.TopicPartition == t.sel {
+			sel = p
 		}
 	}
-	t.oneTopic = singleTopic(rows)
-	t.fromStart = slices.ContainsFunc(rows, func(p *model.PartitionLag) bool { return p.CountsFromStart() && p.Lag > 0 })
+	if sel != nil {
+		// Most often it is still on screen: among the rows the window
+		// puts in place, its place is its index; else it is counted.
+		t.settle()
+		if i := slices.Index(rows[t.order.lo:t.order.hi], sel); i >= 0 {
+			t.sc.SetCursor(t.order.lo + i)
+		} else {
+			t.sc.SetCursor(t.order.rank(sel))
+		}
+	}
 	t.settle()
 }
 
