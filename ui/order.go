@@ -159,25 +159,7 @@ func (o *order) nth(s []*model.PartitionLag, k int) {
 			return
 		}
 		depth--
-		p := o.pivot(s)
-		s[0], s[p] = s[p], s[0]
-		pv := s[0]
-		i, j := 1, len(s)-1
-		for {
-			for i <= j && o.cmp(s[i], pv) < 0 {
-				i++
-			}
-			for i <= j && o.cmp(s[j], pv) > 0 {
-				j--
-			}
-			if i >= j {
-				break
-			}
-			s[i], s[j] = s[j], s[i]
-			i++
-			j--
-		}
-		s[0], s[j] = s[j], s[0]
+		j := o.partition(s, o.pivot(s))
 		switch {
 		case k == j:
 			return
@@ -188,6 +170,30 @@ func (o *order) nth(s []*model.PartitionLag, k int) {
 		}
 	}
 	slices.SortFunc(s, o.cmp)
+}
+
+// partition moves the rows of s that come before s[p] in front of it and
+// the others after it, and returns where s[p] then is.
+func (o *order) partition(s []*model.PartitionLag, p int) int {
+	s[0], s[p] = s[p], s[0]
+	pv := s[0]
+	i, j := 1, len(s)-1
+	for {
+		for i <= j && o.cmp(s[i], pv) < 0 {
+			i++
+		}
+		for i <= j && o.cmp(s[j], pv) > 0 {
+			j--
+		}
+		if i >= j {
+			break
+		}
+		s[i], s[j] = s[j], s[i]
+		i++
+		j--
+	}
+	s[0], s[j] = s[j], s[0]
+	return j
 }
 
 // pivot picks the index of a pivot for s: the median of three, or of three
@@ -217,17 +223,14 @@ func (o *order) median(a, b, c int, s []*model.PartitionLag) int {
 	return b
 }
 
-// rank returns the place a sort gives p, one of the rows. It reads every
-// row once, placing none.
-func (o *order) rank(p *model.PartitionLag) int {
+// placeRow puts rows[i] in its sorted place, in one pass over the rows
+// (which it partitions around it), and returns that place. The placed
+// range is then that row alone, which the window grows from.
+func (o *order) placeRow(i int) int {
 	if o.cmp == nil {
-		return slices.Index(o.rows, p)
+		return i
 	}
-	n := 0
-	for _, r := range o.rows {
-		if o.cmp(r, p) < 0 {
-			n++
-		}
-	}
-	return n
+	r := o.partition(o.rows, i)
+	o.lo, o.hi = r, r+1
+	return r
 }

@@ -74,20 +74,28 @@ func TestOrderPlacesWhatASortPlaces(t *testing.T) {
 					t.Fatalf("seed %d: row %d of the placed [%d, %d) is out of place", seed, i, o.lo, o.hi)
 				}
 			}
-			if o.lo == o.hi {
-				continue
-			}
-			for i, p := range rows {
-				if i < o.lo && cmp(p, want[o.lo]) >= 0 || i >= o.hi && cmp(p, want[o.hi-1]) <= 0 {
-					t.Fatalf("seed %d: row %d, %v, is on the wrong side of the placed [%d, %d)", seed, i, p.TopicPartition, o.lo, o.hi)
-				}
-			}
+			checkSides(t, rows, want, o, cmp)
 		}
-		for range min(n, 50) {
+		for range min(n, 20) {
 			p := want[r.IntN(n)]
-			if got := o.rank(p); want[got] != p {
-				t.Fatalf("seed %d: rank of %v = %d", seed, p.TopicPartition, got)
+			if got := o.placeRow(slices.Index(rows, p)); want[got] != p || rows[got] != p {
+				t.Fatalf("seed %d: placeRow of %v = %d, a sort puts it at %d", seed, p.TopicPartition, got, slices.Index(want, p))
 			}
+			checkSides(t, rows, want, o, cmp)
+		}
+	}
+}
+
+// checkSides fails unless every row outside o's placed range is on its
+// side of it.
+func checkSides(t *testing.T, rows, want []*model.PartitionLag, o *order, cmp func(a, b *model.PartitionLag) int) {
+	t.Helper()
+	if o.lo == o.hi {
+		return
+	}
+	for i, p := range rows {
+		if i < o.lo && cmp(p, want[o.lo]) >= 0 || i >= o.hi && cmp(p, want[o.hi-1]) <= 0 {
+			t.Fatalf("row %d, %v, is on the wrong side of the placed [%d, %d)", i, p.TopicPartition, o.lo, o.hi)
 		}
 	}
 }

@@ -162,28 +162,33 @@ func (t *Table) SetSorted(rows []*model.PartitionLag, cmp func(a, b *model.Parti
 	}
 	// One pass for what the title says of all the rows and for the
 	// selected partition's row.
-	var sel *model.PartitionLag
+	at := -1
 	t.oneTopic, t.fromStart = "", false
 	if len(rows) > 0 {
 		t.oneTopic = rows[0].Topic
 	}
-	for _, p := range rows {
+	for i, p := range rows {
 		if p.Topic != t.oneTopic {
 			t.oneTopic = ""
 		}
 		t.fromStart = t.fromStart || p.CountsFromStart() && p.Lag > 0
-		if follow && t.hasSel && sel == nil && p.TopicPartition == t.sel {
-			sel = p
+		if follow && t.hasSel && at < 0 && p.TopicPartition == t.sel {
+			at = i
 		}
 	}
-	if sel != nil {
-		// Most often it is still on screen: among the rows the window
-		// puts in place, its place is its index; else it is counted.
-		t.settle()
+	if at >= 0 {
+		// Most often, after a poll, it is still on screen near the top:
+		// among the rows a heap puts in place there, its place is its
+		// index. Else one pass puts it in its place, and the window
+		// grows around it.
+		sel := rows[at]
+		if _, end := t.sc.Window(); end <= heapSelectMax {
+			t.settle()
+		}
 		if i := slices.Index(rows[t.order.lo:t.order.hi], sel); i >= 0 {
 			t.sc.SetCursor(t.order.lo + i)
 		} else {
-			t.sc.SetCursor(t.order.rank(sel))
+			t.sc.SetCursor(t.order.placeRow(slices.Index(rows, sel)))
 		}
 	}
 	t.settle()
