@@ -53,6 +53,47 @@ type Table struct {
 	// oneTopic is the rows' topic when they all share one ("" otherwise):
 	// a narrow table names it in the title instead of on every row.
 	oneTopic string
+
+	// rowsSeq counts SetSorted calls; frame is the last View's inputs
+	// and output, shown again while they are equal (a clock tick, a key
+	// in another pane) rather than rendered anew.
+	rowsSeq uint64
+	frame   tableFrame
+}
+
+// tableFrame is a rendered table and what it was rendered from, but for
+// the clock, which only the column widths' hold reads (grid.holds).
+type tableFrame struct {
+	key tableKey
+	hl  []bool // each row's highlight
+	out string
+}
+
+// tableKey is what a frame of the table shows, the rows' content aside:
+// rows are replaced (rowsSeq) only by SetSorted.
+type tableKey struct {
+	rowsSeq                  uint64
+	sc                       scroller
+	width, height            int
+	focused, stale, hasWorst bool
+	viewDesc, empty          string
+	total                    int
+	worst                    model.TopicPartition
+}
+
+// sameFrame reports whether the frame last rendered shows rows, the
+// window starting at start, as a frame rendered now would.
+func (t *Table) sameFrame(k tableKey, rows []*model.PartitionLag) bool {
+	f := &t.frame
+	if f.out == "" || f.key != k || len(f.hl) != len(rows) {
+		return false
+	}
+	for i, r := range rows {
+		if f.hl[i] != t.highlight[r.TopicPartition] {
+			return false
+		}
+	}
+	return t.grid.holds(t.now)
 }
 
 // tableChrome is the number of lines above the rows: title and column
@@ -157,6 +198,7 @@ func (t *Table) SetRows(rows []*model.PartitionLag) { t.SetSorted(rows, nil, tru
 func (t *Table) SetSorted(rows []*model.PartitionLag, cmp func(a, b *model.PartitionLag) int, follow bool) {
 	t.replace(rows)
 	t.order.reset(rows, cmp)
+	t.rowsSeq++
 	if !follow {
 		t.sc.Top()
 	}
@@ -297,6 +339,23 @@ func (t *Table) View() string {
 	t.settle() // placed already, unless the window was moved from outside
 	start, rows := t.window()
 	end := start + len(rows)
+	key := tableKey{rowsSeq: t.rowsSeq, sc: t.sc, width: t.width, height: t.height, focused: t.focused, stale: t.stale,
+		hasWorst: t.hasWorst, viewDesc: t.viewDesc, empty: t.empty, total: t.total, worst: t.worst}
+	if t.sameFrame(key, rows) {
+		return t.frame.out
+	}
+	hl := make([]bool, len(rows))
+	for i, r := range rows {
+		hl[i] = t.highlight[r.TopicPartition]
+	}
+	out := t.render(start, end, rows)
+	t.frame = tableFrame{key: key, hl: hl, out: out}
+	return out
+}
+
+// render renders the title, the column header and rows, the window from
+// start to end.
+func (t *Table) render(start, end int, rows []*model.PartitionLag) string {
 	t.visible = t.visible[:0]
 	for _, r := range rows {
 		t.visible = append(t.visible, *r)
