@@ -50,6 +50,13 @@ func SortPartitions(rows []*PartitionLag, key SortKey) {
 	if len(rows) < 2 {
 		return
 	}
+	slices.SortFunc(rows, ComparePartitions(key))
+}
+
+// ComparePartitions is the order SortPartitions sorts by: negative when a
+// comes before b. It is total (ties fall back to topic and partition), so
+// a view may order only the rows it shows and find the rest when asked.
+func ComparePartitions(key SortKey) func(a, b *PartitionLag) int {
 	var less func(a, b *PartitionLag) int
 	switch key {
 	case SortByLag:
@@ -72,7 +79,7 @@ func SortPartitions(rows []*PartitionLag, key SortKey) {
 	default:
 		less = func(a, b *PartitionLag) int { return 0 }
 	}
-	slices.SortFunc(rows, func(a, b *PartitionLag) int {
+	return func(a, b *PartitionLag) int {
 		if c := less(a, b); c != 0 {
 			return c
 		}
@@ -80,7 +87,7 @@ func SortPartitions(rows []*PartitionLag, key SortKey) {
 			return c
 		}
 		return cmp.Compare(a.Partition, b.Partition)
-	})
+	}
 }
 
 // compareLagAge orders by lag age, oldest first: records lost to retention

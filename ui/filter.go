@@ -18,35 +18,42 @@ type rowView struct {
 	onlyLag bool
 	textFilter
 
-	// bufs are reused between polls for the sorted, filtered rows
-	// (pointers into the snapshot's). Two alternate, because the table
-	// still reads the previous rows while it takes the next (to keep the
-	// selected partition selected).
-	bufs [2][]*model.PartitionLag
-	cur  int
+	// buf is reused between polls for the filtered rows (pointers into
+	// the snapshot's), which the table orders as it shows them.
+	buf []*model.PartitionLag
+	// sortAll sorts every row in apply, as the table did before it
+	// ordered only the rows it shows: the tests' reference.
+	sortAll bool
 }
 
-// apply returns rows filtered and sorted, as pointers into rows, which is
-// not modified. The result reuses one of v's two buffers, so it is valid
-// until the call after next.
+// apply returns the rows of rows the view keeps, as pointers into rows,
+// which is not modified, in rows' order: the table sorts them by cmp as
+// it shows them. The result reuses v's buffer, so it is valid until the
+// next call.
 func (v *rowView) apply(rows []model.PartitionLag) []*model.PartitionLag {
-	v.cur ^= 1
-	out := model.AppendFiltered(v.bufs[v.cur][:0], rows, v.query, v.onlyLag)
+	out := model.AppendFiltered(v.buf[:0], rows, v.query, v.onlyLag)
 	clear(out[len(out):cap(out)])
-	model.SortPartitions(out, v.sort)
+	if v.sortAll {
+		model.SortPartitions(out, v.sort)
+	}
 	// Keep the buffer only while it is not much larger than needed, so a
 	// filter that once matched everything does not pin the memory.
 	if cap(out) <= 2*len(out)+64 {
-		v.bufs[v.cur] = out
+		v.buf = out
 	} else {
-		v.bufs[v.cur] = nil
+		v.buf = nil
 	}
 	return out
 }
 
-// release lets go of the rows before the last apply's, once the table has
-// taken the new ones, so they do not keep an old snapshot alive.
-func (v *rowView) release() { clear(v.bufs[v.cur^1]) }
+// cmp is the order the table shows apply's rows in: the sort key's; nil
+// (as they are) once apply sorted them all.
+func (v *rowView) cmp() func(a, b *model.PartitionLag) int {
+	if v.sortAll {
+		return nil
+	}
+	return model.ComparePartitions(v.sort)
+}
 
 // describe says what the view does, for the table title: "sort: lag age ·
 // filter "pay" · only lag". The default view (sort by lag, nothing hidden)

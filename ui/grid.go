@@ -62,10 +62,13 @@ type column[T any] struct {
 type grid[T any] struct {
 	cols []column[T]
 	// natural widths seen, and when each was last needed
-	seen     []int
-	seenAt   []time.Time
-	holdFor  time.Duration
-	lastNow  time.Time
+	seen    []int
+	seenAt  []time.Time
+	holdFor time.Duration
+	lastNow time.Time
+	// lastNat is the natural widths the last layout measured, before the
+	// hold (holds).
+	lastNat  []int
 	scratch  []int
 	scratchB []bool
 }
@@ -82,7 +85,23 @@ type gridLayout struct {
 }
 
 func newGrid[T any](cols []column[T]) grid[T] {
-	return grid[T]{cols: cols, seen: make([]int, len(cols)), seenAt: make([]time.Time, len(cols)), holdFor: holdWidth}
+	return grid[T]{cols: cols, seen: make([]int, len(cols)), seenAt: make([]time.Time, len(cols)), lastNat: make([]int, len(cols)), holdFor: holdWidth}
+}
+
+// holds reports whether a layout of the last layout's rows, at the same
+// width, would at now give the widths it gave, and keeps the time as
+// that layout would (a width still needed is held from now). A pane whose
+// rows did not change may then show its last frame.
+func (g *grid[T]) holds(now time.Time) bool {
+	same := true
+	for c := range g.cols {
+		if g.lastNat[c] >= g.seen[c] || now.Sub(g.seenAt[c]) > g.holdFor || now.Before(g.lastNow) {
+			same = same && g.seen[c] == g.lastNat[c]
+			g.seen[c], g.seenAt[c] = g.lastNat[c], now
+		}
+	}
+	g.lastNow = now
+	return same
 }
 
 // cellText is a cell's printable text.
@@ -121,6 +140,7 @@ func (g *grid[T]) layout(rows []T, width int, now time.Time) gridLayout {
 			nat[c] = min(nat[c], col.max)
 		}
 		nat[c] = max(nat[c], col.wide)
+		g.lastNat[c] = nat[c]
 		// Hold: a width needed lately is kept.
 		if nat[c] >= g.seen[c] || now.Sub(g.seenAt[c]) > g.holdFor || now.Before(g.lastNow) {
 			g.seen[c], g.seenAt[c] = nat[c], now

@@ -291,6 +291,7 @@ func (g *GroupPage) showSnapshot(snap model.Snapshot, newEvents bool) {
 	s := &g.st
 	s.Err, s.Failures = nil, 0
 	s.Snap, s.HasSnap, s.LastGood = snap, true, s.Now
+	s.snapSeq++
 	g.refreshRows()
 	g.members.SetMembers(g.demo.members(snap.Members, s.Now))
 	g.members.SetPartitionCount(len(snap.Partitions))
@@ -326,11 +327,7 @@ func (g *GroupPage) refreshRows() {
 	// table stays in view while the order changes; elsewhere the cursor
 	// follows its partition.
 	top := g.table.sc.Cursor() <= 0
-	g.table.SetRows(g.rows.apply(g.st.Snap.Partitions))
-	g.rows.release()
-	if top {
-		g.table.sc.Top()
-	}
+	g.table.SetSorted(g.rows.apply(g.st.Snap.Partitions), g.rows.cmp(), !top)
 	// esc clears a filter: offered only while one is applied.
 	g.keys.ClearFilter.SetEnabled(g.rows.query != "" && !g.showLanes)
 	snap := &g.st.Snap

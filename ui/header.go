@@ -38,6 +38,10 @@ type WatchState struct {
 	// Recording is how --record goes (no Path: not recording), read
 	// from Options.Recording at each layout.
 	Recording RecordingStatus
+
+	// snapSeq counts the snapshots shown (0: not counted), so the header
+	// sums a snapshot's partitions once, not at every layout.
+	snapSeq uint64
 }
 
 // Unanswered reports whether the poll in flight has left the data older
@@ -89,6 +93,36 @@ type Header struct {
 	width    int
 	maxLines int
 	st       WatchState
+	facts    snapFacts
+}
+
+// snapFacts are what the header reads from every partition of a snapshot,
+// found once a snapshot (WatchState.snapSeq): at 100,000 partitions a pass
+// over the rows costs more than the rest of the header.
+type snapFacts struct {
+	seq uint64
+	// fromStart: a partition with lag counts it from the log start.
+	fromStart bool
+	// unreadable counts the partitions whose offsets could not be read.
+	unreadable int
+	// worst is the index of the worst partition's row, -1 for none.
+	worst int
+}
+
+// factsOf reads the facts of s, the seq-th snapshot shown.
+func factsOf(s *model.Snapshot, seq uint64) snapFacts {
+	f := snapFacts{seq: seq, worst: -1}
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		f.fromStart = f.fromStart || p.CountsFromStart() && p.Lag > 0
+		if p.Err != "" {
+			f.unreadable++
+		}
+		if f.worst < 0 && s.HasWorst && p.TopicPartition == s.WorstPartition {
+			f.worst = i
+		}
+	}
+	return f
 }
 
 // NewHeader returns a header.
@@ -101,7 +135,20 @@ func (h *Header) SetSize(w, maxLines int) {
 }
 
 // SetState replaces what the header shows.
-func (h *Header) SetState(s WatchState) { h.st = s }
+func (h *Header) SetState(s WatchState) {
+	h.st = s
+	if s.snapSeq == 0 || s.snapSeq != h.facts.seq {
+		h.facts = factsOf(&h.st.Snap, s.snapSeq)
+	}
+}
+
+// worst returns the snapshot's worst partition row.
+func (h *Header) worst() (*model.PartitionLag, bool) {
+	if h.facts.worst < 0 || h.facts.worst >= len(h.st.Snap.Partitions) {
+		return nil, false
+	}
+	return &h.st.Snap.Partitions[h.facts.worst], true
+}
 
 // stateSegment is the group state with a glyph and words, so colour is
 // never the only signal. tier picks, for a rebalancing group, among
@@ -176,11 +223,9 @@ func rebalanceWords(s *model.Snapshot) [rebalanceTiers]string {
 // 0, as in the demo's first seconds: an empty log has nothing to read
 // however it is counted, and "lag 0*" would ask the audience to read a
 // footnote about nothing.
-func fromStartMark(s *model.Snapshot) string {
-	for i := range s.Partitions {
-		if p := &s.Partitions[i]; p.CountsFromStart() && p.Lag > 0 {
-			return model.FromStartMark
-		}
+func (h *Header) fromStartMark() string {
+	if h.facts.fromStart {
+		return model.FromStartMark
 	}
 	return ""
 }
@@ -300,7 +345,7 @@ func (h Header) View() string {
 		// when nothing lags, so the panes below do not jump a line up and
 		// down as a partition's lag goes 0, 1, 0 between polls.
 		if worst = h.worstSegment(true); worst == "" {
-			worst = h.styles.Muted.Render(noWorstText(&h.st.Snap))
+			worst = h.styles.Muted.Render(noWorstText(&h.st.Snap, h.facts.unreadable))
 		}
 		summary--
 	}
@@ -387,9 +432,9 @@ const verdictRoom = "zero lag in 59m59s"
 
 // noWorstText is the worst partition's line when no partition lags, or
 // lags only by messages being processed (model.PartitionLag.InFlight).
-// Partitions whose offsets could not be read (or made no sense) are
-// counted after it: their lag is unknown, not zero.
-func noWorstText(s *model.Snapshot) string {
+// The unreadable partitions, whose offsets could not be read (or made no
+// sense), are counted after it: their lag is unknown, not zero.
+func noWorstText(s *model.Snapshot, unreadable int) string {
 	if len(s.Partitions) == 0 {
 		return "worst: - (no partition owned or committed yet)"
 	}
@@ -400,14 +445,8 @@ func noWorstText(s *model.Snapshot) string {
 	case s.TotalLag > 0:
 		text = "worst: none, lag only in flight"
 	}
-	errs := 0
-	for i := range s.Partitions {
-		if s.Partitions[i].Err != "" {
-			errs++
-		}
-	}
-	if errs > 0 {
-		text += " · " + glyphError + " " + model.Count(errs, "partition") + " unreadable: lag unknown"
+	if unreadable > 0 {
+		text += " · " + glyphError + " " + model.Count(unreadable, "partition") + " unreadable: lag unknown"
 	}
 	return text
 }

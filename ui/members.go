@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,28 @@ type Members struct {
 	now   time.Time
 	// target is the group's target assignment epoch (consumer groups).
 	target int32
+
+	// rowsSeq counts SetMembers calls; frame is the last View's inputs
+	// and output, shown again while they are equal.
+	rowsSeq uint64
+	frame   membersFrame
+}
+
+// membersFrame is a rendered members pane and what it was rendered from,
+// but for the clock, which only the column widths' hold reads.
+type membersFrame struct {
+	key membersKey
+	out string
+}
+
+// membersKey is what a frame of the members pane shows: the members are
+// replaced (rowsSeq) only by SetMembers.
+type membersKey struct {
+	rowsSeq                  uint64
+	sc                       scroller
+	width, height, partCount int
+	focused, stale, pending  bool
+	target                   int32
 }
 
 // SetTargetEpoch says the group's target assignment epoch, for the
@@ -70,6 +93,7 @@ func (m *Members) SetMembers(ms []model.Member) {
 	prev, _ := m.selected()
 	sel, selClient := prev.MemberID, prev.ClientID
 	m.replace(ms)
+	m.rowsSeq++
 	m.parts = make([]string, len(ms))
 	for i := range ms {
 		m.parts[i] = model.PartitionList(ms[i].Partitions, model.MultiTopic(ms[i].Partitions))
@@ -297,6 +321,23 @@ func (m *Members) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
+	// A demo's notes change at every layout: its frames are all drawn.
+	key := membersKey{rowsSeq: m.rowsSeq, sc: m.sc, width: m.width, height: m.height, partCount: m.partCount,
+		focused: m.focused, stale: m.stale, pending: m.pending, target: m.target}
+	cache := !slices.ContainsFunc(m.notes, func(n string) bool { return n != "" })
+	if cache && m.frame.out != "" && m.frame.key == key && m.grid.holds(m.now) {
+		return m.frame.out
+	}
+	out := m.render()
+	m.frame = membersFrame{}
+	if cache {
+		m.frame = membersFrame{key: key, out: out}
+	}
+	return out
+}
+
+// render renders the title, the column header and the visible members.
+func (m *Members) render() string {
 	start, end := m.sc.Window()
 	rows := m.gridRows(start, end, m.notes)
 	// A demo note is never cut: the partitions column is at least as

@@ -133,19 +133,6 @@ func partName(tp model.TopicPartition) string {
 	return model.Printable(tp.Topic) + "/" + strconv.Itoa(int(tp.Partition))
 }
 
-// findWorst returns the snapshot's worst partition row.
-func findWorst(s *model.Snapshot) (*model.PartitionLag, bool) {
-	if !s.HasWorst {
-		return nil, false
-	}
-	for i := range s.Partitions {
-		if s.Partitions[i].TopicPartition == s.WorstPartition {
-			return &s.Partitions[i], true
-		}
-	}
-	return nil, false
-}
-
 // worstText names the worst partition, its owner, its lag, its lag age and
 // its status: "worst: orders/2 consumer-b 12,034 behind, 2m04s, ▴ LAGGING".
 // Short drops the owner and the words, and the topic when the group reads
@@ -188,7 +175,7 @@ func (h Header) lagSegments() (lag, rates []string) {
 		lag = append(lag, st.statusPaint(s.Status).Render(s.Status.Label()))
 	}
 	total := st.Label.Render("lag ") + st.Value.Render(model.Thousands(s.TotalLag))
-	if w := fromStartMark(s); w != "" { // the table's note says what it means
+	if w := h.fromStartMark(); w != "" { // the table's note says what it means
 		total += st.Value.Render(w)
 	}
 	if sw := min(len(s.TotalLagHistory), h.width/8); sw >= 2 {
@@ -222,24 +209,10 @@ func (h Header) lagSegments() (lag, rates []string) {
 // own) or a short segment; "" when nothing is wrong.
 func (h Header) worstSegment(own bool) string {
 	s := &h.st.Snap
-	w, ok := findWorst(s)
+	w, ok := h.worst()
 	if !ok {
 		return ""
 	}
 	oneTopic := s.Partitions[0].Topic == s.Partitions[len(s.Partitions)-1].Topic
 	return h.styles.statusPaint(w.Status).Render(worstText(w, !own, oneTopic))
-}
-
-// singleTopic returns the rows' topic when they all share one, else "".
-func singleTopic(rows []*model.PartitionLag) string {
-	if len(rows) == 0 {
-		return ""
-	}
-	t := rows[0].Topic
-	for i := range rows {
-		if rows[i].Topic != t {
-			return ""
-		}
-	}
-	return t
 }

@@ -15,8 +15,7 @@ const stuckLineFrom = 20
 // with the stall, not with each poll: a STALLED partition stays so until
 // its commit moves. Key and headers arrive printable (model.KeyText).
 func (h Header) stuckLine() string {
-	s := &h.st.Snap
-	w, ok := findWorst(s)
+	w, ok := h.worst()
 	if !ok {
 		return ""
 	}

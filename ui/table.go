@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,18 @@ import (
 // the partition count.
 type Table struct {
 	listPane[*model.PartitionLag]
-	styles Styles
+	// order sorts the rows lazily: only the rows on screen are put in
+	// place (ui/order.go). A pointer, shared by the table's copies, as
+	// the rows are.
+	order *order
+	// sel is the partition under the cursor, kept by value: the rows
+	// point into a snapshot that the next poll may reuse.
+	sel    model.TopicPartition
+	hasSel bool
+	// fromStart: a row of the table counts its lag from the log start
+	// (the title's note), found once a poll rather than every frame.
+	fromStart bool
+	styles    Styles
 	// visible holds copies of the rows on screen, for the grid.
 	visible []model.PartitionLag
 	grid    grid[model.PartitionLag]
@@ -41,6 +53,47 @@ type Table struct {
 	// oneTopic is the rows' topic when they all share one ("" otherwise):
 	// a narrow table names it in the title instead of on every row.
 	oneTopic string
+
+	// rowsSeq counts SetSorted calls; frame is the last View's inputs
+	// and output, shown again while they are equal (a clock tick, a key
+	// in another pane) rather than rendered anew.
+	rowsSeq uint64
+	frame   tableFrame
+}
+
+// tableFrame is a rendered table and what it was rendered from, but for
+// the clock, which only the column widths' hold reads (grid.holds).
+type tableFrame struct {
+	key tableKey
+	hl  []bool // each row's highlight
+	out string
+}
+
+// tableKey is what a frame of the table shows, the rows' content aside:
+// rows are replaced (rowsSeq) only by SetSorted.
+type tableKey struct {
+	rowsSeq                  uint64
+	sc                       scroller
+	width, height            int
+	focused, stale, hasWorst bool
+	viewDesc, empty          string
+	total                    int
+	worst                    model.TopicPartition
+}
+
+// sameFrame reports whether the frame last rendered shows rows, the
+// window starting at start, as a frame rendered now would.
+func (t *Table) sameFrame(k tableKey, rows []*model.PartitionLag) bool {
+	f := &t.frame
+	if f.out == "" || f.key != k || len(f.hl) != len(rows) {
+		return false
+	}
+	for i, r := range rows {
+		if f.hl[i] != t.highlight[r.TopicPartition] {
+			return false
+		}
+	}
+	return t.grid.holds(t.now)
 }
 
 // tableChrome is the number of lines above the rows: title and column
@@ -57,7 +110,7 @@ const (
 
 // NewTable returns an empty partition table.
 func NewTable(st Styles, km KeyMap) Table {
-	t := Table{listPane: newListPane[*model.PartitionLag](km), styles: st}
+	t := Table{listPane: newListPane[*model.PartitionLag](km), order: &order{}, styles: st}
 	t.grid = newGrid(t.columns())
 	return t
 }
@@ -121,6 +174,7 @@ var statusWidth = func() int {
 func (t *Table) SetSize(w, h int) {
 	t.width, t.height = max(w, 0), max(h, 0)
 	t.setHeight(t.height - tableChrome)
+	t.settle()
 }
 
 // SetFocused marks the pane as the one receiving scroll keys.
@@ -132,11 +186,73 @@ func (t *Table) SetStale(s bool) { t.stale = s }
 // SetNow sets the clock the column widths are held by.
 func (t *Table) SetNow(now time.Time) { t.now = now }
 
-// SetRows replaces the rows. The table keeps a reference, not a copy. The
-// selected partition stays selected when it is still present.
-func (t *Table) SetRows(rows []*model.PartitionLag) {
-	t.setRows(rows, func(a, b *model.PartitionLag) bool { return a.TopicPartition == b.TopicPartition })
-	t.oneTopic = singleTopic(rows)
+// SetRows replaces the rows, in the order given. The table keeps a
+// reference, not a copy. The selected partition stays selected when it is
+// still present.
+func (t *Table) SetRows(rows []*model.PartitionLag) { t.SetSorted(rows, nil, true) }
+
+// SetSorted replaces the rows, in any order, to be shown ordered by cmp
+// (nil: as given); only the rows on screen are ever put in their places.
+// With follow the selected partition stays selected when it is still
+// present (at its new place); without, the cursor goes to the first row.
+func (t *Table) SetSorted(rows []*model.PartitionLag, cmp func(a, b *model.PartitionLag) int, follow bool) {
+	t.replace(rows)
+	t.order.reset(rows, cmp)
+	t.rowsSeq++
+	if !follow {
+		t.sc.Top()
+	}
+	// One pass for what the title says of all the rows and for the
+	// selected partition's row.
+	at := -1
+	t.oneTopic, t.fromStart = "", false
+	if len(rows) > 0 {
+		t.oneTopic = rows[0].Topic
+	}
+	for i, p := range rows {
+		if p.Topic != t.oneTopic {
+			t.oneTopic = ""
+		}
+		t.fromStart = t.fromStart || p.CountsFromStart() && p.Lag > 0
+		if follow && t.hasSel && at < 0 && p.TopicPartition == t.sel {
+			at = i
+		}
+	}
+	if at >= 0 {
+		// Most often, after a poll, it is still on screen near the top:
+		// among the rows a heap puts in place there, its place is its
+		// index. Else one pass puts it in its place, and the window
+		// grows around it.
+		sel := rows[at]
+		if _, end := t.sc.Window(); end <= heapSelectMax {
+			t.settle()
+		}
+		if i := slices.Index(rows[t.order.lo:t.order.hi], sel); i >= 0 {
+			t.sc.SetCursor(t.order.lo + i)
+		} else {
+			t.sc.SetCursor(t.order.placeRow(slices.Index(rows, sel)))
+		}
+	}
+	t.settle()
+}
+
+// settle puts the rows on screen and the cursor's in their places and
+// notes the selected partition; every change of the rows, the cursor or
+// the window ends with it.
+func (t *Table) settle() {
+	start, end := t.sc.Window()
+	c := t.sc.Cursor()
+	t.order.place(min(start, max(c, 0)), max(end, c+1))
+	t.sel, t.hasSel = model.TopicPartition{}, false
+	if c >= 0 && c < len(t.rows) {
+		t.sel, t.hasSel = t.rows[c].TopicPartition, true
+	}
+}
+
+// setCursor puts the cursor on row i.
+func (t *Table) setCursor(i int) {
+	t.sc.SetCursor(i)
+	t.settle()
 }
 
 // SetView tells the table how its rows were chosen, for the title (desc,
@@ -156,7 +272,9 @@ func (t Table) Selected() (model.PartitionLag, bool) {
 
 // Update handles the list keys.
 func (t Table) Update(msg tea.Msg) (Table, tea.Cmd) {
-	t.handleKey(msg)
+	if t.handleKey(msg) {
+		t.settle()
+	}
 	return t, nil
 }
 
@@ -218,8 +336,26 @@ func (t *Table) View() string {
 	if t.width <= 0 || t.height <= 0 {
 		return ""
 	}
+	t.settle() // placed already, unless the window was moved from outside
 	start, rows := t.window()
 	end := start + len(rows)
+	key := tableKey{rowsSeq: t.rowsSeq, sc: t.sc, width: t.width, height: t.height, focused: t.focused, stale: t.stale,
+		hasWorst: t.hasWorst, viewDesc: t.viewDesc, empty: t.empty, total: t.total, worst: t.worst}
+	if t.sameFrame(key, rows) {
+		return t.frame.out
+	}
+	hl := make([]bool, len(rows))
+	for i, r := range rows {
+		hl[i] = t.highlight[r.TopicPartition]
+	}
+	out := t.render(start, end, rows)
+	t.frame = tableFrame{key: key, hl: hl, out: out}
+	return out
+}
+
+// render renders the title, the column header and rows, the window from
+// start to end.
+func (t *Table) render(start, end int, rows []*model.PartitionLag) string {
 	t.visible = t.visible[:0]
 	for _, r := range rows {
 		t.visible = append(t.visible, *r)
@@ -295,14 +431,10 @@ func (t *Table) title(start, end int, visible []model.PartitionLag, topic string
 	// The legend is always there, so the line does not shift as rows
 	// come and go; the rarer marks only while a row shows them.
 	extra = append(extra, glyphWorst+" worst", "bar: lag age")
-	var fromStart, prev, pending, shared, staleRate, byLag bool
 	// The header marks the total lag "*" when any row counts from the
 	// log start: the note is there whenever a row of the table is.
-	for _, p := range t.rows {
-		if fromStart = p.CountsFromStart() && p.Lag > 0; fromStart {
-			break
-		}
-	}
+	fromStart := t.fromStart
+	var prev, pending, shared, staleRate, byLag bool
 	for i := range visible {
 		p := &visible[i]
 		prev = prev || !p.Owned() && p.PrevOwner != ""

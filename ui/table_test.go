@@ -84,7 +84,7 @@ func TestSelectionFollowsPartitionAcrossPolls(t *testing.T) {
 	tb.SetSize(80, 10)
 	rows := rowPtrs(stableSnapshot().Partitions)
 	tb.SetRows(rows)
-	tb.sc.SetCursor(2) // order-rebalancing 2
+	tb.setCursor(2) // order-rebalancing 2
 	want := rows[2].TopicPartition
 	// The next poll lists the partitions in another order.
 	next := append([]*model.PartitionLag(nil), rows...)
@@ -169,11 +169,11 @@ func TestNoWorstTextSaysWhatIsUnknown(t *testing.T) {
 		{TopicPartition: tp("orders", 1), LogEnd: 20, Committed: 30, Err: "committed offset 30 is past log-end 20"},
 		{TopicPartition: tp("orders", 2), LogEnd: model.NoOffset, Committed: 5, Err: "log offsets: NOT_LEADER_OR_FOLLOWER"},
 	}}
-	if got, want := noWorstText(&s), "worst: none, no partition lags · ! 2 partitions unreadable: lag unknown"; got != want {
+	if got, want := noWorstText(&s, factsOf(&s, 0).unreadable), "worst: none, no partition lags · ! 2 partitions unreadable: lag unknown"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	s = model.Snapshot{TotalLag: 3, FallingBehind: true, Partitions: []model.PartitionLag{{TopicPartition: tp("orders", 0), LogEnd: 23, Committed: 20, Lag: 3}}}
-	if got := noWorstText(&s); got != "worst: none yet, lag only in flight (but the group falls behind)" {
+	if got := noWorstText(&s, factsOf(&s, 0).unreadable); got != "worst: none yet, lag only in flight (but the group falls behind)" {
 		t.Errorf("falling behind: %q", got)
 	}
 }
