@@ -87,10 +87,18 @@ func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPar
 // eachRow calls f with every row the group view would show for g, its
 // lag computed (row) in r, and whether a member owns it.
 func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(r *PartitionLag, owned bool)) {
+	listed := 0 // committed partitions that are assigned too
 	for tp, c := range g.Committed {
 		o.row(r, g, tp, c)
 		r.MemberID = g.Owner[tp]
-		f(r, g.Assigned[tp])
+		owned, ok := g.Assigned[tp]
+		if ok {
+			listed++
+		}
+		f(r, owned)
+	}
+	if listed == len(g.Assigned) {
+		return // every assigned partition has a commit: no row left
 	}
 	for tp, owned := range g.Assigned {
 		if _, ok := g.Committed[tp]; ok {
