@@ -67,12 +67,14 @@ func benchOverviewCold(b *testing.B, tc *testCluster) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
-		gs, err := o.Overview(context.Background())
-		o.Close()
-		if err != nil || len(gs) != 1000 {
-			b.Fatalf("%d groups, %v", len(gs), err)
-		}
+		pprof.Do(context.Background(), pprof.Labels("side", "client"), func(ctx context.Context) {
+			o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
+			gs, err := o.Overview(ctx)
+			o.Close()
+			if err != nil || len(gs) != 1000 {
+				b.Fatalf("%d groups, %v", len(gs), err)
+			}
+		})
 	}
 	b.StopTimer()
 	reportRequests(b, tc)
