@@ -35,6 +35,10 @@ func (w *Watcher) describeGroup(ctx context.Context, brokers map[int32]broker, o
 		case err != nil:
 			w.kind = ""
 			return err
+		case found && kind.confirm != nil && w.kind != kind.typ:
+			typ, err := kind.confirm(ctx, w, brokers, obs)
+			w.kind = typ
+			return err
 		case found:
 			w.kind = kind.typ
 			return nil

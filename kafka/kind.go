@@ -24,6 +24,10 @@ type groupKind struct {
 	// GROUP_ID_NOT_FOUND, or a state that says so); an *UnsupportedError
 	// or kafka.UnsupportedVersion says the broker does not run the kind.
 	describe func(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (found bool, err error)
+	// confirm, when set, is asked after describe found a group not yet
+	// known to be of this kind: it returns the type the group has, which
+	// another kind's describe may have read into obs (nil: the kind's).
+	confirm func(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (model.GroupType, error)
 	// fetchCommitted fills obs.Committed and obs.CommitErrs (and what else
 	// the kind's offsets tell); nil: OffsetFetch, as for classic groups.
 	fetchCommitted func(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (broker, error)
@@ -39,16 +43,18 @@ type groupKind struct {
 }
 
 // groupKinds lists the kinds the watcher describes, in the order in which
-// a group of unknown type is described: the type-specific describes
-// first, then classic DescribeGroups, as librdkafka does. Each answers
-// GROUP_ID_NOT_FOUND for a group of another type (Apache Kafka 4: "Group
-// … is not a consumer group"; DescribeGroups v6 "… is not a classic
-// group", below v6 state Dead and no error), or the broker does not speak
-// it: then the next is asked. A type listed but in none of them (a
-// streams group on a broker without StreamsGroupDescribe, a type newer
-// than kgwatch) is shown from ListGroups and its commits
+// a group of unknown type is described: classic DescribeGroups first (a
+// classic group, the most common, is read with one describe), then the
+// type-specific describes. Each says when the group is not one of its
+// type: DescribeGroups, for a group of another type, answers Dead (Apache
+// Kafka 4: from v6 with GROUP_ID_NOT_FOUND, "… is not a classic group";
+// kfake: a live state and no members, see classicAnswer), the others
+// GROUP_ID_NOT_FOUND ("Group … is not a consumer group"), or the broker
+// does not speak it: then the next is asked. A type listed but in none of
+// them (a streams group on a broker without StreamsGroupDescribe, a type
+// newer than kgwatch) is shown from ListGroups and its commits
 // (Watcher.listedAs).
-var groupKinds = []groupKind{consumerKind, shareKind, streamsKind, classicKind}
+var groupKinds = []groupKind{classicKind, consumerKind, shareKind, streamsKind}
 
 // kindOf returns the reader of groups of type t; ok is false for a type
 // the watcher cannot describe.

@@ -13,7 +13,8 @@ import (
 
 // classicKind reads classic groups (JoinGroup/SyncGroup) with
 // DescribeGroups; their commits are OffsetFetch's.
-var classicKind = groupKind{typ: model.TypeClassic, describe: describeClassic, describeMany: describeClassicMany}
+var classicKind = groupKind{typ: model.TypeClassic, describe: describeClassic, confirm: confirmClassic,
+	describeMany: describeClassicMany}
 
 // consumerProtocol is the protocol type of a group whose members speak
 // Kafka's consumer protocol: a classic group of consumers (their
@@ -26,15 +27,16 @@ const consumerProtocol = "consumer"
 // or "" (a group no member has joined yet says none).
 func speaksConsumerProtocol(pt string) bool { return pt == consumerProtocol || pt == "" }
 
-// describeClassic describes the watched group with DescribeGroups. A
-// state Dead or "" is no such classic group.
+// describeClassic describes the watched group with DescribeGroups. An
+// answer that cannot be a classic group's (classicAnswer) is no such
+// classic group.
 func describeClassic(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (bool, error) {
 	req := kmsg.NewPtrDescribeGroupsRequest()
 	req.Groups = []string{w.cfg.Group}
 	d, _, err := oneGroup(ctx, w, brokers, "describe group", req, -1,
 		func(r *kmsg.DescribeGroupsResponse) []kmsg.DescribeGroupsResponseGroup { return r.Groups },
 		func(g kmsg.DescribeGroupsResponseGroup) int16 { return groupCode(g.ErrorCode) })
-	if err != nil || d.ErrorCode != 0 || d.State == "" || d.State == model.StateDead {
+	if err != nil || !classicAnswer(d) {
 		return false, err
 	}
 	obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeClassic, d.ProtocolType
@@ -42,6 +44,45 @@ func describeClassic(ctx context.Context, w *Watcher, brokers map[int32]broker, 
 	obs.Members, obs.Group.Cooperative = classicMembers(d)
 	obs.Group.Generation = classicGeneration(d)
 	return true, nil
+}
+
+// classicAnswer reports whether a DescribeGroups answer can be a classic
+// group's. Not GROUP_ID_NOT_FOUND or another error, not Dead or no state
+// (Apache Kafka 4's answer for a group of another type), not a state but
+// Empty with no members (kfake's for a consumer group: its live state; a
+// classic group has members in every state but Empty), not a protocol
+// type only another kind's groups have (share, streams).
+func classicAnswer(d kmsg.DescribeGroupsResponseGroup) bool {
+	switch {
+	case d.ErrorCode != 0, d.State == "", d.State == model.StateDead:
+		return false
+	case d.State != model.StateEmpty && len(d.Members) == 0:
+		return false
+	}
+	return d.ProtocolType != shareProtocol && d.ProtocolType != streamsProtocol
+}
+
+// confirmClassic tells an Empty group with no members, which DescribeGroups
+// read as a classic group the watcher did not know as one, from an empty
+// consumer group, for which kfake answers the same (Apache Kafka 4 answers
+// Dead): ConsumerGroupDescribe is asked, and a group it knows is read as
+// its. A classic group with members, or one known classic, costs no
+// request more.
+func confirmClassic(ctx context.Context, w *Watcher, brokers map[int32]broker, obs *model.Observation) (model.GroupType, error) {
+	if obs.Group.State != model.StateEmpty || len(obs.Members) > 0 {
+		return model.TypeClassic, nil
+	}
+	found, err := describeConsumer(ctx, w, brokers, obs)
+	var ue *UnsupportedError
+	switch {
+	case errors.As(err, &ue) || errors.Is(err, kafka.UnsupportedVersion):
+		return model.TypeClassic, nil
+	case err != nil:
+		return "", err
+	case found:
+		return model.TypeConsumer, nil
+	}
+	return model.TypeClassic, nil
 }
 
 // classicMembers turns a DescribeGroups group's members into model members.

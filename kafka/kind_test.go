@@ -9,8 +9,8 @@ import (
 
 // TestGroupKindsMatchModel: every type the model says kgwatch describes
 // has a reader here, and every reader a described model kind, once, with
-// a describe; classic DescribeGroups, which answers for a group of any
-// type on older brokers, is asked last.
+// a describe; classic DescribeGroups is asked first (its answer tells a
+// classic group from any other, classicAnswer).
 func TestGroupKindsMatchModel(t *testing.T) {
 	for _, k := range model.Kinds() {
 		if _, ok := kindOf(k.Type); ok != k.Described {
@@ -30,8 +30,8 @@ func TestGroupKindsMatchModel(t *testing.T) {
 			t.Errorf("%s: no describe, or none for the overview", k.typ)
 		}
 	}
-	if last := groupKinds[len(groupKinds)-1].typ; last != model.TypeClassic {
-		t.Errorf("detection ends with %s, want classic", last)
+	if first := groupKinds[0].typ; first != model.TypeClassic {
+		t.Errorf("detection starts with %s, want classic", first)
 	}
 }
 
@@ -49,11 +49,11 @@ func TestDetectOrder(t *testing.T) {
 		first model.GroupType
 		want  []model.GroupType
 	}{
-		{"", []model.GroupType{model.TypeConsumer, model.TypeShare, model.TypeStreams, model.TypeClassic}},
-		{model.TypeStreams, []model.GroupType{model.TypeStreams, model.TypeConsumer, model.TypeShare, model.TypeClassic}},
+		{"", []model.GroupType{model.TypeClassic, model.TypeConsumer, model.TypeShare, model.TypeStreams}},
+		{model.TypeStreams, []model.GroupType{model.TypeStreams, model.TypeClassic, model.TypeConsumer, model.TypeShare}},
 		{model.TypeClassic, []model.GroupType{model.TypeClassic, model.TypeConsumer, model.TypeShare, model.TypeStreams}},
-		{model.TypeShare, []model.GroupType{model.TypeShare, model.TypeConsumer, model.TypeStreams, model.TypeClassic}},
-		{"future", []model.GroupType{model.TypeConsumer, model.TypeShare, model.TypeStreams, model.TypeClassic}},
+		{model.TypeShare, []model.GroupType{model.TypeShare, model.TypeClassic, model.TypeConsumer, model.TypeStreams}},
+		{"future", []model.GroupType{model.TypeClassic, model.TypeConsumer, model.TypeShare, model.TypeStreams}},
 	} {
 		if got := types(detectOrder(c.first)); !slices.Equal(got, c.want) {
 			t.Errorf("detectOrder(%q) = %v, want %v", c.first, got, c.want)

@@ -153,15 +153,16 @@ func (o *OverviewWatcher) overview(ctx context.Context) (model.OverviewObservati
 	for _, rs := range reads {
 		n += len(rs)
 	}
-	all := make([]groupRead, 0, n)
+	// The reads are pointed to, not copied: a groupRead is ~300 bytes.
+	all := make([]*groupRead, 0, n)
 	seen := make(map[string]bool, n)
 	for _, rs := range reads {
-		for _, r := range rs {
-			if seen[r.sum.ID] {
+		for i := range rs {
+			if seen[rs[i].sum.ID] {
 				continue // listed twice while its coordinator moved
 			}
-			seen[r.sum.ID] = true
-			all = append(all, r)
+			seen[rs[i].sum.ID] = true
+			all = append(all, &rs[i])
 		}
 	}
 	o.ownedPartitions(ctx, brokers, all)
@@ -194,7 +195,7 @@ func (o *OverviewWatcher) lagRecords(ctx context.Context, obs *model.OverviewObs
 // ownedPartitions fills each group's owned partitions from its consumer or
 // share assignments (and targets: partitions being handed over), naming
 // the topic ids the describes gave alone.
-func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32]broker, all []groupRead) {
+func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32]broker, all []*groupRead) {
 	w := o.w
 	ids := map[[16]byte]bool{}
 	for _, r := range all {
@@ -208,8 +209,7 @@ func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32
 	if len(ids) > 0 {
 		_ = w.resolveTopicIDs(ctx, brokers[sortedKeys(brokers)[0]], ids) // unnamed ones count by id
 	}
-	for i := range all {
-		r := &all[i]
+	for _, r := range all {
 		for j, a := range r.assigned {
 			for _, tp := range assigned(a, w.topicName) {
 				r.own(tp, r.assignedBy[j])

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"runtime/pprof"
 	"testing"
 	"time"
 )
@@ -41,9 +42,14 @@ func BenchmarkOverviewCold1000(b *testing.B) {
 // before.
 func BenchmarkOverviewSpreadCold1000(b *testing.B) { benchOverviewCold(b, spreadGroups(b)) }
 
-func BenchmarkOverviewSpreadWarm1000(b *testing.B) {
-	tc := spreadGroups(b)
-	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
+func BenchmarkOverviewSpreadWarm1000(b *testing.B) { benchOverviewWarm(b, spreadGroups(b), 1000) }
+
+// benchOverviewWarm measures the overview of tc's n groups by a watcher
+// that has polled once. The client's goroutines carry the label
+// side=client, so -tagfocus side=client profiles them apart from the
+// in-process brokers.
+func benchOverviewWarm(b *testing.B, tc *testCluster, n int) {
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 30 * time.Second}))
 	defer o.Close()
 	if _, err := o.Overview(context.Background()); err != nil {
 		b.Fatal(err)
@@ -52,26 +58,40 @@ func BenchmarkOverviewSpreadWarm1000(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		gs, err := o.Overview(context.Background())
-		if err != nil || len(gs) != 1000 {
-			b.Fatalf("%d groups, %v", len(gs), err)
-		}
+		pprof.Do(context.Background(), pprof.Labels("side", "client"), func(ctx context.Context) {
+			gs, err := o.Overview(ctx)
+			if err != nil || len(gs) != n {
+				b.Fatalf("%d groups, %v", len(gs), err)
+			}
+		})
 	}
 	b.StopTimer()
 	reportRequests(b, tc)
 }
 
+// BenchmarkOverview5000 is one overview of 5,000 groups (6 committed
+// partitions each) by a warm watcher, what the overview TUI sends each
+// interval.
+func BenchmarkOverview5000(b *testing.B) {
+	tc := newTestCluster(b, true)
+	tc.createTopic(b, "orders", 6)
+	tc.produceEach(b, "orders", 6, 5, time.Now())
+	tc.commitGroups(b, groupNames(5000), "orders", map[int32]int64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 0})
+	benchOverviewWarm(b, tc, 5000)
+}
 func benchOverviewCold(b *testing.B, tc *testCluster) {
 	tc.resetCounts()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
-		gs, err := o.Overview(context.Background())
-		o.Close()
-		if err != nil || len(gs) != 1000 {
-			b.Fatalf("%d groups, %v", len(gs), err)
-		}
+		pprof.Do(context.Background(), pprof.Labels("side", "client"), func(ctx context.Context) {
+			o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
+			gs, err := o.Overview(ctx)
+			o.Close()
+			if err != nil || len(gs) != 1000 {
+				b.Fatalf("%d groups, %v", len(gs), err)
+			}
+		})
 	}
 	b.StopTimer()
 	reportRequests(b, tc)

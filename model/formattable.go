@@ -46,9 +46,16 @@ func formatOffsets(s Snapshot, verbose bool) string {
 	if verbose {
 		header = slices.Insert(header, 3, "LEADER-EPOCH")
 	}
-	rows := [][]string{header}
+	// One grid of cells, row after row, for every partition: no slice a
+	// row; the group's cell, the same on every row, is made once, and so
+	// is a topic's for its run of partitions.
+	cols := len(header)
+	cells := make([]string, 0, (len(s.Partitions)+1)*cols)
+	cells = append(cells, header...)
+	groupCell := NameCell(s.Group.ID, MaxNameCells)
+	topic, topicCell := "", ""
 	fromStart, fromBroker := false, false
-	for _, p := range s.Partitions {
+	for i, p := range s.Partitions {
 		lag := "-" // unknown, as kafka-consumer-groups writes it; so is a row's in error
 		if p.LogEnd >= 0 && p.Err == "" {
 			lag = strconv.FormatInt(p.Lag, 10)
@@ -62,21 +69,21 @@ func formatOffsets(s Snapshot, verbose bool) string {
 			age = Age(p.LagAge)
 		}
 		fromBroker = fromBroker || (p.LagFromBroker && lag != "-")
-		row := []string{
-			NameCell(s.Group.ID, MaxNameCells), NameCell(p.Topic, MaxNameCells), strconv.Itoa(int(p.Partition)),
-			Offset(p.Committed), Offset(p.LogEnd), lag,
-			dash(p.MemberID), dash(p.Host), dash(p.ClientID), age, dash(string(p.Status)),
+		if i == 0 || p.Topic != topic {
+			topic, topicCell = p.Topic, NameCell(p.Topic, MaxNameCells)
 		}
+		cells = append(cells, groupCell, topicCell, strconv.Itoa(int(p.Partition)))
 		if verbose {
 			epoch := "-"
 			if p.LeaderEpochKnown {
 				epoch = strconv.Itoa(int(p.LeaderEpoch))
 			}
-			row = slices.Insert(row, 3, epoch)
+			cells = append(cells, epoch)
 		}
-		rows = append(rows, row)
+		cells = append(cells, Offset(p.Committed), Offset(p.LogEnd), lag,
+			dash(p.MemberID), dash(p.Host), dash(p.ClientID), age, dash(string(p.Status)))
 	}
-	writeColumns(&b, rows, nil)
+	writeGrid(&b, cells, cols, nil)
 	if fromStart {
 		b.WriteString("\n" + LagFromStartNote + "\n")
 	}
@@ -114,36 +121,48 @@ func writeColumns(b *strings.Builder, rows [][]string, right []bool) {
 	if len(rows) == 0 {
 		return
 	}
-	widths := make([]int, len(rows[0]))
-	cells := make([]int, 0, len(rows)*len(rows[0])) // each cell's width, in order
+	cols := len(rows[0])
+	cells := make([]string, 0, len(rows)*cols)
 	for _, r := range rows {
-		for i := range r {
-			r[i] = Printable(r[i])
-			w := Width(r[i])
-			cells = append(cells, w)
-			widths[i] = max(widths[i], w)
-		}
+		cells = append(cells, r...)
 	}
-	line := len(widths)
+	writeGrid(b, cells, cols, right)
+}
+
+// writeGrid is writeColumns of the rows of cols cells laid end to end in
+// cells. Widths are measured twice, to size the columns and to pad, rather
+// than kept: a cell's is a scan of its bytes.
+func writeGrid(b *strings.Builder, cells []string, cols int, right []bool) {
+	if len(cells) == 0 || cols == 0 {
+		return
+	}
+	widths := make([]int, cols)
+	size := 0
+	for i := range cells {
+		cells[i] = Printable(cells[i])
+		widths[i%cols] = max(widths[i%cols], Width(cells[i]))
+		size += len(cells[i])
+	}
+	rows := len(cells) / cols
+	line := cols
 	for _, w := range widths {
 		line += w
 	}
-	b.Grow(line * len(rows))
-	k := 0
-	for _, r := range rows {
-		for i, c := range r {
-			pad := widths[i] - cells[k]
-			k++
+	b.Grow(max(line*rows, size+cols*rows))
+	for r := 0; r < rows; r++ {
+		row := cells[r*cols : (r+1)*cols]
+		for i, c := range row {
+			pad := widths[i] - Width(c)
 			if i < len(right) && right[i] {
 				writeSpaces(b, pad)
 				b.WriteString(c)
 			} else {
 				b.WriteString(c)
-				if i < len(r)-1 {
+				if i < cols-1 {
 					writeSpaces(b, pad)
 				}
 			}
-			if i < len(r)-1 {
+			if i < cols-1 {
 				b.WriteByte(' ')
 			}
 		}

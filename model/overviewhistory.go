@@ -87,10 +87,18 @@ func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPar
 // eachRow calls f with every row the group view would show for g, its
 // lag computed (row) in r, and whether a member owns it.
 func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(r *PartitionLag, owned bool)) {
+	listed := 0 // committed partitions that are assigned too
 	for tp, c := range g.Committed {
 		o.row(r, g, tp, c)
 		r.MemberID = g.Owner[tp]
-		f(r, g.Assigned[tp])
+		owned, ok := g.Assigned[tp]
+		if ok {
+			listed++
+		}
+		f(r, owned)
+	}
+	if listed == len(g.Assigned) {
+		return // every assigned partition has a commit: no row left
 	}
 	for tp, owned := range g.Assigned {
 		if _, ok := g.Committed[tp]; ok {
@@ -177,7 +185,10 @@ type OverviewHistory struct {
 // the group.
 type groupTrack struct {
 	parts map[TopicPartition]*partTrack
-	poll  int64
+	// slab holds the partitions the group had when first seen (parts
+	// points into it); later ones are allocated alone.
+	slab []partTrack
+	poll int64
 	// rate counts the group's rebalances by its generation's moves.
 	rate RebalanceRate
 	// seen counts, for a group whose generation cannot be read (a
@@ -258,7 +269,15 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 
 	gt := h.groups[s.ID]
 	if gt == nil {
-		gt = &groupTrack{parts: make(map[TopicPartition]*partTrack)}
+		n := len(g.Committed) // the rows eachRow gives
+		for tp := range g.Assigned {
+			if _, ok := g.Committed[tp]; !ok {
+				n++
+			}
+		}
+		// The first poll's partitions come from one slab: one allocation
+		// a group rather than one a partition.
+		gt = &groupTrack{parts: make(map[TopicPartition]*partTrack, n), slab: make([]partTrack, 0, n)}
 		h.groups[s.ID] = gt
 	}
 	gt.poll = h.polls
@@ -294,7 +313,12 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 
 		pt := gt.parts[r.TopicPartition]
 		if pt == nil {
-			pt = &partTrack{}
+			if len(gt.slab) < cap(gt.slab) {
+				gt.slab = gt.slab[:len(gt.slab)+1]
+				pt = &gt.slab[len(gt.slab)-1]
+			} else {
+				pt = &partTrack{}
+			}
 			gt.parts[r.TopicPartition] = pt
 		}
 		pt.poll = h.polls

@@ -13,8 +13,12 @@ import (
 // (View), and the overview's groups. A new format is one entry of
 // Formats.
 type Format struct {
-	Name     string
+	Name string
+	// Snapshot encodes a snapshot; Text, when set, is a text format's,
+	// written as it is (a table of 50,000 partitions is ~6 MB: not copied
+	// into bytes first).
 	Snapshot func(model.Snapshot, model.TableView) ([]byte, error)
+	Text     func(model.Snapshot, model.TableView) string
 	Overview func([]model.GroupSummary) ([]byte, error)
 	// Views: the format prints the views of --members, --state and
 	// --verbose; one that does not holds every field in any view.
@@ -26,7 +30,7 @@ type Format struct {
 // Formats are the formats of --output, the default first.
 func Formats() []Format {
 	return []Format{
-		{Name: "table", Snapshot: func(s model.Snapshot, v model.TableView) ([]byte, error) {
+		{Name: "table", Text: model.FormatTableView, Snapshot: func(s model.Snapshot, v model.TableView) ([]byte, error) {
 			return []byte(model.FormatTableView(s, v)), nil
 		},
 			Overview: text(model.FormatOverview), Views: true},
@@ -79,6 +83,10 @@ func LookupFormat(name string) (Format, error) {
 
 // PrintSnapshot writes s, annotated, to w.
 func (f Format) PrintSnapshot(w io.Writer, s model.Snapshot) error {
+	if f.Text != nil {
+		_, err := io.WriteString(w, f.Text(s, f.View))
+		return err
+	}
 	b, err := f.Snapshot(s, f.View)
 	if err != nil {
 		return fmt.Errorf("encode snapshot: %w", err)
