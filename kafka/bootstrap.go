@@ -223,7 +223,7 @@ func (w *Watcher) bootstrap(ctx context.Context) (*meta.Response, error) {
 
 	win, res, errs := firstAnswer(ctx, len(addrs), stagger, func(ctx context.Context, i int) (*meta.Response, error) {
 		c := &candidate{d: d, addr: addrs[i]}
-		c.tr = w.newTransport(w.vers.handshakeDial(c.dial, w.cfg.TLS != nil))
+		c.tr = w.newTransport(c.dial)
 		cands[i] = c
 		rctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 		defer cancel()
@@ -357,10 +357,9 @@ func (w *Watcher) plainDial(ctx context.Context, network, address string) (net.C
 	if network == bootNetwork {
 		network = "tcp"
 	}
-	dial := w.dial
-	if dial == nil {
-		var d net.Dialer
-		dial = d.DialContext
+	if w.dial != nil {
+		return w.dial(ctx, network, address)
 	}
-	return w.vers.handshakeDial(dial, w.cfg.TLS != nil)(ctx, network, address)
+	var d net.Dialer
+	return d.DialContext(ctx, network, address)
 }

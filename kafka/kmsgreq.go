@@ -29,9 +29,7 @@ import (
 // receives cannot say that a broker speaks ConsumerGroupDescribe v1 or
 // OffsetFetch v9. So the first kmsg exchange on a connection asks the broker
 // itself (ApiVersions v0, which every broker answers, on the same
-// connection) and the answer is kept for that connection's life — unless
-// the connection kept the answer to kafka-go's own ApiVersions as it
-// passed (handshake.go): then nothing is asked.
+// connection) and the answer is kept for that connection's life.
 
 // kmsgCorrelationID tags kmsg exchanges; kafka-go sends one request at a
 // time on a connection, so the response to read is always this one's.
@@ -57,27 +55,6 @@ type versionCache struct {
 	// whose shape depends on the version (one OffsetFetch for many
 	// groups needs v8) can be built for it.
 	brokers map[int32]brokerVersions
-	// handshakes holds the answers to kafka-go's own ApiVersions, by
-	// connection, until the connection's first kmsg exchange takes its
-	// own (handshake.go).
-	handshakes map[connKey]brokerVersions
-}
-
-// shook keeps the handshake answer of connection k.
-func (c *versionCache) shook(k connKey, v brokerVersions) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.handshakes == nil {
-		c.handshakes = make(map[connKey]brokerVersions)
-	}
-	c.handshakes[k] = v
-}
-
-// forgetHandshake drops connection k's handshake answer (it closed).
-func (c *versionCache) forgetHandshake(k connKey) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.handshakes, k)
 }
 
 // supports reports whether broker id was last seen speaking key at version
@@ -98,26 +75,10 @@ func (c *versionCache) seen(id int32, v brokerVersions) {
 	c.brokers[id] = v
 }
 
-// get returns conn's versions: those its first kmsg exchange kept, or
-// kafka-go's handshake answer on it, taken over.
 func (c *versionCache) get(conn *protocol.Conn) (brokerVersions, bool) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	v, ok := c.conns[weak.Make(conn)]
-	c.mu.Unlock()
-	if ok {
-		return v, true
-	}
-	k, known := keyOf(conn)
-	if !known {
-		return nil, false
-	}
-	c.mu.Lock()
-	v, ok = c.handshakes[k]
-	delete(c.handshakes, k)
-	c.mu.Unlock()
-	if ok {
-		c.put(conn, v)
-	}
 	return v, ok
 }
 
