@@ -33,7 +33,7 @@ func (t *Tracker) clusterEvents(s Snapshot) []Event {
 	back := t.ends.back(s.Partitions)
 	if clusterChanged(was, s.ClusterID) {
 		detail := fmt.Sprintf("another cluster answers on the same addresses: cluster id %s → %s (%s → %s); the watch starts afresh",
-			Printable(was), Printable(s.ClusterID), Count(len(prev.partitions), "partition"), Count(len(s.Partitions), "partition"))
+			Printable(was), Printable(s.ClusterID), Count(prev.rowCount(), "partition"), Count(len(s.Partitions), "partition"))
 		if len(back) > 0 {
 			detail += "; log ends went backwards on " + Count(len(back), "partition")
 		}

@@ -21,6 +21,65 @@ type snapView struct {
 	partitions []PartitionLag
 	counts     map[string]int // partitions per topic in the snapshot
 	owners     []owning       // see owned
+	// keys and nrows are partitions' names and count once the view no
+	// longer holds the rows (detach).
+	keys     []TopicPartition
+	nrows    int
+	detached bool
+}
+
+// detach lets go of the snapshot's rows, keeping what the differ reads of
+// them later: the owners (computed now), the partitions' names and their
+// count. A view kept past the next snapshot is detached: a snapshot's rows
+// may be reused for a later one (SnapshotBuilder, KeptSnapshots), and a
+// settled view or a rebalance's base is read polls later.
+func (v *snapView) detach() {
+	if v == nil || v.detached {
+		return
+	}
+	v.owned() // cached; a view whose assignments are unknown has none
+	v.keys = make([]TopicPartition, len(v.partitions))
+	for i := range v.partitions {
+		v.keys[i] = v.partitions[i].TopicPartition
+	}
+	v.nrows, v.partitions, v.detached = len(v.partitions), nil, true
+}
+
+// rowCount is how many partition rows the view's snapshot had.
+func (v *snapView) rowCount() int {
+	if v.detached {
+		return v.nrows
+	}
+	return len(v.partitions)
+}
+
+// eachKey calls f with each of the view's partitions, in the rows' order.
+func (v *snapView) eachKey(f func(TopicPartition)) {
+	if v.detached {
+		for _, tp := range v.keys {
+			f(tp)
+		}
+		return
+	}
+	for i := range v.partitions {
+		f(v.partitions[i].TopicPartition)
+	}
+}
+
+// detachKept detaches every view the differ keeps other than cur, the
+// view of the snapshot just observed: they are read after the next
+// snapshot, whose build may reuse their rows.
+func (d *differ) detachKept(cur *snapView) {
+	for _, v := range []*snapView{d.last, d.settled, d.stable} {
+		if v != cur {
+			v.detach()
+		}
+	}
+	for _, rb := range []*openRebalance{d.rb, d.phase} {
+		if rb != nil && rb.base != cur {
+			rb.base.detach()
+		}
+	}
 }
 
 func newSnapView(s Snapshot) *snapView {
@@ -88,6 +147,7 @@ type openRebalance struct {
 type differ struct {
 	group   string
 	last    *snapView // previous snapshot; nil before the first
+	cur     *snapView // the snapshot being observed (detachKept)
 	settled *snapView // last snapshot in Stable, Empty or Dead: owners before a rebalance
 	stable  *snapView // last Stable snapshot: partition counts
 	rb      *openRebalance
@@ -169,6 +229,7 @@ func (b stamp) memberEvent(t EventType, m Member) Event {
 
 func (d *differ) observe(s Snapshot) []Event {
 	cur := newSnapView(s)
+	d.cur = cur
 	if d.group == "" {
 		d.group = s.Group.ID
 	}

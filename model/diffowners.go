@@ -189,21 +189,21 @@ func partitionsChanged(b stamp, before, after *snapView) []Event {
 		e := b.event(EventPartitionsChanged, fmt.Sprintf("%s: %d → %d partitions", topic, before.counts[topic], after.counts[topic]))
 		// Partitions lists the ones added (or gone).
 		was := make(map[int32]bool, before.counts[topic])
-		for _, p := range before.partitions {
-			if p.Topic == topic {
-				was[p.Partition] = true
+		before.eachKey(func(tp TopicPartition) {
+			if tp.Topic == topic {
+				was[tp.Partition] = true
 			}
-		}
-		for _, p := range after.partitions {
-			if p.Topic != topic {
-				continue
+		})
+		after.eachKey(func(tp TopicPartition) {
+			if tp.Topic != topic {
+				return
 			}
-			if was[p.Partition] {
-				delete(was, p.Partition)
+			if was[tp.Partition] {
+				delete(was, tp.Partition)
 			} else {
-				e.Partitions = append(e.Partitions, p.TopicPartition)
+				e.Partitions = append(e.Partitions, tp)
 			}
-		}
+		})
 		for p := range was {
 			e.Partitions = append(e.Partitions, TopicPartition{Topic: topic, Partition: p})
 		}
