@@ -93,4 +93,3 @@ func rebalanceObservations(typ GroupType, polls int) []Observation {
 	}
 	return out
 }
-
