@@ -1,0 +1,390 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/record"
+	"github.com/kgwatch/kgwatch/model/testutil"
+)
+
+// variedRecording is order-workers polled every second for secs
+// seconds with keyframes every 4 polls or more: rebalances (consumer-c
+// joining and leaving), failed polls and an outage, and in demo mode demo reads, actions and
+// events between.
+func variedRecording(t testing.TB, secs int, demo bool) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := record.NewWriter(&buf, record.Header{Started: t0, Mode: "tui", Group: "order-workers", Brokers: testBrokers, Interval: time.Second, Keyframes: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	for s := 1; s <= secs; s++ {
+		switch {
+		case s%23 == 7 || s >= 50 && s < 85: // an outage of 35 polls holds a keyframe
+			if err := w.PollFailed(at(s).Add(-800*time.Millisecond), at(s), "order-workers", "dial tcp 127.0.0.1:19092: connection refused"); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		case demo && s%11 == 3:
+			w.DemoStatus(at(s), model.DemoStatus{Rate: float64(s % 7), HasLedger: true,
+				Ledger:    model.Ledger{Produced: int64(100 * s), Processed: int64(100*s - s%9)},
+				Consumers: []model.DemoConsumer{{ClientID: "consumer-a", State: model.DemoRunning}, {ClientID: "consumer-b", State: model.DemoKilled, KilledAt: at(s)}}})
+			w.DemoAction(at(s), model.DemoAction{Kind: model.DemoKill, ClientID: "consumer-b"}, model.DemoOutcome{}, "")
+			w.Event(at(s), "order-workers", model.Event{Time: at(s), Type: model.EventDemoKilled, ClientID: "consumer-b", Detail: "consumer-b killed"})
+		}
+		snap := stableSnapshot()
+		if s%17 == 5 || s%17 == 6 {
+			snap = rebalancingSnapshot()
+		}
+		for i := range snap.Partitions {
+			snap.Partitions[i].LogEnd += int64(s * 3)
+			snap.Partitions[i].Committed += int64(s*3 - s%4)
+			snap.Partitions[i].Lag = snap.Partitions[i].LogEnd - snap.Partitions[i].Committed
+		}
+		snap.TakenAt, snap.CompletedAt = at(s).Add(-10*time.Millisecond), at(s)
+		if err := w.Snapshot(at(s), "order-workers", snap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// checkedReplay plays data; resume: with checkpoints (one at every
+// keyframe), else fed from the start on every seek back.
+func checkedReplay(t testing.TB, data []byte, secs int, demo, resume bool) *App {
+	t.Helper()
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
+	r := Replay{
+		Group: "order-workers", Start: t0, End: t0.Add(time.Duration(secs) * time.Second), Wall: clk.Now, Paused: true,
+		Demo: demo, DemoSettings: DemoSettings{SessionTimeout: 3 * time.Second, Commit: "after"},
+		Open: func() (ReplayReader, error) {
+			rd, err := record.NewReader(bytes.NewReader(data))
+			return memReader{rd}, err
+		},
+		checkCost: 1,
+	}
+	if resume {
+		r.Resume = func(m record.Mark) (ReplayReader, error) {
+			rd, err := record.Resume(bytes.NewReader(data), m)
+			return memReader{rd}, err
+		}
+	}
+	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a.Init()
+	settle(a)
+	return a
+}
+
+// indexed waits for a's first pass to read the recording through.
+func indexed(t testing.TB, a *App) *replayIndex {
+	t.Helper()
+	ix := a.replay.index
+	if ix == nil {
+		t.Fatal("no first pass")
+	}
+	testutil.WaitFor(t, time.Minute, "the first pass", func() bool {
+		_, done := ix.stops(false)
+		return done
+	})
+	return ix
+}
+
+// seekTo seeks a to t off the loop, as a key does, and waits for it.
+func seekTo(a *App, t time.Time) {
+	d := a.replay
+	d.background(t, false, func(ctx context.Context) { d.seek(ctx, t) })
+	settle(a)
+}
+
+// sameReplay fails unless a and b show the same screen, timeline and
+// stops.
+func sameReplay(t *testing.T, what string, a, b *App) {
+	t.Helper()
+	if !a.replay.now.Equal(b.replay.now) {
+		t.Fatalf("%s: at %s, fed from the start %s", what, a.replay.now.Sub(t0), b.replay.now.Sub(t0))
+	}
+	if sa, sb := plain(a), plain(b); sa != sb {
+		t.Fatalf("%s: the screen from a checkpoint:\n%s\nfed from the start:\n%s", what, sa, sb)
+	}
+	ea, eb := a.group.pipe.Timeline().Events(), b.group.pipe.Timeline().Events()
+	if !reflect.DeepEqual(ea, eb) {
+		t.Fatalf("%s: %d events from a checkpoint, %d fed from the start", what, len(ea), len(eb))
+	}
+	if !slices.Equal(a.replay.points, b.replay.points) || !slices.Equal(a.replay.rebalances, b.replay.rebalances) {
+		t.Fatalf("%s: stops %v / %v from a checkpoint, %v / %v fed from the start", what, a.replay.points, a.replay.rebalances, b.replay.points, b.replay.rebalances)
+	}
+	// And from here on too: the pipeline and the state go on alike.
+	if sa, sb := a.group.pipe.Rebalances(), b.group.pipe.Rebalances(); !reflect.DeepEqual(sa, sb) {
+		t.Fatalf("%s: rebalance stats %+v from a checkpoint, %+v fed from the start", what, sa, sb)
+	}
+}
+
+// A seek from a checkpoint shows what a seek feeding the recording from
+// its start shows: the same screen, timeline and stops, wherever it goes
+// and by whichever key; and it goes on alike as it plays on. Demo
+// recordings too (the demo panel is checkpointed).
+func TestReplayCheckpointSeeksAsFromTheStart(t *testing.T) {
+	for _, demo := range []bool{false, true} {
+		t.Run(fmt.Sprintf("demo=%v", demo), func(t *testing.T) {
+			const secs = 120
+			data := variedRecording(t, secs, demo)
+			a, b := checkedReplay(t, data, secs, demo, true), checkedReplay(t, data, secs, demo, false)
+			defer a.Close()
+			defer b.Close()
+			ix := indexed(t, a)
+			// Keyframes every 4 to 32 polls (the writer waits while the
+			// polls change little).
+			if n := len(ix.checks); n < 3 {
+				t.Fatalf("%d checkpoints in 120 polls", n)
+			}
+			for _, k := range []string{"end", "home", ">", ".", "right", "end", "<", ",", "left", "left"} {
+				replayPress(a, k)
+				replayPress(b, k)
+				sameReplay(t, k, a, b)
+			}
+			for _, s := range []int{97, 38, 39, 71, 5, 118, 64, 0, 120, 3, 80, 60, 88} {
+				at := t0.Add(time.Duration(s) * time.Second)
+				seekTo(a, at)
+				seekTo(b, at)
+				sameReplay(t, fmt.Sprintf("seek to %ds", s), a, b)
+			}
+			if a.replay.restored < 10 {
+				t.Fatalf("%d seeks from a checkpoint: the test shows too little", a.replay.restored)
+			}
+			if b.replay.restored != 0 {
+				t.Fatal("a replay without Resume restored a checkpoint")
+			}
+			// Playing on from a restored checkpoint: the same too.
+			seekTo(a, t0.Add(41*time.Second))
+			seekTo(b, t0.Add(41*time.Second))
+			for s := 42; s < 60; s += 3 {
+				a.replay.advance(context.Background(), t0.Add(time.Duration(s)*time.Second))
+				b.replay.advance(context.Background(), t0.Add(time.Duration(s)*time.Second))
+				sameReplay(t, fmt.Sprintf("played on to %ds", s), a, b)
+			}
+		})
+	}
+}
+
+// gatedOpens is a recording whose second reading (the first pass's) is
+// held still at its 20th record until gate closes.
+type gatedOpens struct {
+	mu   sync.Mutex
+	data []byte
+	n    int
+	gr   *gatedReader
+}
+
+func (g *gatedOpens) open() (ReplayReader, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n++
+	rd, err := record.NewReader(bytes.NewReader(g.data))
+	if g.n != 2 {
+		return memReader{rd}, err
+	}
+	return g.gr, err
+}
+
+// Keys are answered while the first pass reads: the seeks feed as
+// without it, and the jumps then use what it found.
+func TestReplayKeysAnsweredDuringTheFirstPass(t *testing.T) {
+	const secs = 60
+	data := variedRecording(t, secs, false)
+	g := &gatedOpens{data: data, gr: &gatedReader{n: 20, gate: make(chan struct{}), blocked: make(chan struct{})}}
+	rd, _ := record.NewReader(bytes.NewReader(data))
+	g.gr.Reader = rd
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
+	r := Replay{
+		Group: "order-workers", Start: t0, End: t0.Add(secs * time.Second), Wall: clk.Now, Paused: true,
+		Open: g.open,
+		Resume: func(m record.Mark) (ReplayReader, error) {
+			rd, err := record.Resume(bytes.NewReader(data), m)
+			return memReader{rd}, err
+		},
+		checkCost: 1,
+	}
+	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
+	defer a.Close()
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a.Init()
+	settle(a)
+	<-g.gr.blocked // the first pass is held
+	replayPress(a, "end")
+	wantOnScreen(t, a, "end during the first pass", "1:00 / 1:00")
+	replayPress(a, "<")
+	wantOnScreen(t, a, "< during the first pass", "0:56 / 1:00")
+	replayPress(a, "home")
+	replayPress(a, ">")
+	wantOnScreen(t, a, "> during the first pass", "0:05 / 1:00")
+	close(g.gr.gate)
+	indexed(t, a)
+	replayPress(a, ">")
+	wantOnScreen(t, a, "> after the first pass", "0:22 / 1:00")
+	replayPress(a, "end")
+	replayPress(a, "<")
+	wantOnScreen(t, a, "end < after the first pass", "0:56 / 1:00")
+	if a.replay.restored == 0 {
+		t.Fatal("no seek after the first pass started from a checkpoint")
+	}
+}
+
+// A recording of format 1 has no keyframes: it seeks as before, feeding
+// from the start, and its first pass still finds its stops.
+func TestReplayOldFormatSeeks(t *testing.T) {
+	data, err := os.ReadFile("../model/record/testdata/format1.kgw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := record.Scan(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sum.Header
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
+	r := Replay{
+		Group: h.Group, Start: h.Started, End: sum.Last, Wall: clk.Now, Paused: true,
+		Open: func() (ReplayReader, error) {
+			rd, err := record.NewReader(bytes.NewReader(data))
+			return memReader{rd}, err
+		},
+		Resume: func(record.Mark) (ReplayReader, error) {
+			return nil, errors.New("a format 1 recording has no keyframe")
+		},
+		checkCost: 1,
+	}
+	a := NewReplay(r, Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: time.Second})
+	defer a.Close()
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a.Init()
+	settle(a)
+	ix := indexed(t, a)
+	if len(ix.checks) != 0 {
+		t.Fatalf("%d checkpoints in a recording without keyframes", len(ix.checks))
+	}
+	replayPress(a, "end")
+	atEnd := plain(a)
+	replayPress(a, "home")
+	replayPress(a, "end")
+	if got := plain(a); got != atEnd || !a.replay.now.Equal(sum.Last) {
+		t.Fatalf("end, home, end: another screen:\n%s\nwant:\n%s", got, atEnd)
+	}
+	if a.replay.restored != 0 {
+		t.Fatal("a checkpoint restored without keyframes")
+	}
+}
+
+// hourRecording is a group of parts busy partitions polled every second
+// for secs seconds, written by the real writer (keyframes as it writes
+// them). The snapshots are made as NewSnapshot made the first, the
+// offsets moved (a snapshot a poll made afresh took most of the build).
+func hourRecording(b testing.TB, parts, secs int) []byte {
+	b.Helper()
+	var buf bytes.Buffer
+	w, err := record.NewWriter(&buf, record.Header{Started: t0, Mode: "tui", Group: "g", Brokers: testBrokers, Interval: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tps []model.TopicPartition
+	for i := range parts {
+		tps = append(tps, tp(fmt.Sprintf("topic-%d", i%10), int32(i/10)))
+	}
+	obs := model.Observation{TakenAt: t0, Brokers: testBrokers,
+		Group:     model.Group{ID: "g", State: model.StateStable, ProtocolType: "consumer", Assignor: "range", Coordinator: "127.0.0.1:29092"},
+		Members:   []model.Member{{MemberID: "m-1", ClientID: "c-1", Host: "/127.0.0.1", Partitions: tps}},
+		Committed: map[model.TopicPartition]int64{}, Offsets: map[model.TopicPartition]model.PartitionOffsets{}}
+	for i, p := range tps {
+		obs.Offsets[p] = model.PartitionOffsets{LogEnd: int64(i)}
+		obs.Committed[p] = int64(i)
+	}
+	first := model.NewSnapshot(obs)
+	for s := 1; s <= secs; s++ {
+		at := t0.Add(time.Duration(s) * time.Second)
+		snap := first
+		snap.TakenAt, snap.CompletedAt = at, at
+		snap.Partitions = slices.Clone(first.Partitions)
+		for i := range snap.Partitions {
+			p := &snap.Partitions[i]
+			p.LogEnd += int64(s * (100 + i%7))
+			p.Committed = p.LogEnd - int64(s%5)
+			p.Lag = p.LogEnd - p.Committed
+		}
+		if err := w.Snapshot(at, "g", snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkReplaySeekHour: end, and a jump back, on an hour of 1,000 busy
+// partitions polled every second, once the first pass has read it: ms a
+// seek (run off the loop), and what the checkpoints hold.
+func BenchmarkReplaySeekHour(b *testing.B) {
+	const secs = 3600
+	data := hourRecording(b, 1000, secs)
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
+	r := Replay{
+		Group: "g", Start: t0, End: t0.Add(secs * time.Second), Wall: clk.Now, Paused: true,
+		Open: func() (ReplayReader, error) {
+			rd, err := record.NewReader(bytes.NewReader(data))
+			return memReader{rd}, err
+		},
+		Resume: func(m record.Mark) (ReplayReader, error) {
+			rd, err := record.Resume(bytes.NewReader(data), m)
+			return memReader{rd}, err
+		},
+	}
+	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
+	defer a.Close()
+	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	a.Init()
+	settle(a)
+	ix := indexed(b, a)
+	b.ReportMetric(float64(len(data))/1e6, "file-MB")
+	b.ReportMetric(float64(ix.held)/1e6, "checkpoint-MB")
+	b.ReportMetric(float64(len(ix.checks)), "checkpoints")
+	back := t0.Add(37*time.Minute + 13*time.Second)
+	b.Run("end", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			b.StopTimer()
+			replayPress(a, "home")
+			b.StartTimer()
+			replayPress(a, "end")
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/seek")
+	})
+	b.Run("back", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			b.StopTimer()
+			replayPress(a, "end")
+			b.StartTimer()
+			seekTo(a, back)
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/seek")
+	})
+	if a.replay.restored == 0 {
+		b.Fatal("no seek started from a checkpoint")
+	}
+}
