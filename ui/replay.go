@@ -295,8 +295,8 @@ func (d *replayDriver) seek(ctx context.Context, t time.Time) {
 	t = clampTime(t, d.r.Start, d.r.End)
 	c := d.index.checkFor(t)
 	switch {
-	case c != nil && d.rd != nil && (t.Before(d.now) || c.at.After(d.now)) && d.restore(c) == nil:
-	case d.rd == nil || t.Before(d.now):
+	case c != nil && (d.rd != nil || d.done) && (t.Before(d.now) || c.at.After(d.now)) && d.restore(c) == nil:
+	case d.rd == nil && !d.done || t.Before(d.now):
 		d.rebuild()
 	}
 	d.advance(ctx, t)

@@ -62,6 +62,11 @@ type replayCheck struct {
 	// points and rebalances are how many of the stops came by then.
 	points, rebalances int
 	bytes              int64
+	// final: the last checkpoint, after the last record (mark is
+	// none); the recording ends at end, readErr why it ended early.
+	final   bool
+	end     time.Time
+	readErr error
 }
 
 // pollState is what a page's poller counts of the polls fed to it.
@@ -198,6 +203,11 @@ func (d *replayDriver) indexPass(ctx context.Context, ix *replayIndex) {
 	if ctx.Err() != nil {
 		return
 	}
+	// One more after the last record: end restores it, feeding none.
+	if c, err := sd.checkpoint(record.Mark{}); err == nil {
+		c.final, c.end, c.readErr = true, sd.r.End, sd.readErr
+		ix.keep(c, sd.points, sd.rebalances)
+	}
 	ix.mu.Lock()
 	ix.done, ix.points, ix.rebalances, ix.end = true, sd.points, sd.rebalances, sd.r.End
 	ix.mu.Unlock()
@@ -258,14 +268,19 @@ func (d *replayDriver) restore(c *replayCheck) error {
 		}
 		demoS = *s
 	}
-	rd, err := d.r.Resume(c.mark)
-	if err != nil {
-		return err
+	var rd ReplayReader
+	if !c.final {
+		if rd, err = d.r.Resume(c.mark); err != nil {
+			return err
+		}
 	}
 	if d.rd != nil {
 		d.rd.Close()
 	}
-	d.rd, d.next, d.done, d.readErr, d.lastAt = rd, nil, false, nil, c.at
+	d.rd, d.next, d.done, d.readErr, d.lastAt = rd, nil, c.final, c.readErr, c.at
+	if c.final && c.end.Before(d.r.End) {
+		d.r.End = c.end
+	}
 	d.points, d.rebalances = d.index.stopsUpTo(c)
 	d.newPages()
 	d.now = c.at

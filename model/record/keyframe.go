@@ -39,7 +39,7 @@ const (
 	// keyframeSpan: a keyframe is due once the span since the last
 	// takes this many times the keyframe's first poll of the file.
 	keyframeSpan = 2
-	keyframeWait = 8
+	keyframeWait = 4
 )
 
 // poll counts a poll about to be written, first starting a keyframe when
