@@ -166,6 +166,12 @@ func TestReplayCheckpointSeeksAsFromTheStart(t *testing.T) {
 				seekTo(b, at)
 				sameReplay(t, fmt.Sprintf("seek to %ds", s), a, b)
 			}
+			// At each checkpoint's time: restored, nothing fed after.
+			for i, c := range ix.checks {
+				seekTo(a, c.at)
+				seekTo(b, c.at)
+				sameReplay(t, fmt.Sprintf("seek to checkpoint %d, %s", i, c.at.Sub(t0)), a, b)
+			}
 			if a.replay.restored < 10 {
 				t.Fatalf("%d seeks from a checkpoint: the test shows too little", a.replay.restored)
 			}
@@ -406,5 +412,96 @@ func BenchmarkReplaySeekHour(b *testing.B) {
 	})
 	if a.replay.restored == 0 {
 		b.Fatal("no seek started from a checkpoint")
+	}
+}
+
+// An overview recording's seeks from a checkpoint show what feeding it
+// from the start shows, while the overview shows; with a group open the
+// seeks feed from the start, as before.
+func TestReplayOverviewCheckpointSeeksAsFromTheStart(t *testing.T) {
+	const secs = 90
+	opts := Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second, Judging: model.Judging{StallAfter: 3 * time.Second}}
+	var buf bytes.Buffer
+	w, err := record.NewWriter(&buf, record.Header{Started: t0, Mode: "tui", Overview: true, Brokers: testBrokers, Interval: time.Second, StallAfter: opts.StallAfter, Keyframes: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sec := 1; sec <= secs; sec++ {
+		at := t0.Add(time.Duration(sec) * time.Second)
+		if sec%13 == 4 || sec >= 40 && sec < 52 {
+			if err := w.OverviewFailed(at, "dial tcp: connection refused"); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		o := rawOverview(min(sec%29, 9)) // the same groups for a while
+		o.TakenAt = at
+		if err := w.OverviewPoll(at, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	replay := func(resume bool) *App {
+		r := Replay{
+			Overview: true, Start: t0, End: t0.Add(secs * time.Second), Paused: true, Wall: testutil.NewClock(time.Unix(1_000_000, 0)).Now,
+			Open: func() (ReplayReader, error) {
+				rd, err := record.NewReader(bytes.NewReader(data))
+				return memReader{rd}, err
+			},
+			checkCost: 1,
+		}
+		if resume {
+			r.Resume = func(m record.Mark) (ReplayReader, error) {
+				rd, err := record.Resume(bytes.NewReader(data), m)
+				return memReader{rd}, err
+			}
+		}
+		a := NewReplay(r, opts)
+		a.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+		a.Init()
+		settle(a)
+		return a
+	}
+	a, b := replay(true), replay(false)
+	defer a.Close()
+	defer b.Close()
+	ix := indexed(t, a)
+	if len(ix.checks) < 5 {
+		t.Fatalf("%d checkpoints in %d polls", len(ix.checks), secs)
+	}
+	same := func(what string) {
+		t.Helper()
+		if !a.replay.now.Equal(b.replay.now) {
+			t.Fatalf("%s: at %s, fed from the start %s", what, a.replay.now.Sub(t0), b.replay.now.Sub(t0))
+		}
+		if sa, sb := plain(a), plain(b); sa != sb {
+			t.Fatalf("%s: the screen from a checkpoint:\n%s\nfed from the start:\n%s", what, sa, sb)
+		}
+		if !slices.Equal(a.replay.points, b.replay.points) {
+			t.Fatalf("%s: stops %v from a checkpoint, %v fed from the start", what, a.replay.points, b.replay.points)
+		}
+	}
+	for _, k := range []string{"end", "home", "right", "right", "end", "left", "left", "home"} {
+		replayPress(a, k)
+		replayPress(b, k)
+		same(k)
+	}
+	for _, s := range []int{70, 12, 45, 46, 88, 3, 60, 0, 90, 51} {
+		at := t0.Add(time.Duration(s) * time.Second)
+		seekTo(a, at)
+		seekTo(b, at)
+		same(fmt.Sprintf("seek to %ds", s))
+	}
+	// At each checkpoint's time: restored, nothing fed after.
+	for i, c := range ix.checks {
+		seekTo(a, c.at)
+		seekTo(b, c.at)
+		same(fmt.Sprintf("seek to checkpoint %d, %s", i, c.at.Sub(t0)))
+	}
+	if a.replay.restored < 8 {
+		t.Fatalf("%d seeks from a checkpoint: the test shows too little", a.replay.restored)
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -59,6 +60,9 @@ type replayCheck struct {
 	poll  pollState
 	demo  *demoPanel // nil outside demo mode
 	demoS *model.DemoStatus
+	// ov is the overview page's, in an overview recording (pipe and st
+	// are then nil).
+	ov *overviewCheck
 	// points and rebalances are how many of the stops came by then.
 	points, rebalances int
 	bytes              int64
@@ -67,6 +71,40 @@ type replayCheck struct {
 	final   bool
 	end     time.Time
 	readErr error
+}
+
+// overviewCheck is what the overview page and the driver were fed of
+// the overview's polls.
+type overviewCheck struct {
+	pipe   *model.OverviewPipeline
+	groups []model.GroupSummary // the page's: as judged
+	has    bool
+	rec    *record.Record // the driver's ovRec
+	shown  []model.GroupSummary
+	ok     bool
+}
+
+// gridWidths is what a pane's grid remembers of the widths its columns
+// needed (grid.go): a column keeps a width for a while, so the widths
+// shown depend on the frames drawn before, the viewer's. A page made
+// afresh from a checkpoint keeps them, as the page fed on would (going
+// back, the grid starts over by itself).
+type gridWidths struct {
+	seen    []int
+	seenAt  []time.Time
+	lastNow time.Time
+}
+
+func widthsOf[T any](g *grid[T]) gridWidths {
+	return gridWidths{seen: slices.Clone(g.seen), seenAt: slices.Clone(g.seenAt), lastNow: g.lastNow}
+}
+
+func setWidths[T any](g *grid[T], w gridWidths) {
+	if len(w.seen) == len(g.seen) && len(w.seenAt) == len(g.seenAt) {
+		copy(g.seen, w.seen)
+		copy(g.seenAt, w.seenAt)
+		g.lastNow = w.lastNow
+	}
 }
 
 // pollState is what a page's poller counts of the polls fed to it.
@@ -147,9 +185,11 @@ func (ix *replayIndex) spacing() int64 {
 }
 
 // startIndex starts the first pass, when the recording can be resumed
-// at its keyframes (a group's, read from a file).
+// at its keyframes. Of an overview recording, the pass plays the
+// overview with no group open: its checkpoints and stops are the
+// viewer's while the overview shows.
 func (d *replayDriver) startIndex() {
-	if d.r.Resume == nil || d.r.Overview {
+	if d.r.Resume == nil {
 		return
 	}
 	ix := &replayIndex{cost: replayCheckCost}
@@ -162,7 +202,7 @@ func (d *replayDriver) startIndex() {
 }
 
 // indexPass is the first pass: a driver of its own, with a page of its
-// own (no size: it renders little), fed every record.
+// own (no size: it draws nothing), fed every record.
 func (d *replayDriver) indexPass(ctx context.Context, ix *replayIndex) {
 	sd := &replayDriver{r: d.r, now: d.r.Start}
 	opts := d.app.opts
@@ -170,7 +210,11 @@ func (d *replayDriver) indexPass(ctx context.Context, ix *replayIndex) {
 	sd.app = newApp(opts)
 	defer sd.app.cancel()
 	sd.app.replay = sd
-	sd.app.group = sd.newPage(d.r.Group, false)
+	if d.r.Overview {
+		sd.app.overview = newOverviewPage(sd.app.ctx, sd, sd.app.opts, sd.app.styles, true)
+	} else {
+		sd.app.group = sd.newPage(d.r.Group, false)
+	}
 	sd.open()
 	if sd.rd == nil {
 		return
@@ -216,11 +260,20 @@ func (d *replayDriver) indexPass(ctx context.Context, ix *replayIndex) {
 // checkpoint copies the first pass's page and driver as they stand,
 // before the keyframe m.
 func (d *replayDriver) checkpoint(m record.Mark) (*replayCheck, error) {
-	g := d.app.group
-	c := &replayCheck{at: d.now, mark: m, points: len(d.points), rebalances: len(d.rebalances),
-		poll: pollState{failures: g.poll.Failures, err: g.poll.Err, lastGood: g.poll.LastGood, retryAt: g.poll.RetryAt}}
+	c := &replayCheck{at: d.now, mark: m, points: len(d.points), rebalances: len(d.rebalances)}
 	var n int64
 	var err error
+	if o := d.app.overview; o != nil {
+		c.poll = pollState{failures: o.poll.Failures, err: o.poll.Err, lastGood: o.poll.LastGood, retryAt: o.poll.RetryAt}
+		oc := overviewCheck{has: o.has, ok: d.ovOK, groups: o.groups, rec: d.ovRec, shown: d.groups, pipe: o.pipe}
+		if c.ov, n, err = model.Clone(&oc); err != nil {
+			return nil, err
+		}
+		c.bytes += n
+		return c, nil
+	}
+	g := d.app.group
+	c.poll = pollState{failures: g.poll.Failures, err: g.poll.Err, lastGood: g.poll.LastGood, retryAt: g.poll.RetryAt}
 	if c.pipe, n, err = model.Clone(g.pipe); err != nil {
 		return nil, err
 	}
@@ -248,6 +301,9 @@ func (d *replayDriver) checkpoint(m record.Mark) (*replayCheck, error) {
 // copy of c's state (c stays as it is, for the next seek), and the
 // recording read on from c's keyframe.
 func (d *replayDriver) restore(c *replayCheck) error {
+	if c.ov != nil {
+		return d.restoreOverview(c)
+	}
 	pipe, _, err := model.Clone(c.pipe)
 	if err != nil {
 		return err
@@ -268,8 +324,31 @@ func (d *replayDriver) restore(c *replayCheck) error {
 		}
 		demoS = *s
 	}
+	old := d.app.group
+	table, members := widthsOf(&old.table.grid), widthsOf(&old.members.grid)
+	if err := d.resume(c); err != nil {
+		return err
+	}
+	d.now = c.at
+	d.demo.set(demoS)
+	g := d.app.group
+	if demo != nil {
+		demo.d = &d.demo
+		g.demo = demo
+	}
+	setWidths(&g.table.grid, table)
+	setWidths(&g.members.grid, members)
+	g.restore(pipe, *st, c.poll)
+	d.restored++
+	return nil
+}
+
+// resume reads the recording on from c, and starts the pages over: the
+// driver as the first pass was at c.
+func (d *replayDriver) resume(c *replayCheck) error {
 	var rd ReplayReader
 	if !c.final {
+		var err error
 		if rd, err = d.r.Resume(c.mark); err != nil {
 			return err
 		}
@@ -283,14 +362,30 @@ func (d *replayDriver) restore(c *replayCheck) error {
 	}
 	d.points, d.rebalances = d.index.stopsUpTo(c)
 	d.newPages()
-	d.now = c.at
-	d.demo.set(demoS)
-	g := d.app.group
-	if demo != nil {
-		demo.d = &d.demo
-		g.demo = demo
+	return nil
+}
+
+// restoreOverview is restore in an overview recording, while the
+// overview shows (the first pass opened no group).
+func (d *replayDriver) restoreOverview(c *replayCheck) error {
+	o := d.app.overview
+	if d.app.group != nil || o == nil {
+		return errors.New("replay: a group page shows, the checkpoints are the overview's")
 	}
-	g.restore(pipe, *st, c.poll)
+	oc, _, err := model.Clone(c.ov)
+	if err != nil {
+		return err
+	}
+	if err := d.resume(c); err != nil {
+		return err
+	}
+	d.now = c.at
+	d.ovRec, d.groups, d.ovOK = oc.rec, oc.shown, oc.ok
+	o.pipe, o.groups, o.has = oc.pipe, oc.groups, oc.has
+	o.poll.Failures, o.poll.Err, o.poll.LastGood, o.poll.RetryAt = c.poll.failures, c.poll.err, c.poll.lastGood, c.poll.retryAt
+	o.pane.SetStale(oc.rec != nil && !oc.ok && oc.has)
+	o.refresh()
+	o.relayout()
 	d.restored++
 	return nil
 }

@@ -215,8 +215,9 @@ func (d *replayDriver) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 // the records on the way; the end when there is none, where it stopped
 // when ctx ends.
 func (d *replayDriver) nextStop(ctx context.Context, stops *[]time.Time) time.Time {
-	// The first pass knows them all: no feeding on the way.
-	if all, ok := d.index.stops(stops == &d.rebalances); ok {
+	// The first pass knows them all: no feeding on the way (of an
+	// overview recording, while the overview shows).
+	if all, ok := d.index.stops(stops == &d.rebalances); ok && (!d.r.Overview || d.app.group == nil) {
 		if i, _ := slices.BinarySearchFunc(all, d.now, func(s, now time.Time) int {
 			if s.After(now) {
 				return 1
