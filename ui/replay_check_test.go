@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
@@ -66,6 +65,30 @@ func variedRecording(t testing.TB, secs int, demo bool) []byte {
 	return buf.Bytes()
 }
 
+// memOpens are a Replay's Open and, with resume, Resume, reading data.
+func memOpens(data []byte, resume bool) (open func() (ReplayReader, error), res func(record.Mark) (ReplayReader, error)) {
+	open = func() (ReplayReader, error) {
+		rd, err := record.NewReader(bytes.NewReader(data))
+		return memReader{rd}, err
+	}
+	if resume {
+		res = func(m record.Mark) (ReplayReader, error) {
+			rd, err := record.Resume(bytes.NewReader(data), m)
+			return memReader{rd}, err
+		}
+	}
+	return open, res
+}
+
+// playing starts r sized w×h, as the program starts a replay.
+func playing(r Replay, opts Options, w, h int) *App {
+	a := NewReplay(r, opts)
+	a.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	a.Init()
+	settle(a)
+	return a
+}
+
 // checkedReplay plays data; resume: with checkpoints (one at every
 // keyframe), else fed from the start on every seek back.
 func checkedReplay(t testing.TB, data []byte, secs int, demo, resume bool) *App {
@@ -74,22 +97,10 @@ func checkedReplay(t testing.TB, data []byte, secs int, demo, resume bool) *App 
 	r := Replay{
 		Group: "order-workers", Start: t0, End: t0.Add(time.Duration(secs) * time.Second), Wall: clk.Now, Paused: true,
 		Demo: demo, DemoSettings: DemoSettings{SessionTimeout: 3 * time.Second, Commit: "after"},
-		Open: func() (ReplayReader, error) {
-			rd, err := record.NewReader(bytes.NewReader(data))
-			return memReader{rd}, err
-		},
 		checkCost: 1,
 	}
-	if resume {
-		r.Resume = func(m record.Mark) (ReplayReader, error) {
-			rd, err := record.Resume(bytes.NewReader(data), m)
-			return memReader{rd}, err
-		}
-	}
-	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
-	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	a.Init()
-	settle(a)
+	r.Open, r.Resume = memOpens(data, resume)
+	a := playing(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second}, 120, 40)
 	return a
 }
 
@@ -221,13 +232,10 @@ func TestReplayKeysAnsweredDuringTheFirstPass(t *testing.T) {
 	clk := testutil.NewClock(time.Unix(1_000_000, 0))
 	r := Replay{
 		Group: "order-workers", Start: t0, End: t0.Add(secs * time.Second), Wall: clk.Now, Paused: true,
-		Open: g.open,
-		Resume: func(m record.Mark) (ReplayReader, error) {
-			rd, err := record.Resume(bytes.NewReader(data), m)
-			return memReader{rd}, err
-		},
 		checkCost: 1,
 	}
+	_, r.Resume = memOpens(data, true)
+	r.Open = g.open
 	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
 	defer a.Close()
 	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -270,21 +278,15 @@ func TestReplayOldFormatSeeks(t *testing.T) {
 		clk := testutil.NewClock(time.Unix(1_000_000, 0))
 		r := Replay{
 			Group: h.Group, Start: h.Started, End: sum.Last, Wall: clk.Now, Paused: true,
-			Open: func() (ReplayReader, error) {
-				rd, err := record.NewReader(bytes.NewReader(data))
-				return memReader{rd}, err
-			},
 			checkCost: 1,
 		}
+		r.Open, _ = memOpens(data, false)
 		if resume {
 			r.Resume = func(record.Mark) (ReplayReader, error) {
 				return nil, errors.New("a format 1 recording has no keyframe")
 			}
 		}
-		a := NewReplay(r, Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: time.Second})
-		a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		a.Init()
-		settle(a)
+		a := playing(r, Options{Brokers: h.Brokers, Interval: h.Interval, Timeout: time.Second}, 120, 40)
 		return a
 	}
 	a, b := replay(true), replay(false)
@@ -305,113 +307,6 @@ func TestReplayOldFormatSeeks(t *testing.T) {
 	sameReplay(t, "the middle", a, b)
 	if a.replay.restored != 3 {
 		t.Fatalf("%d seeks from a checkpoint, want the 3 ends", a.replay.restored)
-	}
-}
-
-// hourRecording is a group of parts busy partitions polled every second
-// for secs seconds, written by the real writer (keyframes as it writes
-// them). The snapshots are made as NewSnapshot made the first, the
-// offsets moved (a snapshot a poll made afresh took most of the build).
-func hourRecording(b testing.TB, parts, secs int) []byte {
-	b.Helper()
-	var buf bytes.Buffer
-	w, err := record.NewWriter(&buf, record.Header{Started: t0, Mode: "tui", Group: "g", Brokers: testBrokers, Interval: time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var tps []model.TopicPartition
-	for i := range parts {
-		tps = append(tps, tp(fmt.Sprintf("topic-%d", i%10), int32(i/10)))
-	}
-	obs := model.Observation{TakenAt: t0, Brokers: testBrokers,
-		Group:     model.Group{ID: "g", State: model.StateStable, ProtocolType: "consumer", Assignor: "range", Coordinator: "127.0.0.1:29092"},
-		Members:   []model.Member{{MemberID: "m-1", ClientID: "c-1", Host: "/127.0.0.1", Partitions: tps}},
-		Committed: map[model.TopicPartition]int64{}, Offsets: map[model.TopicPartition]model.PartitionOffsets{}}
-	for i, p := range tps {
-		obs.Offsets[p] = model.PartitionOffsets{LogEnd: int64(i)}
-		obs.Committed[p] = int64(i)
-	}
-	first := model.NewSnapshot(obs)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for s := 1; s <= secs; s++ {
-		at := t0.Add(time.Duration(s) * time.Second)
-		snap := first
-		snap.TakenAt, snap.CompletedAt = at, at
-		snap.Partitions = make([]model.PartitionLag, len(first.Partitions))
-		for i := range snap.Partitions {
-			// Each partition moves a few records a poll, its commit
-			// a little behind: ~3 KB a poll, as BenchmarkStablePoll's
-			// busy polls.
-			p := &first.Partitions[i]
-			p.LogEnd += int64(rng.IntN(8))
-			p.Committed = p.LogEnd - int64(rng.IntN(3))
-			p.Lag = p.LogEnd - p.Committed
-			snap.Partitions[i] = *p
-		}
-		if err := w.Snapshot(at, "g", snap); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// BenchmarkReplaySeekHour: end, and a jump back, on an hour of 1,000 busy
-// partitions polled every second, once the first pass has read it: ms a
-// seek (run off the loop), and what the checkpoints hold.
-func BenchmarkReplaySeekHour(b *testing.B) {
-	const secs = 3600
-	data := hourRecording(b, 1000, secs)
-	clk := testutil.NewClock(time.Unix(1_000_000, 0))
-	r := Replay{
-		Group: "g", Start: t0, End: t0.Add(secs * time.Second), Wall: clk.Now, Paused: true,
-		Open: func() (ReplayReader, error) {
-			rd, err := record.NewReader(bytes.NewReader(data))
-			return memReader{rd}, err
-		},
-		Resume: func(m record.Mark) (ReplayReader, error) {
-			rd, err := record.Resume(bytes.NewReader(data), m)
-			return memReader{rd}, err
-		},
-	}
-	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
-	defer a.Close()
-	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	a.Init()
-	settle(a)
-	ix := indexed(b, a)
-	held := func(b *testing.B) {
-		b.ReportMetric(float64(len(data))/1e6, "file-MB")
-		b.ReportMetric(float64(ix.held)/1e6, "checkpoint-MB")
-		b.ReportMetric(float64(len(ix.checks)), "checkpoints")
-	}
-	back := t0.Add(37*time.Minute + 13*time.Second)
-	b.Run("end", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			b.StopTimer()
-			replayPress(a, "home")
-			b.StartTimer()
-			replayPress(a, "end")
-		}
-		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/seek")
-		held(b)
-	})
-	b.Run("back", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			b.StopTimer()
-			replayPress(a, "end")
-			b.StartTimer()
-			seekTo(a, back)
-		}
-		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/seek")
-		held(b)
-	})
-	if a.replay.restored == 0 {
-		b.Fatal("no seek started from a checkpoint")
 	}
 }
 
@@ -447,22 +342,10 @@ func TestReplayOverviewCheckpointSeeksAsFromTheStart(t *testing.T) {
 	replay := func(resume bool) *App {
 		r := Replay{
 			Overview: true, Start: t0, End: t0.Add(secs * time.Second), Paused: true, Wall: testutil.NewClock(time.Unix(1_000_000, 0)).Now,
-			Open: func() (ReplayReader, error) {
-				rd, err := record.NewReader(bytes.NewReader(data))
-				return memReader{rd}, err
-			},
 			checkCost: 1,
 		}
-		if resume {
-			r.Resume = func(m record.Mark) (ReplayReader, error) {
-				rd, err := record.Resume(bytes.NewReader(data), m)
-				return memReader{rd}, err
-			}
-		}
-		a := NewReplay(r, opts)
-		a.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-		a.Init()
-		settle(a)
+		r.Open, r.Resume = memOpens(data, resume)
+		a := playing(r, opts, 120, 30)
 		return a
 	}
 	a, b := replay(true), replay(false)
