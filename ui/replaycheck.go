@@ -44,10 +44,9 @@ type replayIndex struct {
 	cost   int64 // the spacing, doubled past the budget
 	// points and rebalances are the stops found so far (up to the last
 	// checkpoint); done: the pass read the recording through, and they
-	// are all of them, end where it ends.
+	// are all of them.
 	done               bool
 	points, rebalances []time.Time
-	end                time.Time
 }
 
 // replayCheck is a checkpoint: the page and the driver as the records up
@@ -253,7 +252,7 @@ func (d *replayDriver) indexPass(ctx context.Context, ix *replayIndex) {
 		ix.keep(c, sd.points, sd.rebalances)
 	}
 	ix.mu.Lock()
-	ix.done, ix.points, ix.rebalances, ix.end = true, sd.points, sd.rebalances, sd.r.End
+	ix.done, ix.points, ix.rebalances = true, sd.points, sd.rebalances
 	ix.mu.Unlock()
 }
 
