@@ -26,6 +26,10 @@ type Replay struct {
 	// Open reads the recording from its start: the replay reads it
 	// forwards, and again from the start to go back.
 	Open func() (ReplayReader, error)
+	// Resume reads the recording on from a keyframe its reader marked
+	// (record.Reader.Mark); nil: it is read from its start only, and
+	// has no checkpoints (ui/replaycheck.go).
+	Resume func(record.Mark) (ReplayReader, error)
 	// Demo: a demo recording, its ledger and notes played too.
 	Demo         bool
 	DemoSettings DemoSettings
@@ -42,6 +46,9 @@ type Replay struct {
 	EndNote string
 	// Wall is the real clock the virtual one runs on (nil: time.Now).
 	Wall func() time.Time
+	// checkCost spaces the checkpoints (zero: replayCheckCost); tests
+	// take one at every keyframe.
+	checkCost int64
 }
 
 // ReplayReader reads a recording's records in order (model/record's
@@ -125,6 +132,11 @@ type replayDriver struct {
 	groups []model.GroupSummary // the overview shown as of now
 	ovOK   bool                 // the last overview poll succeeded
 
+	// index is the first pass's (nil: none, ui/replaycheck.go);
+	// restored counts the seeks that started from a checkpoint.
+	index    *replayIndex
+	restored int
+
 	seq      uint64 // tick loop step; other ticks are stale
 	ticking  bool
 	notice   string
@@ -204,6 +216,7 @@ func (d *replayDriver) init() tea.Cmd {
 		from = d.r.Start
 	}
 	d.seek(context.Background(), d.r.Start) // opens it: nothing to feed yet
+	d.startIndex()
 	if from.Equal(d.r.Start) {
 		if d.r.Paused || !d.now.Before(d.r.End) {
 			return nil
@@ -274,12 +287,16 @@ func (d *replayDriver) advance(ctx context.Context, t time.Time) {
 	d.relayout()
 }
 
-// seek moves to t: forwards by feeding the records up to it, backwards by
-// rebuilding the pages from the start. Cut short by ctx, it stands where
-// it stopped.
+// seek moves to t: from the last checkpoint by then when there is one
+// past now or t is before now, else forwards by feeding the records up to
+// it, or backwards by rebuilding the pages from the start. Cut short by
+// ctx, it stands where it stopped.
 func (d *replayDriver) seek(ctx context.Context, t time.Time) {
 	t = clampTime(t, d.r.Start, d.r.End)
-	if d.rd == nil || t.Before(d.now) {
+	c := d.index.checkFor(t)
+	switch {
+	case c != nil && (d.rd != nil || d.done) && (t.Before(d.now) || c.at.After(d.now)) && d.restore(c) == nil:
+	case d.rd == nil && !d.done || t.Before(d.now):
 		d.rebuild()
 	}
 	d.advance(ctx, t)
@@ -290,8 +307,14 @@ func (d *replayDriver) seek(ctx context.Context, t time.Time) {
 // (the pane, the lanes, the sort and filter, help), and the recording
 // from its start.
 func (d *replayDriver) rebuild() {
-	a := d.app
 	d.open()
+	d.newPages()
+}
+
+// newPages starts the pages over, as rebuild does, the reading left as
+// it is.
+func (d *replayDriver) newPages() {
+	a := d.app
 	d.grRec = nil
 	d.now = d.r.Start
 	d.demo.set(model.DemoStatus{})

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -152,10 +153,7 @@ func TestReplayJumpsByRebalance(t *testing.T) {
 			return memReader{rd}, err
 		},
 	}
-	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
-	a.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
-	a.Init()
-	settle(a)
+	a := playing(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second}, 160, 40)
 	wantOnScreen(t, a, "at the start", "</> rebalance")
 	replayPress(a, ">")
 	wantOnScreen(t, a, ">", "0:05 / 0:30")
@@ -174,9 +172,12 @@ func TestReplayJumpsByRebalance(t *testing.T) {
 	wantOnScreen(t, a, "end <", "0:20 / 0:30")
 }
 
-// busyRecording is a group of parts partitions over 10 topics, every
-// offset moving each 1s poll, for secs seconds.
+// busyRecording is a group of parts busy partitions polled every second
+// for secs seconds, written by the real writer (keyframes as it writes
+// them). The snapshots are made as NewSnapshot made the first, the
+// offsets moved (a snapshot a poll made afresh took most of the build).
 func busyRecording(b testing.TB, parts, secs int) []byte {
+	b.Helper()
 	var buf bytes.Buffer
 	w, err := record.NewWriter(&buf, record.Header{Started: t0, Mode: "tui", Group: "g", Brokers: testBrokers, Interval: time.Second})
 	if err != nil {
@@ -186,24 +187,30 @@ func busyRecording(b testing.TB, parts, secs int) []byte {
 	for i := range parts {
 		tps = append(tps, tp(fmt.Sprintf("topic-%d", i%10), int32(i/10)))
 	}
+	obs := model.Observation{TakenAt: t0, Brokers: testBrokers,
+		Group:   model.Group{ID: "g", State: model.StateStable, ProtocolType: "consumer", Assignor: "range", Coordinator: "127.0.0.1:29092"},
+		Members: []model.Member{{MemberID: "m-1", ClientID: "c-1", Host: "/127.0.0.1", Partitions: tps}}}
+	for i, p := range tps {
+		obs.SetOffsets(p, model.PartitionOffsets{LogEnd: int64(i)})
+		obs.SetCommitted(p, int64(i))
+	}
+	first := model.NewSnapshot(obs)
+	rng := rand.New(rand.NewPCG(1, 2))
 	for s := 1; s <= secs; s++ {
 		at := t0.Add(time.Duration(s) * time.Second)
-		obs := model.Observation{
-			TakenAt: at,
-			Brokers: testBrokers,
-			Group:   model.Group{ID: "g", State: model.StateStable, ProtocolType: "consumer", Assignor: "range", Coordinator: "127.0.0.1:29092"},
-			Members: []model.Member{{MemberID: "m-1", ClientID: "c-1", Host: "/127.0.0.1", Partitions: tps}},
-		}.With(model.Readings{
-			Committed: map[model.TopicPartition]int64{},
-			Offsets:   map[model.TopicPartition]model.PartitionOffsets{},
-		})
-		for i, p := range tps {
-			end := int64(s*(100+i%7)) + int64(i)
-			obs.SetOffsets(p, model.PartitionOffsets{LogEnd: end})
-			obs.SetCommitted(p, end-int64(s%5))
+		snap := first
+		snap.TakenAt, snap.CompletedAt = at, at
+		snap.Partitions = make([]model.PartitionLag, len(first.Partitions))
+		for i := range snap.Partitions {
+			// Each partition moves a few records a poll, its commit
+			// a little behind: ~3 KB a poll, as BenchmarkStablePoll's
+			// busy polls.
+			p := &first.Partitions[i]
+			p.LogEnd += int64(rng.IntN(8))
+			p.Committed = p.LogEnd - int64(rng.IntN(3))
+			p.Lag = p.LogEnd - p.Committed
+			snap.Partitions[i] = *p
 		}
-		snap := model.NewSnapshot(obs)
-		snap.CompletedAt = at
 		if err := w.Snapshot(at, "g", snap); err != nil {
 			b.Fatal(err)
 		}
@@ -214,29 +221,73 @@ func busyRecording(b testing.TB, parts, secs int) []byte {
 	return buf.Bytes()
 }
 
+// seekApp plays data, a recording of group g from t0 for secs seconds,
+// sized 120x40, once its first pass has read it.
+func seekApp(b *testing.B, data []byte, secs int) *App {
+	clk := testutil.NewClock(time.Unix(1_000_000, 0))
+	r := Replay{Group: "g", Start: t0, End: t0.Add(time.Duration(secs) * time.Second), Wall: clk.Now, Paused: true}
+	r.Open, r.Resume = memOpens(data, true)
+	a := playing(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second}, 120, 40)
+	indexed(b, a) // the first pass's checkpoints: a seek feeds one span at most
+	return a
+}
+
 // BenchmarkReplaySeekEnd is `end` then `home` on a recording of 1,000
-// busy partitions polled every second for 10 minutes: how long a seek
-// runs off the loop (the loop itself answers at once).
+// busy partitions polled every second for 10 minutes, once the first
+// pass has read it: how long a seek runs off the loop (the loop itself
+// answers at once).
 func BenchmarkReplaySeekEnd(b *testing.B) {
 	const secs = 600
 	data := busyRecording(b, 1000, secs)
 	b.ReportMetric(float64(len(data)), "file-bytes")
-	clk := testutil.NewClock(time.Unix(1_000_000, 0))
-	r := Replay{
-		Group: "g", Start: t0, End: t0.Add(secs * time.Second), Wall: clk.Now, Paused: true,
-		Open: func() (ReplayReader, error) {
-			rd, err := record.NewReader(bytes.NewReader(data))
-			return memReader{rd}, err
-		},
-	}
-	a := NewReplay(r, Options{Brokers: testBrokers, Interval: time.Second, Timeout: time.Second})
-	a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	a.Init()
-	settle(a)
+	a := seekApp(b, data, secs)
+	defer a.Close()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
 		replayPress(a, "end")
 		replayPress(a, "home")
+	}
+}
+
+// BenchmarkReplaySeekHour: end, and a jump back, on an hour of 1,000 busy
+// partitions polled every second, once the first pass has read it: ms a
+// seek (run off the loop), and what the checkpoints hold.
+func BenchmarkReplaySeekHour(b *testing.B) {
+	const secs = 3600
+	data := busyRecording(b, 1000, secs)
+	a := seekApp(b, data, secs)
+	defer a.Close()
+	ix := a.replay.index
+	held := func(b *testing.B) {
+		b.ReportMetric(float64(len(data))/1e6, "file-MB")
+		b.ReportMetric(float64(ix.held)/1e6, "checkpoint-MB")
+		b.ReportMetric(float64(len(ix.checks)), "checkpoints")
+	}
+	back := t0.Add(37*time.Minute + 13*time.Second)
+	b.Run("end", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			b.StopTimer()
+			replayPress(a, "home")
+			b.StartTimer()
+			replayPress(a, "end")
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/seek")
+		held(b)
+	})
+	b.Run("back", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			b.StopTimer()
+			replayPress(a, "end")
+			b.StartTimer()
+			seekTo(a, back)
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/seek")
+		held(b)
+	})
+	if a.replay.restored == 0 {
+		b.Fatal("no seek started from a checkpoint")
 	}
 }

@@ -210,10 +210,24 @@ func (d *replayDriver) key(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 // nextStop is the time of the first record after now that adds to stops
-// (d.points: gives events; d.rebalances: begins a rebalance), feeding the
-// records on the way; the end when there is none, where it stopped when
-// ctx ends.
+// (d.points: gives events; d.rebalances: begins a rebalance): the first
+// pass's, once it has read the recording through, else found by feeding
+// the records on the way; the end when there is none, where it stopped
+// when ctx ends.
 func (d *replayDriver) nextStop(ctx context.Context, stops *[]time.Time) time.Time {
+	// The first pass knows them all: no feeding on the way (of an
+	// overview recording, while the overview shows).
+	if all, ok := d.index.stops(stops == &d.rebalances); ok && (!d.r.Overview || d.app.group == nil) {
+		if i, _ := slices.BinarySearchFunc(all, d.now, func(s, now time.Time) int {
+			if s.After(now) {
+				return 1
+			}
+			return -1
+		}); i < len(all) {
+			return all[i]
+		}
+		return d.r.End
+	}
 	n := len(*stops)
 	for ctx.Err() == nil {
 		rec := d.peek()

@@ -70,6 +70,10 @@ type Header struct {
 	// MaxRebalances is --max-rebalances (zero: none).
 	MaxRebalances int `json:"max_rebalances,omitempty"`
 	TimelineSize  int `json:"timeline_size,omitempty"`
+	// Keyframes: the writer starts a keyframe every this many polls
+	// (zero: none, formats before 4), where a reader can start afresh
+	// (keyframe.go).
+	Keyframes int `json:"keyframes,omitempty"`
 	// Demo, in demo mode, holds the demo's settings the screen explains,
 	// as JSON (the UI's DemoSettings).
 	Demo json.RawMessage `json:"demo,omitempty"`
@@ -272,6 +276,8 @@ func (h Header) Check() error {
 	switch {
 	case h.TimelineSize < 0 || h.TimelineSize > MaxTimelineSize:
 		return &HeaderError{Field: "timeline_size", Value: fmt.Sprint(h.TimelineSize), Want: fmt.Sprintf("want 0 or from 1 to %d", MaxTimelineSize)}
+	case h.Keyframes < 0:
+		return &HeaderError{Field: "keyframes", Value: fmt.Sprint(h.Keyframes), Want: "want 0 or more"}
 	case h.MaxRebalances < 0 || h.MaxRebalances > model.MaxMaxRebalances:
 		return &HeaderError{Field: "max_rebalances", Value: fmt.Sprint(h.MaxRebalances), Want: fmt.Sprintf("want 0 or from 1 to %d", model.MaxMaxRebalances)}
 	case h.Started.IsZero() || h.Started.Year() < 1970 || h.Started.Year() > 2200:

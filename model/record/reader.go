@@ -40,6 +40,9 @@ const maxStreams = 1 << 16
 // concurrent use.
 type Reader struct {
 	in   *bufio.Reader // the decompressed records
+	z    *gzip.Reader  // the gzip member read (keyframe.go)
+	br   *bufio.Reader // the file, read by z
+	file *countReader  // the file, counted
 	h    Header
 	dec  decoder
 	strs strtab
@@ -61,6 +64,10 @@ type Reader struct {
 	err                                error // sticky: the end
 	// atBoundary: the last frame failed before its first byte.
 	atBoundary bool
+	// atKey: the next record starts a keyframe, at byte keyAt of the
+	// file (keyframe.go).
+	atKey bool
+	keyAt int64
 }
 
 type rstream struct {
@@ -75,7 +82,8 @@ type rstream struct {
 // *NewerFormatError; a header holding what no kgwatch writes a
 // *HeaderError.
 func NewReader(r io.Reader) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	file := &countReader{r: r}
+	br := bufio.NewReaderSize(file, 64<<10)
 	line, err := br.Peek(len(magic) + 12)
 	if err != nil && len(line) <= len(magic) {
 		return nil, ErrNotRecording
@@ -100,10 +108,11 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One gzip stream: the writer writes one, and what follows it is
-	// not the recording's.
+	// One gzip member at a time: a member's end is a keyframe's start
+	// where the header says it has keyframes (keyframe.go), and what
+	// follows the end mark is not the recording's.
 	z.Multistream(false)
-	rd := &Reader{in: bufio.NewReaderSize(z, 64<<10), c: c, groups: map[uint64]*rstream{}}
+	rd := &Reader{in: bufio.NewReaderSize(z, 64<<10), z: z, br: br, file: file, c: c, groups: map[uint64]*rstream{}}
 	rd.dec.strs = &rd.strs
 	k, body, err := rd.frame()
 	if err != nil || k != kindHeader {
@@ -142,10 +151,17 @@ func (r *Reader) Header() Header { return r.h }
 // next call.
 func (r *Reader) frame() (Kind, []byte, error) {
 	k, err := r.in.ReadByte()
+	if errors.Is(err, io.EOF) && r.h.Keyframes > 0 && !r.atKey {
+		// The member's end: a keyframe follows, or the file ends.
+		if err = r.nextMember(); err == nil {
+			k, err = r.in.ReadByte()
+		}
+	}
 	r.atBoundary = err != nil
 	if err != nil {
 		return 0, nil, err
 	}
+	r.atKey = false
 	n, err := binary.ReadUvarint(r.in)
 	if err != nil {
 		return 0, nil, noEOF(err)

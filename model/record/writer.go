@@ -32,6 +32,13 @@ type Writer struct {
 	hasDemo bool
 	ov      overviewBody
 	ovPoll  overviewPollBody
+
+	// every is Header.Keyframes; polls the polls since the last
+	// keyframe, which began at byte keyAt of the file, its first poll
+	// keySize bytes long (keyframe.go).
+	file           *byteCounter
+	every, polls   int
+	keyAt, keySize int64
 }
 
 // wstream is a group's records: its number and its last snapshot.
@@ -53,6 +60,9 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 		return nil, err
 	}
 	h.Format = Version
+	if h.Keyframes == 0 {
+		h.Keyframes = KeyframePolls
+	}
 	fh := fileHeader{Header: h, Schemas: map[string][]fieldSchema{}}
 	for name, cd := range c.byName() {
 		fh.Schemas[name] = cd.schema()
@@ -61,7 +71,8 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode recording header: %w", err)
 	}
-	dst := bufio.NewWriterSize(w, 64<<10)
+	file := &byteCounter{w: w}
+	dst := bufio.NewWriterSize(file, 64<<10)
 	if _, err := dst.WriteString(magic + strconv.Itoa(Version) + "\n"); err != nil {
 		return nil, err
 	}
@@ -70,8 +81,8 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 		return nil, err
 	}
 	rw := &Writer{
-		dst: dst, z: z, c: c, last: h.Started,
-		main:   h.Group,
+		dst: dst, z: z, file: file, c: c, last: h.Started,
+		main: h.Group, every: h.Keyframes,
 		groups: map[string]*wstream{h.Group: {id: 0}},
 	}
 	rw.enc.strs = &rw.strs
@@ -154,6 +165,7 @@ func (w *Writer) Snapshot(at time.Time, group string, s model.Snapshot) error {
 	if w.err != nil {
 		return w.err
 	}
+	w.poll()
 	st := w.groupRecord(at, group)
 	w.enc.value(w.c.snapshot, unsafe.Pointer(&st.prev), unsafe.Pointer(&s))
 	st.prev = s
@@ -175,6 +187,7 @@ func (w *Writer) PollFailed(started, at time.Time, group, errText string) error 
 	if w.err != nil {
 		return w.err
 	}
+	w.poll()
 	w.groupRecord(at, group)
 	w.enc.buf = appendString(w.enc.buf, errText)
 	w.enc.buf = binary.AppendUvarint(w.enc.buf, uint64(max(at.Sub(started), 0)))
@@ -233,6 +246,7 @@ func (w *Writer) OverviewPoll(at time.Time, o *model.OverviewObservation) error 
 	if w.err != nil {
 		return w.err
 	}
+	w.poll()
 	b := overviewPollOf(o)
 	w.begin(at)
 	w.enc.value(w.c.overviewPoll, unsafe.Pointer(&w.ovPoll), unsafe.Pointer(&b))
@@ -250,6 +264,7 @@ func (w *Writer) Overview(at time.Time, gs []model.GroupSummary) error {
 	if w.err != nil {
 		return w.err
 	}
+	w.poll()
 	b := overviewBody{Groups: gs}
 	w.begin(at)
 	w.enc.value(w.c.overview, unsafe.Pointer(&w.ov), unsafe.Pointer(&b))
@@ -266,6 +281,7 @@ func (w *Writer) OverviewFailed(at time.Time, errText string) error {
 	if w.err != nil {
 		return w.err
 	}
+	w.poll()
 	w.begin(at)
 	w.enc.buf = appendString(w.enc.buf, errText)
 	if err := w.end(KindOverviewFailed); err != nil {

@@ -134,6 +134,18 @@ func (r *Recording) Player(from string, speed float64) (ui.Replay, ui.Options, e
 			}
 			return fileReader{rd, file}, nil
 		},
+		Resume: func(m record.Mark) (ui.ReplayReader, error) {
+			file, err := openRecording(path, true)
+			if err != nil {
+				return nil, err
+			}
+			rd, err := record.Resume(file, m)
+			if err != nil {
+				file.Close()
+				return nil, recordingError(path, err)
+			}
+			return fileReader{rd, file}, nil
+		},
 		Speed: speed, From: start,
 		EndNote: shortEndNote(r.sum),
 	}
