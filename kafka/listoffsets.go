@@ -59,7 +59,7 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 		return w.starts.need(tp, now, model.NoOffset, false)
 	}
 	r := w.logOffsetsFor(ctx, brokers, all, n, needStart)
-	w.starts.fill(r.offsets, needStart, now)
+	w.starts.fill(r.offsets, w.starts.asked, now)
 	if failed := len(r.failed); failed > 0 && failed == r.leaders {
 		more := ""
 		if failed > 1 {

@@ -14,19 +14,62 @@ import (
 // partitions it was half of each poll's ListOffsets).
 const logStartEvery = 30 * time.Second
 
-// startCache holds the log starts the group watcher read, and when.
+// startCache holds the log starts the group watcher read, and when, per
+// topic in a slice indexed by partition number (a poll looks a partition
+// up twice: a map keyed by TopicPartition was a tenth of a warm poll at
+// 10,000 partitions); numbers no topic has that many of (negative, or
+// beyond maxSlot) are kept in a map.
 type startCache struct {
-	m map[model.TopicPartition]startRead
+	topics map[string][]startRead
+	other  map[model.TopicPartition]*startRead
+	// last and lastRow are the topic looked up last and its slice.
+	last    string
+	lastRow []startRead
 	// gone holds partitions whose record at the commit the last lag-age
 	// Fetch found deleted: retention passed the commit, the start moved.
 	gone map[model.TopicPartition]bool
 }
+
+// maxSlot bounds the partition numbers kept in a topic's slice.
+const maxSlot = 1 << 20
 
 type startRead struct {
 	offset int64
 	at     time.Time
 	// end is the log end the last poll read.
 	end int64
+	// has: a start was read; asked: the poll in hand asks it (need
+	// said so).
+	has, asked bool
+}
+
+// slot returns tp's entry, made when missing.
+func (c *startCache) slot(tp model.TopicPartition) *startRead {
+	p := tp.Partition
+	if p < 0 || p >= maxSlot {
+		if c.other == nil {
+			c.other = make(map[model.TopicPartition]*startRead)
+		}
+		s := c.other[tp]
+		if s == nil {
+			s = new(startRead)
+			c.other[tp] = s
+		}
+		return s
+	}
+	row := c.lastRow
+	if c.last != tp.Topic || row == nil {
+		if c.topics == nil {
+			c.topics = make(map[string][]startRead)
+		}
+		row = c.topics[tp.Topic]
+	}
+	if int(p) >= len(row) {
+		row = append(row, make([]startRead, int(p)+1-len(row))...)
+		c.topics[tp.Topic] = row
+	}
+	c.last, c.lastRow = tp.Topic, row
+	return &row[p]
 }
 
 // need reports whether tp's log start must be read in a poll at now, the
@@ -34,47 +77,41 @@ type startRead struct {
 // read or is older than logStartEvery, when the commit is near it (in the
 // oldest tenth of the log, where retention deletes next, or at or below
 // it, where the lag counts from the start), or when the record at the
-// commit was found deleted.
+// commit was found deleted. The answer is kept for fill (asked).
 func (c *startCache) need(tp model.TopicPartition, now time.Time, committed int64, ok bool) bool {
-	s, has := c.m[tp]
-	switch {
-	case !has, now.Sub(s.at) >= logStartEvery, now.Before(s.at):
-		return true
-	case ok && committed <= s.offset+max(1, (s.end-s.offset)/10), c.gone[tp]:
-		return true
-	}
-	return false
+	s := c.slot(tp)
+	s.asked = !s.has || now.Sub(s.at) >= logStartEvery || now.Before(s.at) ||
+		ok && committed <= s.offset+max(1, (s.end-s.offset)/10) || c.gone[tp]
+	return s.asked
 }
+
+// asked reports whether the poll in hand asks tp's log start, as need
+// last said.
+func (c *startCache) asked(tp model.TopicPartition) bool { return c.slot(tp).asked }
 
 // fill completes offsets read at now: the starts read are kept, the ones
 // not asked are given from the cache. A log end below the start kept (the
 // topic was deleted and made again) drops it: the next poll reads it.
 func (c *startCache) fill(offsets map[model.TopicPartition]model.PartitionOffsets, asked func(model.TopicPartition) bool, now time.Time) {
-	if c.m == nil {
-		c.m = make(map[model.TopicPartition]startRead, len(offsets))
-	}
 	for tp, po := range offsets {
 		if po.Err != "" {
 			continue
 		}
+		s := c.slot(tp)
 		if asked(tp) {
-			c.m[tp] = startRead{offset: po.LogStart, at: now, end: po.LogEnd}
+			*s = startRead{offset: po.LogStart, at: now, end: po.LogEnd, has: true}
 			continue
 		}
-		s, ok := c.m[tp]
-		if !ok || po.LogEnd < s.offset {
-			delete(c.m, tp)
+		if !s.has || po.LogEnd < s.offset {
+			*s = startRead{}
 			continue // a start never read stays NoOffset for this poll
 		}
 		s.end = po.LogEnd
-		c.m[tp] = s
 		po.LogStart = s.offset
 		offsets[tp] = po
 	}
 }
 
-// sawGone records which partitions' records at the commit were found
-// deleted in a poll's lag-age read.
 func (c *startCache) sawGone(obs *model.Observation) {
 	clear(c.gone)
 	for tp, p := range obs.All() {

@@ -19,7 +19,14 @@ import (
 // commit was found deleted; not otherwise. On a simulated clock, across
 // ages and commits (start 50, end 200: the oldest tenth ends at 65).
 func TestStartCacheNeed(t *testing.T) {
-	tp := model.TopicPartition{Topic: "t", Partition: 0}
+	// Partition numbers a topic's slice holds, and those it does not (a
+	// broken broker's: negative, or beyond maxSlot).
+	for _, tp := range []model.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "t", Partition: 9}, {Topic: "t", Partition: maxSlot + 7}, {Topic: "t", Partition: -1}} {
+		startCacheNeed(t, tp)
+	}
+}
+
+func startCacheNeed(t *testing.T, tp model.TopicPartition) {
 	t0 := time.Unix(1_700_000_000, 0)
 	for _, age := range []time.Duration{0, time.Second, logStartEvery - time.Millisecond, logStartEvery, time.Hour, -time.Second} {
 		for _, c := range []struct {
@@ -35,7 +42,7 @@ func TestStartCacheNeed(t *testing.T) {
 			}
 			want := age >= logStartEvery || age < 0 || c.has && c.committed <= 65 || c.gone
 			if got := sc.need(tp, t0.Add(age), c.committed, c.has); got != want {
-				t.Errorf("age %v commit %d (has %v, gone %v): need %v, want %v", age, c.committed, c.has, c.gone, got, want)
+				t.Errorf("%v: age %v commit %d (has %v, gone %v): need %v, want %v", tp, age, c.committed, c.has, c.gone, got, want)
 			}
 		}
 	}
