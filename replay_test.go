@@ -668,7 +668,7 @@ func TestReplayDamageEveryPath(t *testing.T) {
 		why  string
 	}{
 		{"a byte too many", func(_ []byte, b [][]byte) { b[3] = append(b[3], 0) }, "a record is corrupt (a poll: 1 bytes left over)"},
-		{"an unknown kind", func(k []byte, _ [][]byte) { k[3] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 3)"},
+		{"an unknown kind", func(k []byte, _ [][]byte) { k[3] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 4)"},
 	} {
 		p := filepath.Join(dir, "n\x1b]0;T\a.kgw")
 		os.Remove(p)

@@ -42,11 +42,16 @@ const (
 	// milliseconds and what is left (format 2; format 1 wrote it as an
 	// int, which it still reads into one).
 	kindDuration
+	// kindColumns is a slice as format 4 writes it, column by column
+	// (columns.go): a kindSlice leaf of this build, which formats 1 to 3
+	// wrote row by row (kind "slice").
+	kindColumns
 )
 
 var kindNames = map[kind]string{
 	kindBool: "bool", kindInt: "int", kindUint: "uint", kindFloat: "float",
 	kindString: "string", kindTime: "time", kindSlice: "slice", kindMap: "map", kindDuration: "duration",
+	kindColumns: "columns",
 }
 
 func kindNamed(s string) (kind, bool) {
@@ -271,7 +276,11 @@ type fieldSchema struct {
 func (c *codec) schema() []fieldSchema {
 	out := make([]fieldSchema, len(c.leaves))
 	for i, l := range c.leaves {
-		out[i] = fieldSchema{Name: l.name, Kind: kindNames[l.kind]}
+		k := l.kind
+		if k == kindSlice {
+			k = kindColumns // as this build writes it
+		}
+		out[i] = fieldSchema{Name: l.name, Kind: kindNames[k]}
 		if l.elem != nil {
 			out[i].Elem = l.elem.schema()
 		}

@@ -18,6 +18,9 @@ type decoder struct {
 	buf  []byte
 	strs *strtab
 	grow uint64 // bytes of elements the record may still add (charge)
+	// rc and models read a column coded by the range coder.
+	rc    rangeDecoder
+	models [2]numModel
 }
 
 func (d *decoder) uvarint() (uint64, error) {
@@ -69,13 +72,15 @@ func newPlan(fs []fieldSchema, c *codec) (*plan, error) {
 		if c != nil {
 			for i := range c.leaves {
 				// A duration of format 1 was an int: read into one.
-				if c.leaves[i].name == f.Name && (c.leaves[i].kind == k || k == kindInt && c.leaves[i].kind == kindDuration) {
+				// A slice of format 4 is written by columns.
+				if c.leaves[i].name == f.Name && (c.leaves[i].kind == k || k == kindInt && c.leaves[i].kind == kindDuration ||
+					k == kindColumns && c.leaves[i].kind == kindSlice) {
 					target = &c.leaves[i]
 					break
 				}
 			}
 		}
-		if k == kindSlice || k == kindMap {
+		if k == kindSlice || k == kindColumns || k == kindMap {
 			var ec, kc *codec
 			if target != nil {
 				ec, kc = target.elem, target.key
@@ -142,22 +147,10 @@ func budget(n int) uint64 { return min(maxHeld, growBase+growPerByte*uint64(n)) 
 // value reads a difference into the value at v, which holds the
 // previous value (nil: read and drop).
 func (d *decoder) value(p *plan, v unsafe.Pointer) error {
-	n := len(p.leaves)
-	if n > maxLeaves {
-		return errCorrupt
-	}
 	var mask [4]uint64
-	words := (n + 63) / 64
-	mbuf := mask[:0]
-	if words > len(mask) {
-		mbuf = make([]uint64, 0, words)
-	}
-	for range words {
-		w, err := d.uvarint()
-		if err != nil {
-			return err
-		}
-		mbuf = append(mbuf, w)
+	mbuf, err := d.mask(len(p.leaves), mask[:0])
+	if err != nil {
+		return err
 	}
 	for i := range p.leaves {
 		if mbuf[i/64]&(1<<(i%64)) == 0 {
@@ -173,6 +166,47 @@ func (d *decoder) value(p *plan, v unsafe.Pointer) error {
 		}
 	}
 	return nil
+}
+
+// mask reads the mask of a value of n leaves into buf.
+func (d *decoder) mask(n int, buf []uint64) ([]uint64, error) {
+	if n > maxLeaves {
+		return nil, errCorrupt
+	}
+	words := (n + 63) / 64
+	buf = buf[:0]
+	if words > cap(buf) {
+		buf = make([]uint64, 0, words)
+	}
+	for range words {
+		w, err := d.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, w)
+	}
+	return buf, nil
+}
+
+// duration reads a duration as whole milliseconds and what is left
+// (encoder.leaf).
+func (d *decoder) duration() (int64, error) {
+	x, err := d.varint()
+	if err != nil {
+		return 0, err
+	}
+	v := (x >> 1) * 1e6
+	if x&1 != 0 {
+		r, err := d.varint()
+		if err != nil {
+			return 0, err
+		}
+		if r == 0 || r <= -1e6 || r >= 1e6 {
+			return 0, errCorrupt
+		}
+		v += r
+	}
+	return v, nil
 }
 
 // leaf reads one leaf's difference into the leaf at f (nil: drop it).
@@ -192,20 +226,9 @@ func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
 			l.setInt(f, l.getInt(f)+x)
 		}
 	case kindDuration:
-		x, err := d.varint()
+		v, err := d.duration()
 		if err != nil {
 			return err
-		}
-		v := (x >> 1) * 1e6
-		if x&1 != 0 {
-			r, err := d.varint()
-			if err != nil {
-				return err
-			}
-			if r == 0 || r <= -1e6 || r >= 1e6 {
-				return errCorrupt
-			}
-			v += r
 		}
 		if f != nil {
 			l.setInt(f, l.getInt(f)+v)
@@ -253,10 +276,13 @@ func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
 				*t = time.Unix(sec, nsec)
 			}
 		}
-	case kindSlice:
+	case kindSlice, kindColumns:
 		var typ reflect.Type
 		if l != nil {
 			typ = l.typ
+		}
+		if pl.kind == kindColumns {
+			return d.columns(pl.elem, typ, f)
 		}
 		return d.slice(pl.elem, typ, f)
 	case kindMap:

@@ -37,7 +37,7 @@ import (
 
 // Version is the format this package writes. It reads every format up to
 // it; a file of a later format is refused (NewerFormatError).
-const Version = 3
+const Version = 4
 
 // magic starts every recording, followed by the format and a newline.
 const magic = "kgwatch recording format "

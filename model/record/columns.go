@@ -1,0 +1,455 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"reflect"
+	"unsafe"
+)
+
+// Format 4 writes a slice column by column (the schema's kind "columns";
+// formats 1 to 3 wrote it row by row, kind "slice", which decode.go still
+// reads): its length (0 for nil, else length+1), the mask of the
+// element's leaves that differ in any element (from the element at the
+// same index before, or the zero value past the previous slice's end),
+// then each of those leaves for every element, in order. So deflate sees
+// one leaf's values together, and a leaf that moved in no element costs
+// one bit of the mask.
+//
+// A column is, by the leaf's kind:
+//   - a number (integer, duration): how it is predicted (colDelta and the
+//     rest, with the leaves it refers to), then each element's value less
+//     its prediction. The writer tries each prediction on a sample of the
+//     elements and keeps the one whose bytes have the least entropy: a
+//     log end moves by its difference from the poll before, a lag is its
+//     log end less its commit (nothing to write), an age written as
+//     itself costs less than its difference from an age before.
+//   - a bool: whether the bitmap that follows holds the elements' flips
+//     or their values (whichever has less entropy), then the bitmap.
+//   - anything else: a bitmap of the elements that differ, then each of
+//     them, as a leaf of a value is written (a slice within: its columns).
+
+// Predictions of a number column. The byte values are part of the format.
+const (
+	colDelta = iota // its difference from the element before
+	colValue        // itself
+	colRef          // its difference from leaf a of the same element
+	colRef2         // its difference from leaf a less leaf b of the same element
+	numCol
+)
+
+// colSample bounds the elements the writer tries each prediction on.
+const colSample = 256
+
+type colPred struct{ mode, a, b int }
+
+// numeric reports whether a leaf of kind k is a number column, which
+// another may refer to.
+func numeric(k kind) bool { return k == kindInt || k == kindUint || k == kindDuration }
+
+// num is the number in leaf l of the element at p, an unsigned one as
+// its bits.
+func (l *leaf) num(p unsafe.Pointer) int64 {
+	f := l.at(p)
+	if l.kind == kindUint {
+		return int64(l.getUint(f))
+	}
+	return l.getInt(f)
+}
+
+func (l *leaf) setNum(p unsafe.Pointer, v int64) {
+	f := l.at(p)
+	if l.kind == kindUint {
+		l.setUint(f, uint64(v))
+		return
+	}
+	l.setInt(f, v)
+}
+
+// prevElem is element i of prev, or the zero value past its end.
+func (c *codec) prevElem(prev *sliceHeader, i int) unsafe.Pointer {
+	if i < prev.len {
+		return c.elemAt(prev, i)
+	}
+	return c.zero
+}
+
+// columns appends the slice cur against prev, column by column.
+func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
+	if cur.data == nil {
+		e.buf = binary.AppendUvarint(e.buf, 0)
+		return
+	}
+	n := cur.len
+	e.buf = binary.AppendUvarint(e.buf, uint64(n)+1)
+	words := (len(c.leaves) + 63) / 64
+	start := len(e.mask)
+	for range words {
+		e.mask = append(e.mask, 0)
+	}
+	mask := e.mask[start:]
+	for i := range c.leaves {
+		l := &c.leaves[i]
+		for j := range n {
+			if !equalLeaf(l, c.prevElem(prev, j), c.elemAt(cur, j)) {
+				mask[i/64] |= 1 << (i % 64)
+				break
+			}
+		}
+	}
+	for _, w := range mask {
+		e.buf = binary.AppendUvarint(e.buf, w)
+	}
+	for i := range c.leaves {
+		if mask[i/64]&(1<<(i%64)) != 0 {
+			e.column(c, i, prev, cur)
+		}
+	}
+	e.mask = e.mask[:start]
+}
+
+// column appends leaf i of every element of cur.
+func (e *encoder) column(c *codec, i int, prev, cur *sliceHeader) {
+	l := &c.leaves[i]
+	n := cur.len
+	switch {
+	case numeric(l.kind):
+		e.numColumn(c, i, prev, cur)
+	case l.kind == kindBool:
+		nb := (n + 7) / 8
+		at := len(e.buf)
+		e.buf = appendZeros(e.buf, 1+2*nb)
+		flips, vals := e.buf[at+1:at+1+nb], e.buf[at+1+nb:at+1+2*nb]
+		for j := range n {
+			p, q := *(*bool)(l.at(c.prevElem(prev, j))), *(*bool)(l.at(c.elemAt(cur, j)))
+			if p != q {
+				flips[j/8] |= 1 << (j % 8)
+			}
+			if q {
+				vals[j/8] |= 1 << (j % 8)
+			}
+		}
+		if entropy(vals) < entropy(flips) {
+			e.buf[at] = 1
+			copy(flips, vals)
+		}
+		e.buf = e.buf[:at+1+nb]
+	default:
+		at := len(e.buf)
+		e.buf = appendZeros(e.buf, (n+7)/8)
+		for j := range n {
+			if !equalLeaf(l, c.prevElem(prev, j), c.elemAt(cur, j)) {
+				e.buf[at+j/8] |= 1 << (j % 8)
+			}
+		}
+		for j := range n {
+			if e.buf[at+j/8]&(1<<(j%8)) != 0 {
+				e.leaf(l, c.prevElem(prev, j), c.elemAt(cur, j))
+			}
+		}
+	}
+}
+
+// numColumn appends number leaf i of every element of cur: the
+// prediction whose bytes have the least entropy on a sample, then each
+// element's value less it.
+func (e *encoder) numColumn(c *codec, i int, prev, cur *sliceHeader) {
+	l := &c.leaves[i]
+	n := cur.len
+	step := max(1, n/colSample)
+	best, cost := colPred{mode: colDelta}, math.Inf(1)
+	try := func(p colPred) {
+		e.scratch = e.scratch[:0]
+		for j := 0; j < n; j += step {
+			e.scratch = appendNum(l.kind, e.scratch, c.residual(p, i, prev, cur, j))
+		}
+		h := entropy(e.scratch)
+		if h < cost {
+			best, cost = p, h
+		}
+	}
+	try(colPred{mode: colDelta})
+	try(colPred{mode: colValue})
+	for a := range i {
+		if numeric(c.leaves[a].kind) {
+			try(colPred{mode: colRef, a: a})
+		}
+	}
+	for a := range i {
+		for b := range i {
+			if a != b && numeric(c.leaves[a].kind) && numeric(c.leaves[b].kind) {
+				try(colPred{mode: colRef2, a: a, b: b})
+			}
+		}
+	}
+	// The column as varints, and through the range coder: the smaller.
+	e.scratch = e.scratch[:0]
+	e.models[0].reset()
+	e.models[1].reset()
+	e.rc.init(e.rcbuf[:0])
+	for j := range n {
+		x := c.residual(best, i, prev, cur, j)
+		e.scratch = appendNum(l.kind, e.scratch, x)
+		e.rc.column(l.kind, &e.models, x)
+	}
+	e.rcbuf = e.rc.finish()
+	coded := len(e.rcbuf) < deflated(e.scratch)*5/4+8
+	m := uint64(best.mode) << 1
+	if coded {
+		m |= 1
+	}
+	e.buf = binary.AppendUvarint(e.buf, m)
+	switch best.mode {
+	case colRef:
+		e.buf = binary.AppendUvarint(e.buf, uint64(best.a))
+	case colRef2:
+		e.buf = binary.AppendUvarint(e.buf, uint64(best.a))
+		e.buf = binary.AppendUvarint(e.buf, uint64(best.b))
+	}
+	if coded {
+		e.buf = binary.AppendUvarint(e.buf, uint64(len(e.rcbuf)))
+		e.buf = append(e.buf, e.rcbuf...)
+		return
+	}
+	e.buf = append(e.buf, e.scratch...)
+}
+
+// deflated is about what deflate makes of b: its entropy, and a little
+// for each run its matches stand for.
+func deflated(b []byte) int { return int(entropy(b)/8) + len(b)/128 + 1 }
+
+// residual is number leaf i of element j of cur less its prediction p.
+func (c *codec) residual(p colPred, i int, prev, cur *sliceHeader, j int) int64 {
+	q := c.elemAt(cur, j)
+	v := c.leaves[i].num(q)
+	switch p.mode {
+	case colDelta:
+		return v - c.leaves[i].num(c.prevElem(prev, j))
+	case colRef:
+		return v - c.leaves[p.a].num(q)
+	case colRef2:
+		return v - c.leaves[p.a].num(q) + c.leaves[p.b].num(q)
+	}
+	return v
+}
+
+// appendNum appends a number of a column: a duration as whole
+// milliseconds and what is left (as format 2 writes a duration's
+// difference), any other as a varint.
+func appendNum(k kind, buf []byte, x int64) []byte {
+	if k != kindDuration {
+		return binary.AppendVarint(buf, x)
+	}
+	q, r := x/1e6, x%1e6
+	if r == 0 {
+		return binary.AppendVarint(buf, q<<1)
+	}
+	buf = binary.AppendVarint(buf, q<<1|1)
+	return binary.AppendVarint(buf, r)
+}
+
+func appendZeros(buf []byte, n int) []byte {
+	for range n {
+		buf = append(buf, 0)
+	}
+	return buf
+}
+
+// entropy is the order-0 entropy of b in bits: what a Huffman code of its
+// bytes would take, near enough to choose between two ways of writing it.
+func entropy(b []byte) float64 {
+	var hist [256]int
+	for _, x := range b {
+		hist[x]++
+	}
+	n := float64(len(b))
+	var h float64
+	for _, k := range hist {
+		if k > 0 {
+			h += float64(k) * math.Log2(n/float64(k))
+		}
+	}
+	return h
+}
+
+// columns reads a slice written column by column into the slice at f (of
+// type typ, holding the previous slice; nil: drop it), in place when it
+// has room.
+func (d *decoder) columns(p *plan, typ reflect.Type, f unsafe.Pointer) error {
+	n1, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	if n1 == 0 {
+		if f != nil {
+			reflect.NewAt(typ, f).Elem().SetZero()
+		}
+		return nil
+	}
+	n := n1 - 1
+	if n > maxSliceLen {
+		return errCorrupt
+	}
+	var hdr *sliceHeader
+	if f != nil {
+		hdr = (*sliceHeader)(f)
+		// Elements past the previous slice's end are zero until a
+		// column sets them: more than the record's length allows is a
+		// record asking for memory it does not hold.
+		if prev := uint64(hdr.len); n > prev {
+			if err := d.charge((n - prev) * uint64(max(typ.Elem().Size(), 1))); err != nil {
+				return err
+			}
+		}
+		resize(typ, f, int(n))
+	}
+	var mask [4]uint64
+	mbuf, err := d.mask(len(p.leaves), mask[:0])
+	if err != nil {
+		return err
+	}
+	for i := range p.leaves {
+		if mbuf[i/64]&(1<<(i%64)) != 0 {
+			if err := d.column(p, i, hdr, int(n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// column reads leaf i of the n elements of the slice hdr (nil: drop
+// them).
+func (d *decoder) column(p *plan, i int, hdr *sliceHeader, n int) error {
+	pl := &p.leaves[i]
+	l := pl.target
+	if l == nil {
+		hdr = nil
+	}
+	switch {
+	case numeric(pl.kind):
+		return d.numColumn(p, i, hdr, n)
+	case pl.kind == kindBool:
+		mode, err := d.uvarint()
+		if err != nil || mode > 1 {
+			return errCorrupt
+		}
+		bits, err := d.bitmap(n)
+		if err != nil {
+			return err
+		}
+		if hdr == nil {
+			return nil
+		}
+		for j := range n {
+			b := (*bool)(l.at(p.elemAt(hdr, j)))
+			set := bits[j/8]&(1<<(j%8)) != 0
+			if mode == 1 {
+				*b = set
+			} else if set {
+				*b = !*b
+			}
+		}
+		return nil
+	}
+	bits, err := d.bitmap(n)
+	if err != nil {
+		return err
+	}
+	for j := range n {
+		if bits[j/8]&(1<<(j%8)) == 0 {
+			continue
+		}
+		var f unsafe.Pointer
+		if hdr != nil {
+			f = l.at(p.elemAt(hdr, j))
+		}
+		if err := d.leaf(pl, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// numColumn reads number leaf i of the n elements of hdr (nil: drop
+// them).
+func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
+	pl := &p.leaves[i]
+	m, err := d.uvarint()
+	if err != nil || m>>1 >= numCol {
+		return errCorrupt
+	}
+	mode, coded := m>>1, m&1 != 0
+	var refs [2]*leaf
+	for k := range int(mode) - colValue {
+		a, err := d.uvarint()
+		if err != nil || a >= uint64(i) || !numeric(p.leaves[a].kind) {
+			return errCorrupt
+		}
+		refs[k] = p.leaves[a].target
+		if refs[k] == nil && hdr != nil {
+			return fmt.Errorf("leaf %d refers to leaf %d, which this kgwatch does not know", i, a)
+		}
+	}
+	if coded {
+		size, err := d.uvarint()
+		if err != nil || size > uint64(len(d.buf)) {
+			return errCorrupt
+		}
+		d.rc.init(d.buf[:size])
+		d.buf = d.buf[size:]
+		d.models[0].reset()
+		d.models[1].reset()
+		// A coded number may take less than a bit: the record's
+		// length bounds them by the work they make.
+		if err := d.charge((uint64(n) + 15) / 16); err != nil {
+			return err
+		}
+	} else if uint64(n) > uint64(len(d.buf)) {
+		return errCorrupt // each value takes a byte at least
+	}
+	l := pl.target
+	for j := range n {
+		var x int64
+		switch {
+		case coded:
+			var ok bool
+			if x, ok = d.rc.column(pl.kind, &d.models); !ok {
+				return errCorrupt
+			}
+		case pl.kind == kindDuration:
+			x, err = d.duration()
+		default:
+			x, err = d.varint()
+		}
+		if err != nil {
+			return err
+		}
+		if hdr == nil {
+			continue
+		}
+		q := p.elemAt(hdr, j)
+		switch mode {
+		case colDelta:
+			x += l.num(q)
+		case colRef:
+			x += refs[0].num(q)
+		case colRef2:
+			x += refs[0].num(q) - refs[1].num(q)
+		}
+		l.setNum(q, x)
+	}
+	return nil
+}
+
+// bitmap reads a bitmap of n bits.
+func (d *decoder) bitmap(n int) ([]byte, error) {
+	nb := (n + 7) / 8
+	if nb > len(d.buf) {
+		return nil, errCorrupt
+	}
+	b := d.buf[:nb]
+	d.buf = d.buf[nb:]
+	return b, nil
+}
