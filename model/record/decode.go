@@ -19,7 +19,7 @@ type decoder struct {
 	strs *strtab
 	grow uint64 // bytes of elements the record may still add (charge)
 	// rc and models read a column coded by the range coder.
-	rc    rangeDecoder
+	rc     rangeDecoder
 	models [2]numModel
 }
 

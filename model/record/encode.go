@@ -18,8 +18,8 @@ type encoder struct {
 	// scratch holds a column written on trial (numColumn).
 	scratch []byte
 	// rc, rcbuf and models code a column through the range coder.
-	rc    rangeEncoder
-	rcbuf []byte
+	rc     rangeEncoder
+	rcbuf  []byte
 	models [2]numModel
 }
 
