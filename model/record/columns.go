@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"reflect"
 	"unsafe"
 )
@@ -42,6 +43,12 @@ const (
 // colSample bounds the elements the writer tries each prediction on.
 const colSample = 256
 
+// fewElems: a slice of fewer elements is written row by row, as formats
+// 1 to 3 wrote every slice (encoder.rows): for so few, the columns' heads
+// cost more than they save, and deflate finds a row's mask in the poll
+// before.
+const fewElems = 16
+
 type colPred struct{ mode, a, b int }
 
 // numeric reports whether a leaf of kind k is a number column, which
@@ -75,7 +82,44 @@ func (c *codec) prevElem(prev *sliceHeader, i int) unsafe.Pointer {
 	return c.zero
 }
 
-// columns appends the slice cur against prev, column by column.
+// slab is a slice being written column by column, and what the reader
+// holds of its rows at each point: a number leaf already written holds
+// the new values, any other the previous ones.
+type slab struct {
+	c         *codec
+	prev, cur *sliceHeader
+	n         int
+	written   []uint64 // the number leaves written so far
+}
+
+func (s *slab) isWritten(a int) bool { return s.written[a/64]&(1<<(a%64)) != 0 }
+
+// held is number leaf a of element j as the reader holds it.
+func (s *slab) held(a, j int) int64 {
+	if s.isWritten(a) {
+		return s.c.leaves[a].num(s.c.elemAt(s.cur, j))
+	}
+	return s.c.leaves[a].num(s.c.prevElem(s.prev, j))
+}
+
+// residual is number leaf i of element j less its prediction p.
+func (s *slab) residual(p colPred, i, j int) int64 {
+	v := s.c.leaves[i].num(s.c.elemAt(s.cur, j))
+	switch p.mode {
+	case colDelta:
+		return v - s.held(i, j)
+	case colRef:
+		return v - s.held(p.a, j)
+	case colRef2:
+		return v - s.held(p.a, j) + s.held(p.b, j)
+	}
+	return v
+}
+
+// columns appends the slice cur against prev, column by column: the mask
+// of the leaves that differ, the number leaves among them in the order
+// chosen (cheapest first: each may be predicted from those before it),
+// then the others in order.
 func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 	if cur.data == nil {
 		e.buf = binary.AppendUvarint(e.buf, 0)
@@ -83,17 +127,26 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 	}
 	n := cur.len
 	e.buf = binary.AppendUvarint(e.buf, uint64(n)+1)
+	if n < fewElems {
+		e.rows(c, prev, cur)
+		return
+	}
 	words := (len(c.leaves) + 63) / 64
 	start := len(e.mask)
-	for range words {
+	for range 2 * words {
 		e.mask = append(e.mask, 0)
 	}
-	mask := e.mask[start:]
+	mask := e.mask[start : start+words]
+	s := slab{c: c, prev: prev, cur: cur, n: n, written: e.mask[start+words : start+2*words]}
+	var nums []int
 	for i := range c.leaves {
 		l := &c.leaves[i]
 		for j := range n {
 			if !equalLeaf(l, c.prevElem(prev, j), c.elemAt(cur, j)) {
 				mask[i/64] |= 1 << (i % 64)
+				if numeric(l.kind) {
+					nums = append(nums, i)
+				}
 				break
 			}
 		}
@@ -101,22 +154,33 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 	for _, w := range mask {
 		e.buf = binary.AppendUvarint(e.buf, w)
 	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(nums)))
+	for len(nums) > 0 {
+		k, pred, cost := 0, colPred{}, math.Inf(1)
+		for x, i := range nums {
+			if p, h := e.predict(&s, i); h < cost {
+				k, pred, cost = x, p, h
+			}
+		}
+		i := nums[k]
+		nums = append(nums[:k], nums[k+1:]...)
+		e.buf = binary.AppendUvarint(e.buf, uint64(i))
+		e.numColumn(&s, i, pred)
+		s.written[i/64] |= 1 << (i % 64)
+	}
 	for i := range c.leaves {
-		if mask[i/64]&(1<<(i%64)) != 0 {
+		if mask[i/64]&(1<<(i%64)) != 0 && !numeric(c.leaves[i].kind) {
 			e.column(c, i, prev, cur)
 		}
 	}
 	e.mask = e.mask[:start]
 }
 
-// column appends leaf i of every element of cur.
+// column appends leaf i, not a number, of every element of cur.
 func (e *encoder) column(c *codec, i int, prev, cur *sliceHeader) {
 	l := &c.leaves[i]
 	n := cur.len
-	switch {
-	case numeric(l.kind):
-		e.numColumn(c, i, prev, cur)
-	case l.kind == kindBool:
+	if l.kind == kindBool {
 		nb := (n + 7) / 8
 		at := len(e.buf)
 		e.buf = appendZeros(e.buf, 1+2*nb)
@@ -135,104 +199,149 @@ func (e *encoder) column(c *codec, i int, prev, cur *sliceHeader) {
 			copy(flips, vals)
 		}
 		e.buf = e.buf[:at+1+nb]
-	default:
-		at := len(e.buf)
-		e.buf = appendZeros(e.buf, (n+7)/8)
-		for j := range n {
-			if !equalLeaf(l, c.prevElem(prev, j), c.elemAt(cur, j)) {
-				e.buf[at+j/8] |= 1 << (j % 8)
-			}
+		return
+	}
+	at := len(e.buf)
+	e.buf = appendZeros(e.buf, (n+7)/8)
+	for j := range n {
+		if !equalLeaf(l, c.prevElem(prev, j), c.elemAt(cur, j)) {
+			e.buf[at+j/8] |= 1 << (j % 8)
 		}
-		for j := range n {
-			if e.buf[at+j/8]&(1<<(j%8)) != 0 {
-				e.leaf(l, c.prevElem(prev, j), c.elemAt(cur, j))
-			}
+	}
+	for j := range n {
+		if e.buf[at+j/8]&(1<<(j%8)) != 0 {
+			e.leaf(l, c.prevElem(prev, j), c.elemAt(cur, j))
 		}
 	}
 }
 
-// numColumn appends number leaf i of every element of cur: the
-// prediction whose bytes have the least entropy on a sample, then each
-// element's value less it.
-func (e *encoder) numColumn(c *codec, i int, prev, cur *sliceHeader) {
-	l := &c.leaves[i]
-	n := cur.len
-	step := max(1, n/colSample)
+// predict is the prediction of number leaf i whose residuals have the
+// least entropy on a sample of the elements, and that entropy: its delta,
+// itself, its difference from any other number leaf as held, or from
+// the difference of two leaves written before it.
+func (e *encoder) predict(s *slab, i int) (colPred, float64) {
+	kind := s.c.leaves[i].kind
+	step := max(1, s.n/colSample)
 	best, cost := colPred{mode: colDelta}, math.Inf(1)
 	try := func(p colPred) {
 		e.scratch = e.scratch[:0]
-		for j := 0; j < n; j += step {
-			e.scratch = appendNum(l.kind, e.scratch, c.residual(p, i, prev, cur, j))
+		for j := 0; j < s.n; j += step {
+			e.scratch = appendNum(kind, e.scratch, s.residual(p, i, j))
 		}
-		h := entropy(e.scratch)
-		if h < cost {
+		if h := entropy(e.scratch); h < cost {
 			best, cost = p, h
 		}
 	}
 	try(colPred{mode: colDelta})
 	try(colPred{mode: colValue})
-	for a := range i {
-		if numeric(c.leaves[a].kind) {
+	for a := range s.c.leaves {
+		if a != i && numeric(s.c.leaves[a].kind) {
 			try(colPred{mode: colRef, a: a})
 		}
 	}
-	for a := range i {
-		for b := range i {
-			if a != b && numeric(c.leaves[a].kind) && numeric(c.leaves[b].kind) {
+	for a := range s.c.leaves {
+		for b := range s.c.leaves {
+			if a != b && s.isWritten(a) && s.isWritten(b) {
 				try(colPred{mode: colRef2, a: a, b: b})
 			}
 		}
 	}
-	// The column as varints, and through the range coder: the smaller.
+	return best, cost
+}
+
+// context is the number leaf (-1: none) by whose value, as held, the
+// range coder best splits the residuals of leaf i (predicted by p) in
+// numCtx contexts: an age is 0 where the lag is, and spread out where it
+// is not.
+func (e *encoder) context(s *slab, i int, p colPred) int {
+	kind := s.c.leaves[i].kind
+	step := max(1, s.n/colSample)
 	e.scratch = e.scratch[:0]
-	e.models[0].reset()
-	e.models[1].reset()
+	for j := 0; j < s.n; j += step {
+		e.scratch = appendNum(kind, e.scratch, s.residual(p, i, j))
+	}
+	// A context must earn the models it adds.
+	best, cost := -1, entropy(e.scratch)*0.95-64
+	parts := &e.parts
+	for a := range s.c.leaves {
+		if a == i || !numeric(s.c.leaves[a].kind) {
+			continue
+		}
+		for b := range parts {
+			parts[b] = parts[b][:0]
+		}
+		for j := 0; j < s.n; j += step {
+			b := bucket(s.held(a, j))
+			parts[b] = appendNum(kind, parts[b], s.residual(p, i, j))
+		}
+		var h float64
+		for _, part := range parts {
+			h += entropy(part)
+		}
+		if h < cost {
+			best, cost = a, h
+		}
+	}
+	return best
+}
+
+// numCtx is the contexts a number column may be split in, by the bit
+// length of another leaf's value: 0, 1, 2 and more.
+const numCtx = 2
+
+
+func bucket(v int64) int {
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+	}
+	return min(bits.Len64(u), numCtx-1)
+}
+
+// numColumn appends number leaf i of every element of cur, predicted by
+// p: as varints, or through the range coder (in its context, when that
+// pays), whichever is smaller.
+func (e *encoder) numColumn(s *slab, i int, p colPred) {
+	kind := s.c.leaves[i].kind
+	ctx := e.context(s, i, p)
+	e.scratch = e.scratch[:0]
+	e.models.reset(ctx >= 0)
 	e.rc.init(e.rcbuf[:0])
-	for j := range n {
-		x := c.residual(best, i, prev, cur, j)
-		e.scratch = appendNum(l.kind, e.scratch, x)
-		e.rc.column(l.kind, &e.models, x)
+	for j := range s.n {
+		x := s.residual(p, i, j)
+		e.scratch = appendNum(kind, e.scratch, x)
+		b := 0
+		if ctx >= 0 {
+			b = bucket(s.held(ctx, j))
+		}
+		e.rc.column(kind, &e.models[b], x)
 	}
 	e.rcbuf = e.rc.finish()
 	coded := len(e.rcbuf) < deflated(e.scratch)*5/4+8
-	m := uint64(best.mode) << 1
+	m := uint64(p.mode) << 1
 	if coded {
 		m |= 1
 	}
 	e.buf = binary.AppendUvarint(e.buf, m)
-	switch best.mode {
+	switch p.mode {
 	case colRef:
-		e.buf = binary.AppendUvarint(e.buf, uint64(best.a))
+		e.buf = binary.AppendUvarint(e.buf, uint64(p.a))
 	case colRef2:
-		e.buf = binary.AppendUvarint(e.buf, uint64(best.a))
-		e.buf = binary.AppendUvarint(e.buf, uint64(best.b))
+		e.buf = binary.AppendUvarint(e.buf, uint64(p.a))
+		e.buf = binary.AppendUvarint(e.buf, uint64(p.b))
 	}
-	if coded {
-		e.buf = binary.AppendUvarint(e.buf, uint64(len(e.rcbuf)))
-		e.buf = append(e.buf, e.rcbuf...)
+	if !coded {
+		e.buf = append(e.buf, e.scratch...)
 		return
 	}
-	e.buf = append(e.buf, e.scratch...)
+	e.buf = binary.AppendUvarint(e.buf, uint64(ctx+1))
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(e.rcbuf)))
+	e.buf = append(e.buf, e.rcbuf...)
 }
 
 // deflated is about what deflate makes of b: its entropy, and a little
 // for each run its matches stand for.
 func deflated(b []byte) int { return int(entropy(b)/8) + len(b)/128 + 1 }
-
-// residual is number leaf i of element j of cur less its prediction p.
-func (c *codec) residual(p colPred, i int, prev, cur *sliceHeader, j int) int64 {
-	q := c.elemAt(cur, j)
-	v := c.leaves[i].num(q)
-	switch p.mode {
-	case colDelta:
-		return v - c.leaves[i].num(c.prevElem(prev, j))
-	case colRef:
-		return v - c.leaves[p.a].num(q)
-	case colRef2:
-		return v - c.leaves[p.a].num(q) + c.leaves[p.b].num(q)
-	}
-	return v
-}
 
 // appendNum appends a number of a column: a duration as whole
 // milliseconds and what is left (as format 2 writes a duration's
@@ -304,13 +413,44 @@ func (d *decoder) columns(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 		}
 		resize(typ, f, int(n))
 	}
-	var mask [4]uint64
+	if n < fewElems {
+		return d.rows(p, hdr, n)
+	}
+	var mask, done [4]uint64
 	mbuf, err := d.mask(len(p.leaves), mask[:0])
 	if err != nil {
 		return err
 	}
+	changed := func(i int) bool { return mbuf[i/64]&(1<<(i%64)) != 0 }
+	nums := 0
 	for i := range p.leaves {
-		if mbuf[i/64]&(1<<(i%64)) != 0 {
+		if changed(i) && numeric(p.leaves[i].kind) {
+			nums++
+		}
+	}
+	if k, err := d.uvarint(); err != nil || k != uint64(nums) {
+		return errCorrupt
+	}
+	read := done[:]
+	if len(mbuf) > len(done) {
+		read = make([]uint64, len(mbuf))
+	}
+	for range nums {
+		x, err := d.uvarint()
+		if err != nil || x >= uint64(len(p.leaves)) {
+			return errCorrupt
+		}
+		i := int(x)
+		if !changed(i) || !numeric(p.leaves[i].kind) || read[i/64]&(1<<(i%64)) != 0 {
+			return errCorrupt
+		}
+		read[i/64] |= 1 << (i % 64)
+		if err := d.numColumn(p, i, hdr, int(n)); err != nil {
+			return err
+		}
+	}
+	for i := range p.leaves {
+		if changed(i) && !numeric(p.leaves[i].kind) {
 			if err := d.column(p, i, hdr, int(n)); err != nil {
 				return err
 			}
@@ -319,18 +459,15 @@ func (d *decoder) columns(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 	return nil
 }
 
-// column reads leaf i of the n elements of the slice hdr (nil: drop
-// them).
+// column reads leaf i, not a number, of the n elements of the slice hdr
+// (nil: drop them).
 func (d *decoder) column(p *plan, i int, hdr *sliceHeader, n int) error {
 	pl := &p.leaves[i]
 	l := pl.target
 	if l == nil {
 		hdr = nil
 	}
-	switch {
-	case numeric(pl.kind):
-		return d.numColumn(p, i, hdr, n)
-	case pl.kind == kindBool:
+	if pl.kind == kindBool {
 		mode, err := d.uvarint()
 		if err != nil || mode > 1 {
 			return errCorrupt
@@ -376,31 +513,55 @@ func (d *decoder) column(p *plan, i int, hdr *sliceHeader, n int) error {
 // them).
 func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 	pl := &p.leaves[i]
+	l := pl.target
+	if l == nil {
+		hdr = nil
+	}
 	m, err := d.uvarint()
 	if err != nil || m>>1 >= numCol {
 		return errCorrupt
 	}
 	mode, coded := m>>1, m&1 != 0
+	// A leaf referred to (or the context's) is read as the row holds
+	// it: this kgwatch must know it.
+	leafAt := func(a uint64) (*leaf, error) {
+		if a >= uint64(len(p.leaves)) || a == uint64(i) || !numeric(p.leaves[a].kind) {
+			return nil, errCorrupt
+		}
+		t := p.leaves[a].target
+		if t == nil && hdr != nil {
+			return nil, fmt.Errorf("leaf %d is written from leaf %d, which this kgwatch does not know", i, a)
+		}
+		return t, nil
+	}
 	var refs [2]*leaf
 	for k := range int(mode) - colValue {
 		a, err := d.uvarint()
-		if err != nil || a >= uint64(i) || !numeric(p.leaves[a].kind) {
+		if err != nil {
 			return errCorrupt
 		}
-		refs[k] = p.leaves[a].target
-		if refs[k] == nil && hdr != nil {
-			return fmt.Errorf("leaf %d refers to leaf %d, which this kgwatch does not know", i, a)
+		if refs[k], err = leafAt(a); err != nil {
+			return err
 		}
 	}
+	var ctx *leaf
 	if coded {
+		c, err := d.uvarint()
+		if err != nil {
+			return errCorrupt
+		}
+		if c > 0 {
+			if ctx, err = leafAt(c - 1); err != nil {
+				return err
+			}
+		}
 		size, err := d.uvarint()
 		if err != nil || size > uint64(len(d.buf)) {
 			return errCorrupt
 		}
 		d.rc.init(d.buf[:size])
 		d.buf = d.buf[size:]
-		d.models[0].reset()
-		d.models[1].reset()
+		d.models.reset(c > 0)
 		// A coded number may take less than a bit: the record's
 		// length bounds them by the work they make.
 		if err := d.charge((uint64(n) + 15) / 16); err != nil {
@@ -409,13 +570,20 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 	} else if uint64(n) > uint64(len(d.buf)) {
 		return errCorrupt // each value takes a byte at least
 	}
-	l := pl.target
 	for j := range n {
+		var q unsafe.Pointer
+		if hdr != nil {
+			q = p.elemAt(hdr, j)
+		}
 		var x int64
 		switch {
 		case coded:
+			b := 0
+			if ctx != nil && q != nil {
+				b = bucket(ctx.num(q))
+			}
 			var ok bool
-			if x, ok = d.rc.column(pl.kind, &d.models); !ok {
+			if x, ok = d.rc.column(pl.kind, &d.models[b]); !ok {
 				return errCorrupt
 			}
 		case pl.kind == kindDuration:
@@ -426,10 +594,9 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 		if err != nil {
 			return err
 		}
-		if hdr == nil {
+		if q == nil {
 			continue
 		}
-		q := p.elemAt(hdr, j)
 		switch mode {
 		case colDelta:
 			x += l.num(q)

@@ -20,7 +20,7 @@ type decoder struct {
 	grow uint64 // bytes of elements the record may still add (charge)
 	// rc and models read a column coded by the range coder.
 	rc     rangeDecoder
-	models [2]numModel
+	models colModels
 }
 
 func (d *decoder) uvarint() (uint64, error) {
@@ -359,12 +359,8 @@ func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 		}
 		return nil
 	}
-	changed, err := d.uvarint()
-	if err != nil {
-		return err
-	}
 	n := n1 - 1
-	if n > maxSliceLen || changed > n || changed > uint64(len(d.buf)) {
+	if n > maxSliceLen {
 		return errCorrupt
 	}
 	var hdr *sliceHeader
@@ -380,6 +376,20 @@ func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 			}
 		}
 		resize(typ, f, int(n))
+	}
+	return d.rows(p, hdr, n)
+}
+
+// rows reads the elements of a slice of n (hdr, resized to it; nil: drop
+// them) that differ: their count, then each one's distance from the one
+// before, then its difference.
+func (d *decoder) rows(p *plan, hdr *sliceHeader, n uint64) error {
+	changed, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	if changed > n || changed > uint64(len(d.buf)) {
+		return errCorrupt
 	}
 	i := -1
 	for range changed {

@@ -20,7 +20,8 @@ type encoder struct {
 	// rc, rcbuf and models code a column through the range coder.
 	rc     rangeEncoder
 	rcbuf  []byte
-	models [2]numModel
+	models colModels
+	parts  [numCtx][]byte // a column's residuals by context (context)
 }
 
 // value appends the value at cur against the one at prev (both of c's
@@ -119,6 +120,39 @@ func (e *encoder) mapOf(l *leaf, m reflect.Value) {
 		e.value(l.key, l.key.zero, addressable(k))
 		e.value(l.elem, l.elem.zero, addressable(m.MapIndex(k)))
 	}
+}
+
+// rows appends the elements of cur that differ from prev's at the same
+// index (or from the zero value past prev's end): their count, then each
+// one's distance from the one before, then its value (as formats 1 to 3
+// wrote every slice; format 4 writes those of fewer than fewElems so).
+func (e *encoder) rows(c *codec, prev, cur *sliceHeader) {
+	n := cur.len
+	words := (len(c.leaves) + 63) / 64
+	// The masks of the elements that differ, found first: their count
+	// comes before them.
+	start := len(e.mask)
+	var changed []int
+	for i := range n {
+		at := len(e.mask)
+		for range words {
+			e.mask = append(e.mask, 0)
+		}
+		if e.maskOf(c, c.prevElem(prev, i), c.elemAt(cur, i), e.mask[at:]) {
+			changed = append(changed, i)
+		} else {
+			e.mask = e.mask[:at]
+		}
+	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(changed)))
+	last := -1
+	for k, i := range changed {
+		e.buf = binary.AppendUvarint(e.buf, uint64(i-last-1))
+		last = i
+		m := start + k*words
+		e.leaves(c, c.prevElem(prev, i), c.elemAt(cur, i), e.mask[m:m+words])
+	}
+	e.mask = e.mask[:start]
 }
 
 // strtab is the strings seen so far, shared by writer and reader: a string

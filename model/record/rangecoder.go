@@ -52,6 +52,22 @@ type numModel struct {
 	top    [65][8]prob
 }
 
+// colModels are a number column's models: by context, the whole
+// milliseconds and the rest of a duration (or the number).
+type colModels [numCtx][2]numModel
+
+// reset readies the models of the first context, or (all) of every one.
+func (m *colModels) reset(all bool) {
+	n := 1
+	if all {
+		n = numCtx
+	}
+	for c := range n {
+		m[c][0].reset()
+		m[c][1].reset()
+	}
+}
+
 func (m *numModel) reset() {
 	for i := range m.length {
 		m.length[i] = prob{p: probOne / 2}

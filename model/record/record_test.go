@@ -658,12 +658,14 @@ func TestASmallRecordCannotAskForMuch(t *testing.T) {
 	// The members' column of partitions: every member's differs, each
 	// grown by zeros, no column of them set.
 	body = appendMask(body, mc, pi)
+	body = binary.AppendUvarint(body, 0) // no number column
 	for range members / 8 {
 		body = append(body, 0xff)
 	}
 	for range members {
 		body = binary.AppendUvarint(body, zeros+1)
 		body = appendMask(body, mc.leaves[pi].elem)
+		body = binary.AppendUvarint(body, 0)
 	}
 	data := recordingOf(appendFrame(raw, KindSnapshot, body))
 	t.Logf("a record of %d bytes, a file of %d", len(body), len(data))
