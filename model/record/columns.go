@@ -289,7 +289,6 @@ func (e *encoder) context(s *slab, i int, p colPred) int {
 // length of another leaf's value: 0, 1, 2 and more.
 const numCtx = 2
 
-
 func bucket(v int64) int {
 	u := uint64(v)
 	if v < 0 {
