@@ -86,6 +86,7 @@ type leaf struct {
 // codec writes and reads values of one type.
 type codec struct {
 	typ    reflect.Type
+	size   uintptr // typ.Size()
 	leaves []leaf
 	zero   unsafe.Pointer // a zero value, never written to
 	// holds: its values hold slices, maps or strings (what held counts).
@@ -95,7 +96,7 @@ type codec struct {
 // newCodec returns the codec of t, or an error naming the first field it
 // cannot record (a map, a pointer, an interface, an unexported field).
 func newCodec(t reflect.Type) (*codec, error) {
-	c := &codec{typ: t, zero: reflect.New(t).UnsafePointer()}
+	c := &codec{typ: t, size: t.Size(), zero: reflect.New(t).UnsafePointer()}
 	if t.Kind() == reflect.Struct && t != timeType {
 		if err := c.flatten(t, 0, ""); err != nil {
 			return nil, err
@@ -261,7 +262,7 @@ type sliceHeader struct {
 
 // elemAt is element i of the slice at p.
 func (c *codec) elemAt(s *sliceHeader, i int) unsafe.Pointer {
-	return unsafe.Add(s.data, uintptr(i)*c.typ.Size())
+	return unsafe.Add(s.data, uintptr(i)*c.size)
 }
 
 // fieldSchema describes a leaf in the header, so a reader of another

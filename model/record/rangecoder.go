@@ -136,12 +136,26 @@ func (e *rangeEncoder) even(b uint64) {
 	}
 }
 
-// finish flushes what is pending and returns the bytes.
+// finish flushes what is pending and returns the bytes: not the first,
+// always 0 (the code is a fraction), nor the zeros that end them (the
+// decoder reads zeros past the end); the code flushed is the one in the
+// range with the most zeros at its end.
 func (e *rangeEncoder) finish() []byte {
+	for k := 32; k > 0; k-- {
+		mask := uint64(1)<<k - 1
+		if v := (e.low + mask) &^ mask; v < e.low+uint64(e.rng) {
+			e.low = v
+			break
+		}
+	}
 	for range 5 {
 		e.shiftLow()
 	}
-	return e.out
+	out := e.out[1:]
+	for len(out) > 0 && out[len(out)-1] == 0 {
+		out = out[:len(out)-1]
+	}
+	return out
 }
 
 func (e *rangeEncoder) num(m *numModel, x int64) {
@@ -179,7 +193,7 @@ type rangeDecoder struct {
 
 func (d *rangeDecoder) init(in []byte) {
 	*d = rangeDecoder{in: in, rng: 0xFFFFFFFF}
-	for range 5 {
+	for range 4 {
 		d.code = d.code<<8 | uint32(d.next())
 	}
 }
