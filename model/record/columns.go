@@ -313,6 +313,16 @@ func (e *encoder) numColumn(s *slab, i int, p colPred) {
 		e.scratch = appendNum(kind, e.scratch, s.residual(p, i, j))
 	}
 	est := deflated(e.scratch)
+	how := codePlain
+	if kind == kindDuration {
+		how = codeMillis
+		for j := range s.n {
+			if s.residual(p, i, j)%1e6 != 0 {
+				how = codeSplit
+				break
+			}
+		}
+	}
 	ctx := e.context(s, i, p)
 	e.models.reset(ctx >= 0)
 	e.rc.init(e.rcbuf[:0])
@@ -321,7 +331,7 @@ func (e *encoder) numColumn(s *slab, i int, p colPred) {
 		if ctx >= 0 {
 			b = bucket(s.held(ctx, j))
 		}
-		e.rc.column(kind, &e.models[b], s.residual(p, i, j))
+		e.rc.column(how, &e.models[b], s.residual(p, i, j))
 	}
 	out := e.rc.finish()
 	e.rcbuf = e.rc.out[:0]
@@ -342,7 +352,7 @@ func (e *encoder) numColumn(s *slab, i int, p colPred) {
 		e.buf = append(e.buf, e.scratch...)
 		return
 	}
-	e.buf = binary.AppendUvarint(e.buf, uint64(ctx+1))
+	e.buf = binary.AppendUvarint(e.buf, uint64(ctx+1)<<1|uint64(how&1))
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(out)))
 	e.buf = append(e.buf, out...)
 }
@@ -553,12 +563,21 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 		}
 	}
 	var ctx *leaf
+	how := codePlain
 	if coded {
 		c, err := d.uvarint()
 		if err != nil {
 			return errCorrupt
 		}
-		if c > 0 {
+		switch {
+		case c&1 != 0 && pl.kind != kindDuration:
+			return errCorrupt
+		case c&1 != 0:
+			how = codeMillis
+		case pl.kind == kindDuration:
+			how = codeSplit
+		}
+		if c >>= 1; c > 0 {
 			if ctx, err = leafAt(c - 1); err != nil {
 				return err
 			}
@@ -591,7 +610,7 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 				b = bucket(ctx.num(q))
 			}
 			var ok bool
-			if x, ok = d.rc.column(pl.kind, &d.models[b]); !ok {
+			if x, ok = d.rc.column(how, &d.models[b]); !ok {
 				return errCorrupt
 			}
 		case pl.kind == kindDuration:

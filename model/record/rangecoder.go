@@ -15,7 +15,7 @@ import "math/bits"
 // the rest even.
 
 const (
-	probBits = 15
+	probBits = 16
 	probOne  = 1 << probBits
 	rcTop    = 1 << 24
 	// A probability adapts by 1/2^shift of the way each bit, shift the
@@ -39,7 +39,7 @@ func (p *prob) update(b uint64) {
 		p.seen++
 	}
 	if b == 0 {
-		p.p += (probOne - p.p) >> shift
+		p.p += uint16((probOne - uint32(p.p)) >> shift)
 	} else {
 		p.p -= p.p >> shift
 	}
@@ -72,6 +72,10 @@ func (m *numModel) reset() {
 	for i := range m.length {
 		m.length[i] = prob{p: probOne / 2}
 	}
+	// A number of 32 bits or more is rare: its first two bits start
+	// likely 0, as if 8 of them had been seen.
+	m.length[1] = prob{p: probOne - probOne/32, seen: 8}
+	m.length[2] = prob{p: probOne - probOne/32, seen: 8}
 	for i := range m.sign {
 		m.sign[i] = prob{p: probOne / 2}
 		for j := range m.top[i] {
@@ -173,7 +177,7 @@ func (e *rangeEncoder) num(m *numModel, x int64) {
 	if n == 0 {
 		return
 	}
-	e.bit(&m.sign[n], uint64(x)>>63)
+	e.bit(&m.sign[min(n, 3)], uint64(x)>>63)
 	i, ctx := n-2, 1
 	for ; i >= 0 && i >= n-4; i-- {
 		b := u >> i & 1
@@ -255,7 +259,7 @@ func (d *rangeDecoder) num(m *numModel) (int64, bool) {
 	if n == 0 {
 		return 0, true
 	}
-	neg := d.bit(&m.sign[n])
+	neg := d.bit(&m.sign[min(n, 3)])
 	u := uint64(1)
 	i, ctx := n-2, 1
 	for ; i >= 0 && i >= n-4; i-- {
@@ -272,22 +276,36 @@ func (d *rangeDecoder) num(m *numModel) (int64, bool) {
 	return int64(u), true
 }
 
-// column codes a number of a column of kind k: a duration as whole
-// milliseconds (by models[0]) and what is left (models[1]).
-func (e *rangeEncoder) column(k kind, models *[2]numModel, x int64) {
-	if k != kindDuration {
+// How a column's numbers go through the range coder: as they are, as
+// whole milliseconds (durations that all are), or as whole milliseconds
+// (by models[0]) and what is left (models[1]).
+const (
+	codePlain = iota
+	codeMillis
+	codeSplit
+)
+
+// column codes a number of a column coded as how.
+func (e *rangeEncoder) column(how int, models *[2]numModel, x int64) {
+	switch how {
+	case codePlain:
 		e.num(&models[0], x)
-		return
+	case codeMillis:
+		e.num(&models[0], x/1e6)
+	default:
+		e.num(&models[0], x/1e6)
+		e.num(&models[1], x%1e6)
 	}
-	e.num(&models[0], x/1e6)
-	e.num(&models[1], x%1e6)
 }
 
 // column reads a number written by rangeEncoder.column.
-func (d *rangeDecoder) column(k kind, models *[2]numModel) (int64, bool) {
+func (d *rangeDecoder) column(how int, models *[2]numModel) (int64, bool) {
 	x, ok := d.num(&models[0])
-	if !ok || k != kindDuration {
+	switch {
+	case !ok || how == codePlain:
 		return x, ok
+	case how == codeMillis:
+		return x * 1e6, true
 	}
 	r, ok := d.num(&models[1])
 	if !ok || r <= -1e6 || r >= 1e6 {
