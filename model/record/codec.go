@@ -89,8 +89,10 @@ type codec struct {
 	size   uintptr // typ.Size()
 	leaves []leaf
 	zero   unsafe.Pointer // a zero value, never written to
-	// holds: its values hold slices, maps or strings (what held counts).
-	holds bool
+	// holds: its values hold slices, maps or strings (what held counts),
+	// in the leaves holding.
+	holds   bool
+	holding []int
 }
 
 // newCodec returns the codec of t, or an error naming the first field it
@@ -108,9 +110,12 @@ func newCodec(t reflect.Type) (*codec, error) {
 		}
 		c.leaves = []leaf{l}
 	}
-	for _, l := range c.leaves {
-		c.holds = c.holds || l.kind == kindSlice || l.kind == kindMap || l.kind == kindString
+	for i, l := range c.leaves {
+		if l.kind == kindSlice || l.kind == kindMap || l.kind == kindString {
+			c.holding = append(c.holding, i)
+		}
 	}
+	c.holds = len(c.holding) > 0
 	return c, nil
 }
 

@@ -446,7 +446,7 @@ func resize(typ reflect.Type, f unsafe.Pointer, n int) {
 // table (a shorter one is shared by every field holding it).
 func (c *codec) held(v unsafe.Pointer) uint64 {
 	var n uint64
-	for i := range c.leaves {
+	for _, i := range c.holding {
 		l := &c.leaves[i]
 		f := l.at(v)
 		switch l.kind {

@@ -9,8 +9,9 @@ import "math/bits"
 // Huffman code spends a whole bit at least on every symbol. The writer
 // keeps whichever is smaller (numColumn).
 //
-// A number is coded as the bit length of its magnitude (a tree of 7
-// adaptive bits), its sign (adaptive, by length), then the bits below its
+// A number is coded as the bit length of its magnitude (a tree of 4
+// adaptive bits for 0 to 14; 15 and more is 15 there, then a tree of 6
+// for the rest), its sign (adaptive, by length), then the bits below its
 // top one: the first three through a tree of adaptive bits (by length),
 // the rest even.
 
@@ -47,7 +48,8 @@ func (p *prob) update(b uint64) {
 
 // numModel is the adaptive probabilities of one column.
 type numModel struct {
-	length [128]prob
+	length [16]prob
+	long   [64]prob
 	sign   [65]prob
 	top    [65][8]prob
 }
@@ -72,10 +74,9 @@ func (m *numModel) reset() {
 	for i := range m.length {
 		m.length[i] = prob{p: probOne / 2}
 	}
-	// A number of 32 bits or more is rare: its first two bits start
-	// likely 0, as if 8 of them had been seen.
-	m.length[1] = prob{p: probOne - probOne/32, seen: 8}
-	m.length[2] = prob{p: probOne - probOne/32, seen: 8}
+	for i := range m.long {
+		m.long[i] = prob{p: probOne / 2}
+	}
 	for i := range m.sign {
 		m.sign[i] = prob{p: probOne / 2}
 		for j := range m.top[i] {
@@ -168,11 +169,9 @@ func (e *rangeEncoder) num(m *numModel, x int64) {
 		u = -u
 	}
 	n := bits.Len64(u)
-	ctx := 1
-	for i := 6; i >= 0; i-- {
-		b := uint64(n>>i) & 1
-		e.bit(&m.length[ctx], b)
-		ctx = ctx<<1 | int(b)
+	e.tree(m.length[:], min(n, 15), 4)
+	if n >= 15 {
+		e.tree(m.long[:], n-15, 6)
 	}
 	if n == 0 {
 		return
@@ -186,6 +185,17 @@ func (e *rangeEncoder) num(m *numModel, x int64) {
 	}
 	for ; i >= 0; i-- {
 		e.even(u >> i & 1)
+	}
+}
+
+// tree codes the k bits of v, first to last, each by its prefix's
+// probability in probs (of 1<<k).
+func (e *rangeEncoder) tree(probs []prob, v, k int) {
+	ctx := 1
+	for i := k - 1; i >= 0; i-- {
+		b := uint64(v>>i) & 1
+		e.bit(&probs[ctx], b)
+		ctx = ctx<<1 | int(b)
 	}
 }
 
@@ -245,16 +255,23 @@ func (d *rangeDecoder) even() uint64 {
 	return b
 }
 
+// tree reads k bits written by rangeEncoder.tree.
+func (d *rangeDecoder) tree(probs []prob, k int) int {
+	ctx := 1
+	for range k {
+		ctx = ctx<<1 | int(d.bit(&probs[ctx]))
+	}
+	return ctx - 1<<k
+}
+
 // num reads a number written by rangeEncoder.num; ok is false for a bit
 // length past 64 (damage).
 func (d *rangeDecoder) num(m *numModel) (int64, bool) {
-	ctx := 1
-	for range 7 {
-		ctx = ctx<<1 | int(d.bit(&m.length[ctx]))
-	}
-	n := ctx - 128
-	if n > 64 {
-		return 0, false
+	n := d.tree(m.length[:], 4)
+	if n == 15 {
+		if n += d.tree(m.long[:], 6); n > 64 {
+			return 0, false
+		}
 	}
 	if n == 0 {
 		return 0, true
