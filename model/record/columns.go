@@ -262,13 +262,14 @@ func (e *encoder) predict(s *slab, i int) (colPred, float64) {
 func (e *encoder) context(s *slab, i int, p colPred) int {
 	kind := s.c.leaves[i].kind
 	step := max(1, s.n/colSample)
-	e.scratch = e.scratch[:0]
+	all := e.parts[numCtx][:0]
 	for j := 0; j < s.n; j += step {
-		e.scratch = appendNum(kind, e.scratch, s.residual(p, i, j))
+		all = appendNum(kind, all, s.residual(p, i, j))
 	}
+	e.parts[numCtx] = all
 	// A context must earn the models it adds.
-	best, cost := -1, entropy(e.scratch)*0.95-64
-	parts := &e.parts
+	best, cost := -1, entropy(all)*0.95-64
+	parts := e.parts[:numCtx]
 	for a := range s.c.leaves {
 		if a == i || !numeric(s.c.leaves[a].kind) {
 			continue

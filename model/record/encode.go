@@ -21,7 +21,9 @@ type encoder struct {
 	rc     rangeEncoder
 	rcbuf  []byte
 	models colModels
-	parts  [numCtx][]byte // a column's residuals by context (context)
+	// parts are a column's sampled residuals by context, then all of
+	// them (context).
+	parts [numCtx + 1][]byte
 }
 
 // value appends the value at cur against the one at prev (both of c's
