@@ -590,9 +590,11 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 		d.rc.init(d.buf[:size])
 		d.buf = d.buf[size:]
 		d.models.reset(c > 0)
-		// A coded number may take less than a bit: the record's
-		// length bounds them by the work they make.
-		if err := d.charge((uint64(n) + 15) / 16); err != nil {
+		// A coded number may take less than a bit: each is charged a
+		// byte of what the record may add, so its length bounds the
+		// work they make (a real column takes a byte for ~100 of them
+		// at most, and budget allows 256).
+		if err := d.charge(uint64(n)); err != nil {
 			return err
 		}
 	} else if uint64(n) > uint64(len(d.buf)) {

@@ -1,7 +1,10 @@
 package record
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -9,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // colRow is a row with a leaf of each kind a column is written by.
@@ -256,6 +261,45 @@ func TestRangeCoderExtremes(t *testing.T) {
 			got, ok := d.column(how, &dm[i%numCtx])
 			if !ok || got != x {
 				t.Fatalf("coding %d: number %d read %d (%v), want %d", how, i, got, ok, x)
+			}
+		}
+	}
+}
+
+// TestStablePollsReplay: the polls BenchmarkStablePoll measures, idle and
+// busy, at 5 and 1,000 partitions, read back as they were written.
+func TestStablePollsReplay(t *testing.T) {
+	for _, n := range []int{5, 1000} {
+		for _, busy := range []bool{false, true} {
+			rng := rand.New(rand.NewPCG(1, 2))
+			o := group(n)
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, testHeader())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []model.Snapshot
+			for range 12 {
+				s := poll(&o, rng, busy)
+				want = append(want, s)
+				if err := w.Snapshot(s.CompletedAt, "g", s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.Close()
+			r, err := NewReader(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range want {
+				rec, err := r.Next()
+				if err != nil {
+					t.Fatalf("%d partitions, busy %v, poll %d: %v", n, busy, i, err)
+				}
+				sameValue(t, fmt.Sprintf("%d partitions, busy %v, poll %d", n, busy, i), rec.Snapshot, s)
+			}
+			if _, err := r.Next(); err != io.EOF {
+				t.Errorf("%d partitions: after the polls, %v", n, err)
 			}
 		}
 	}

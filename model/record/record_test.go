@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"regexp"
@@ -519,6 +520,16 @@ func FuzzRecords(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(raw)
+	// Polls of 40 partitions: slices by columns, some range-coded.
+	rng := rand.New(rand.NewPCG(5, 6))
+	o := group(40)
+	f.Add(rawRecords(&testing.T{}, testHeader(), func(w *Writer) {
+		for range 3 {
+			s := poll(&o, rng, true)
+			w.Snapshot(s.CompletedAt, "g", s)
+		}
+		w.Close()
+	}))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var in bytes.Buffer
 		in.WriteString(magic + strconv.Itoa(Version) + "\n")
