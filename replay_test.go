@@ -444,7 +444,7 @@ func TestReplayRobustFiles(t *testing.T) {
 		"garbage.kgw": {[]byte("{\"time\":\"2026-03-14\"}\n"), "is not a kgwatch recording"},
 		"empty.kgw":   {nil, "is not a kgwatch recording"},
 		"gzip.kgw":    {data[len("kgwatch recording format 1\n"):], "is not a kgwatch recording"},
-		"future.kgw":  {append([]byte("kgwatch recording format 4\n"), data[len("kgwatch recording format 1\n"):]...), "was recorded by a newer kgwatch (format 4)"},
+		"future.kgw":  {append([]byte("kgwatch recording format 5\n"), data[len("kgwatch recording format 1\n"):]...), "was recorded by a newer kgwatch (format 5)"},
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, c.data, 0o644)

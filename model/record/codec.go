@@ -14,9 +14,10 @@ import (
 // slices, whose elements are structs or leaves again). A value is a bitmask
 // of the leaves that differ from the previous value, then each differing
 // leaf: nothing for a bool (it flipped), the difference for a number or a
-// time, the string (by reference once seen, see strtab), the slice as its
-// length and its differing elements, each a value against the element at
-// the same index before. A value written on its own is the difference from
+// time, the string (by reference once seen, see strtab), the slice by
+// its columns (format 4, columns.go; before, as its length and its
+// differing elements, each a value against the element at the same index
+// before). A value written on its own is the difference from
 // the zero value. So a new field of model.Snapshot, Member or PartitionLag
 // is recorded with no change here, and the file's schema (the leaves'
 // names and kinds, in the header) lets a later kgwatch read it: leaves it
@@ -24,7 +25,9 @@ import (
 //
 // encoding/gob and JSON follow the struct too, but write whole values:
 // at 1,000 partitions a poll is ~100 KB before compression, where its
-// difference from the poll before is a few hundred bytes.
+// difference from the poll before is about 1.4 KB (the log ends' moves,
+// the commits' distance from them, the ages), near the entropy of what
+// moved.
 
 // kind is how a leaf is written.
 type kind uint8

@@ -11,25 +11,36 @@ import (
 
 // Format 4 writes a slice column by column (the schema's kind "columns";
 // formats 1 to 3 wrote it row by row, kind "slice", which decode.go still
-// reads): its length (0 for nil, else length+1), the mask of the
+// reads), so that one leaf's values come together and a leaf that moved
+// in no element costs one bit: its length (0 for nil, else length+1);
+// under fewElems elements, its rows (encoder.rows); else the mask of the
 // element's leaves that differ in any element (from the element at the
 // same index before, or the zero value past the previous slice's end),
-// then each of those leaves for every element, in order. So deflate sees
-// one leaf's values together, and a leaf that moved in no element costs
-// one bit of the mask.
+// the count of the number leaves among them, then each of those in the
+// order the writer chose, as its index and its column, then the other
+// leaves of the mask in order, as their columns.
 //
-// A column is, by the leaf's kind:
-//   - a number (integer, duration): how it is predicted (colDelta and the
-//     rest, with the leaves it refers to), then each element's value less
-//     its prediction. The writer tries each prediction on a sample of the
-//     elements and keeps the one whose bytes have the least entropy: a
-//     log end moves by its difference from the poll before, a lag is its
-//     log end less its commit (nothing to write), an age written as
-//     itself costs less than its difference from an age before.
-//   - a bool: whether the bitmap that follows holds the elements' flips
-//     or their values (whichever has less entropy), then the bitmap.
-//   - anything else: a bitmap of the elements that differ, then each of
-//     them, as a leaf of a value is written (a slice within: its columns).
+// A number column (an integer, a duration) is its prediction (colDelta
+// and the rest, shifted left, its low bit set when it is range-coded),
+// the leaves the prediction refers to, then each element's value less
+// its prediction: as varints (a duration as in format 2), or, when that
+// is smaller, through the range coder (rangecoder.go): the context leaf
+// (+1, 0 for none, shifted left, its low bit set for durations coded as
+// whole milliseconds), the coded bytes' length, the bytes. A leaf
+// referred to, or the context's, is read as the reader's row holds it
+// then: new for the number leaves before in the order, as before for the
+// rest. The writer puts first the leaf cheapest to write knowing those
+// before it (greedily: a lag alone, its log end by its difference from
+// the poll before, then its commit, the log end less the lag, is
+// nothing), each by the prediction whose residuals have the least
+// entropy on a sample (colSample); an age written as itself costs less
+// than its difference from the age before, and is split by whether the
+// lag is 0 (context).
+//
+// A bool column is whether the bitmap that follows holds the elements'
+// flips or their values (whichever has less entropy), then the bitmap.
+// Any other column is a bitmap of the elements that differ, then each of
+// those, as a leaf of a value is written (a slice within: its columns).
 
 // Predictions of a number column. The byte values are part of the format.
 const (
@@ -405,32 +416,9 @@ func entropy(b []byte) float64 {
 // type typ, holding the previous slice; nil: drop it), in place when it
 // has room.
 func (d *decoder) columns(p *plan, typ reflect.Type, f unsafe.Pointer) error {
-	n1, err := d.uvarint()
-	if err != nil {
+	hdr, n, ok, err := d.sliceHead(typ, f)
+	if err != nil || !ok {
 		return err
-	}
-	if n1 == 0 {
-		if f != nil {
-			reflect.NewAt(typ, f).Elem().SetZero()
-		}
-		return nil
-	}
-	n := n1 - 1
-	if n > maxSliceLen {
-		return errCorrupt
-	}
-	var hdr *sliceHeader
-	if f != nil {
-		hdr = (*sliceHeader)(f)
-		// Elements past the previous slice's end are zero until a
-		// column sets them: more than the record's length allows is a
-		// record asking for memory it does not hold.
-		if prev := uint64(hdr.len); n > prev {
-			if err := d.charge((n - prev) * uint64(max(typ.Elem().Size(), 1))); err != nil {
-				return err
-			}
-		}
-		resize(typ, f, int(n))
 	}
 	if n < fewElems {
 		return d.rows(p, hdr, n)

@@ -349,35 +349,45 @@ func (d *decoder) mapOf(pl *planLeaf, f unsafe.Pointer) error {
 // reader's own (what it returns are clones), so it is changed in place
 // when it has room.
 func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
+	hdr, n, ok, err := d.sliceHead(typ, f)
+	if err != nil || !ok {
+		return err
+	}
+	return d.rows(p, hdr, n)
+}
+
+// sliceHead reads a slice's length into the slice at f (of type typ;
+// nil: drop it) and resizes it to it: hdr is the slice (nil when
+// dropped), n its length; ok is false for a nil slice, which is all.
+func (d *decoder) sliceHead(typ reflect.Type, f unsafe.Pointer) (hdr *sliceHeader, n uint64, ok bool, err error) {
 	n1, err := d.uvarint()
 	if err != nil {
-		return err
+		return nil, 0, false, err
 	}
 	if n1 == 0 {
 		if f != nil {
 			reflect.NewAt(typ, f).Elem().SetZero()
 		}
-		return nil
+		return nil, 0, false, nil
 	}
-	n := n1 - 1
+	n = n1 - 1
 	if n > maxSliceLen {
-		return errCorrupt
+		return nil, 0, false, errCorrupt
 	}
-	var hdr *sliceHeader
 	if f != nil {
 		hdr = (*sliceHeader)(f)
-		// Elements past the previous slice's end that are not listed
+		// Elements past the previous slice's end that are not written
 		// are zero: a few (a sparkline growing by a point of 0), more
 		// than the record's length allows is a record asking for
 		// memory it does not hold.
 		if prev := uint64(hdr.len); n > prev {
 			if err := d.charge((n - prev) * uint64(max(typ.Elem().Size(), 1))); err != nil {
-				return err
+				return nil, 0, false, err
 			}
 		}
 		resize(typ, f, int(n))
 	}
-	return d.rows(p, hdr, n)
+	return hdr, n, true, nil
 }
 
 // rows reads the elements of a slice of n (hdr, resized to it; nil: drop
