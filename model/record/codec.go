@@ -422,7 +422,11 @@ func cloneElems(c *codec, data unsafe.Pointer, n int) {
 				continue
 			}
 			*oh = *h
-			*h = sliceHeader{data: unsafe.Add(base, uintptr(off)*l.elem.size), len: oh.len, cap: oh.len}
+			at := base // an empty one points at the array, never past its end
+			if oh.len > 0 {
+				at = unsafe.Add(base, uintptr(off)*l.elem.size)
+			}
+			*h = sliceHeader{data: at, len: oh.len, cap: oh.len}
 			reflect.Copy(reflect.NewAt(l.typ, f).Elem(), old.Elem())
 			off += oh.len
 		}
