@@ -304,3 +304,32 @@ func TestStablePollsReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestCloneIsOwn: a clone's slices, at any depth, are its own, and the
+// rows' slices that share one array cannot reach each other: writing or
+// appending to one changes neither the value cloned nor the next row.
+func TestCloneIsOwn(t *testing.T) {
+	c, err := newCodec(reflect.TypeFor[colTable]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := colTable{Rows: []colRow{
+		{A: 1, Tags: []colTag{{K: "a", N: 1}, {K: "b", N: 2}}},
+		{A: 2, Tags: []colTag{}},
+		{A: 3},
+		{A: 4, Tags: []colTag{{K: "c", N: 3}}, Count: map[string]int32{"x": 1}},
+		{A: 5, Tags: []colTag{}},
+	}}
+	cp := clone(c, &v)
+	sameValue(t, "clone", cp, v)
+	cp.Rows[0].Tags[1].N = 99
+	cp.Rows[0].Tags = append(cp.Rows[0].Tags, colTag{K: "new"})
+	cp.Rows[3].Count["x"] = 7
+	cp.Rows[1].Tags = append(cp.Rows[1].Tags, colTag{K: "into an empty one"})
+	if v.Rows[0].Tags[1].N != 2 || len(v.Rows[0].Tags) != 2 || v.Rows[3].Count["x"] != 1 || len(v.Rows[1].Tags) != 0 {
+		t.Errorf("the value cloned changed: %+v", v.Rows)
+	}
+	if cp.Rows[3].Tags[0].K != "c" || cp.Rows[2].Tags != nil || cp.Rows[1].Tags == nil || cp.Rows[4].Tags == nil || len(cp.Rows[4].Tags) != 0 {
+		t.Errorf("an append to one row reached another, or nil and empty were confused: %+v", cp.Rows)
+	}
+}
