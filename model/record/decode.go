@@ -18,6 +18,9 @@ type decoder struct {
 	buf  []byte
 	strs *strtab
 	grow uint64 // bytes of elements the record may still add (charge)
+	// rc and models read a column coded by the range coder.
+	rc     rangeDecoder
+	models colModels
 }
 
 func (d *decoder) uvarint() (uint64, error) {
@@ -69,13 +72,15 @@ func newPlan(fs []fieldSchema, c *codec) (*plan, error) {
 		if c != nil {
 			for i := range c.leaves {
 				// A duration of format 1 was an int: read into one.
-				if c.leaves[i].name == f.Name && (c.leaves[i].kind == k || k == kindInt && c.leaves[i].kind == kindDuration) {
+				// A slice of format 4 is written by columns.
+				if c.leaves[i].name == f.Name && (c.leaves[i].kind == k || k == kindInt && c.leaves[i].kind == kindDuration ||
+					k == kindColumns && c.leaves[i].kind == kindSlice) {
 					target = &c.leaves[i]
 					break
 				}
 			}
 		}
-		if k == kindSlice || k == kindMap {
+		if k == kindSlice || k == kindColumns || k == kindMap {
 			var ec, kc *codec
 			if target != nil {
 				ec, kc = target.elem, target.key
@@ -142,22 +147,10 @@ func budget(n int) uint64 { return min(maxHeld, growBase+growPerByte*uint64(n)) 
 // value reads a difference into the value at v, which holds the
 // previous value (nil: read and drop).
 func (d *decoder) value(p *plan, v unsafe.Pointer) error {
-	n := len(p.leaves)
-	if n > maxLeaves {
-		return errCorrupt
-	}
 	var mask [4]uint64
-	words := (n + 63) / 64
-	mbuf := mask[:0]
-	if words > len(mask) {
-		mbuf = make([]uint64, 0, words)
-	}
-	for range words {
-		w, err := d.uvarint()
-		if err != nil {
-			return err
-		}
-		mbuf = append(mbuf, w)
+	mbuf, err := d.mask(len(p.leaves), mask[:0])
+	if err != nil {
+		return err
 	}
 	for i := range p.leaves {
 		if mbuf[i/64]&(1<<(i%64)) == 0 {
@@ -173,6 +166,47 @@ func (d *decoder) value(p *plan, v unsafe.Pointer) error {
 		}
 	}
 	return nil
+}
+
+// mask reads the mask of a value of n leaves into buf.
+func (d *decoder) mask(n int, buf []uint64) ([]uint64, error) {
+	if n > maxLeaves {
+		return nil, errCorrupt
+	}
+	words := (n + 63) / 64
+	buf = buf[:0]
+	if words > cap(buf) {
+		buf = make([]uint64, 0, words)
+	}
+	for range words {
+		w, err := d.uvarint()
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, w)
+	}
+	return buf, nil
+}
+
+// duration reads a duration as whole milliseconds and what is left
+// (encoder.leaf).
+func (d *decoder) duration() (int64, error) {
+	x, err := d.varint()
+	if err != nil {
+		return 0, err
+	}
+	v := (x >> 1) * 1e6
+	if x&1 != 0 {
+		r, err := d.varint()
+		if err != nil {
+			return 0, err
+		}
+		if r == 0 || r <= -1e6 || r >= 1e6 {
+			return 0, errCorrupt
+		}
+		v += r
+	}
+	return v, nil
 }
 
 // leaf reads one leaf's difference into the leaf at f (nil: drop it).
@@ -192,20 +226,9 @@ func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
 			l.setInt(f, l.getInt(f)+x)
 		}
 	case kindDuration:
-		x, err := d.varint()
+		v, err := d.duration()
 		if err != nil {
 			return err
-		}
-		v := (x >> 1) * 1e6
-		if x&1 != 0 {
-			r, err := d.varint()
-			if err != nil {
-				return err
-			}
-			if r == 0 || r <= -1e6 || r >= 1e6 {
-				return errCorrupt
-			}
-			v += r
 		}
 		if f != nil {
 			l.setInt(f, l.getInt(f)+v)
@@ -253,10 +276,13 @@ func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
 				*t = time.Unix(sec, nsec)
 			}
 		}
-	case kindSlice:
+	case kindSlice, kindColumns:
 		var typ reflect.Type
 		if l != nil {
 			typ = l.typ
+		}
+		if pl.kind == kindColumns {
+			return d.columns(pl.elem, typ, f)
 		}
 		return d.slice(pl.elem, typ, f)
 	case kindMap:
@@ -323,37 +349,57 @@ func (d *decoder) mapOf(pl *planLeaf, f unsafe.Pointer) error {
 // reader's own (what it returns are clones), so it is changed in place
 // when it has room.
 func (d *decoder) slice(p *plan, typ reflect.Type, f unsafe.Pointer) error {
+	hdr, n, ok, err := d.sliceHead(typ, f)
+	if err != nil || !ok {
+		return err
+	}
+	return d.rows(p, hdr, n)
+}
+
+// sliceHead reads a slice's length into the slice at f (of type typ;
+// nil: drop it) and resizes it to it: hdr is the slice (nil when
+// dropped), n its length; ok is false for a nil slice, which is all.
+func (d *decoder) sliceHead(typ reflect.Type, f unsafe.Pointer) (hdr *sliceHeader, n uint64, ok bool, err error) {
 	n1, err := d.uvarint()
 	if err != nil {
-		return err
+		return nil, 0, false, err
 	}
 	if n1 == 0 {
 		if f != nil {
 			reflect.NewAt(typ, f).Elem().SetZero()
 		}
-		return nil
+		return nil, 0, false, nil
 	}
-	changed, err := d.uvarint()
-	if err != nil {
-		return err
+	n = n1 - 1
+	if n > maxSliceLen {
+		return nil, 0, false, errCorrupt
 	}
-	n := n1 - 1
-	if n > maxSliceLen || changed > n || changed > uint64(len(d.buf)) {
-		return errCorrupt
-	}
-	var hdr *sliceHeader
 	if f != nil {
 		hdr = (*sliceHeader)(f)
-		// Elements past the previous slice's end that are not listed
+		// Elements past the previous slice's end that are not written
 		// are zero: a few (a sparkline growing by a point of 0), more
 		// than the record's length allows is a record asking for
 		// memory it does not hold.
 		if prev := uint64(hdr.len); n > prev {
 			if err := d.charge((n - prev) * uint64(max(typ.Elem().Size(), 1))); err != nil {
-				return err
+				return nil, 0, false, err
 			}
 		}
 		resize(typ, f, int(n))
+	}
+	return hdr, n, true, nil
+}
+
+// rows reads the elements of a slice of n (hdr, resized to it; nil: drop
+// them) that differ: their count, then each one's distance from the one
+// before, then its difference.
+func (d *decoder) rows(p *plan, hdr *sliceHeader, n uint64) error {
+	changed, err := d.uvarint()
+	if err != nil {
+		return err
+	}
+	if changed > n || changed > uint64(len(d.buf)) {
+		return errCorrupt
 	}
 	i := -1
 	for range changed {
@@ -410,7 +456,7 @@ func resize(typ reflect.Type, f unsafe.Pointer, n int) {
 // table (a shorter one is shared by every field holding it).
 func (c *codec) held(v unsafe.Pointer) uint64 {
 	var n uint64
-	for i := range c.leaves {
+	for _, i := range c.holding {
 		l := &c.leaves[i]
 		f := l.at(v)
 		switch l.kind {

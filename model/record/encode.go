@@ -15,6 +15,15 @@ type encoder struct {
 	buf  []byte
 	strs *strtab
 	mask []uint64
+	// scratch holds a column written on trial (numColumn).
+	scratch []byte
+	// rc, rcbuf and models code a column through the range coder.
+	rc     rangeEncoder
+	rcbuf  []byte
+	models colModels
+	// parts are a column's sampled residuals by context, then all of
+	// them (context).
+	parts [numCtx + 1][]byte
 }
 
 // value appends the value at cur against the one at prev (both of c's
@@ -85,7 +94,7 @@ func (e *encoder) leaf(l *leaf, prev, cur unsafe.Pointer) {
 		e.buf = binary.AppendVarint(e.buf, tc.Unix()-tp.Unix())
 		e.buf = binary.AppendVarint(e.buf, int64(tc.Nanosecond()-tp.Nanosecond()))
 	case kindSlice:
-		e.slice(l.elem, (*sliceHeader)(prev), (*sliceHeader)(cur))
+		e.columns(l.elem, (*sliceHeader)(prev), (*sliceHeader)(cur))
 	case kindMap:
 		e.mapOf(l, reflect.NewAt(l.typ, cur).Elem())
 	}
@@ -115,32 +124,23 @@ func (e *encoder) mapOf(l *leaf, m reflect.Value) {
 	}
 }
 
-// slice appends cur's length (0 for nil, else length+1), the number of
-// elements that differ from prev's at the same index (or from the zero
-// value past prev's end), and each of those: its distance from the one
-// before, then its value.
-func (e *encoder) slice(c *codec, prev, cur *sliceHeader) {
-	if cur.data == nil {
-		e.buf = binary.AppendUvarint(e.buf, 0)
-		return
-	}
+// rows appends the elements of cur that differ from prev's at the same
+// index (or from the zero value past prev's end): their count, then each
+// one's distance from the one before, then its value (as formats 1 to 3
+// wrote every slice; format 4 writes those of fewer than fewElems so).
+func (e *encoder) rows(c *codec, prev, cur *sliceHeader) {
 	n := cur.len
-	e.buf = binary.AppendUvarint(e.buf, uint64(n)+1)
 	words := (len(c.leaves) + 63) / 64
 	// The masks of the elements that differ, found first: their count
 	// comes before them.
 	start := len(e.mask)
 	var changed []int
 	for i := range n {
-		p := c.zero
-		if i < prev.len {
-			p = c.elemAt(prev, i)
-		}
 		at := len(e.mask)
 		for range words {
 			e.mask = append(e.mask, 0)
 		}
-		if e.maskOf(c, p, c.elemAt(cur, i), e.mask[at:]) {
+		if e.maskOf(c, c.prevElem(prev, i), c.elemAt(cur, i), e.mask[at:]) {
 			changed = append(changed, i)
 		} else {
 			e.mask = e.mask[:at]
@@ -149,14 +149,10 @@ func (e *encoder) slice(c *codec, prev, cur *sliceHeader) {
 	e.buf = binary.AppendUvarint(e.buf, uint64(len(changed)))
 	last := -1
 	for k, i := range changed {
-		p := c.zero
-		if i < prev.len {
-			p = c.elemAt(prev, i)
-		}
 		e.buf = binary.AppendUvarint(e.buf, uint64(i-last-1))
 		last = i
 		m := start + k*words
-		e.leaves(c, p, c.elemAt(cur, i), e.mask[m:m+words])
+		e.leaves(c, c.prevElem(prev, i), c.elemAt(cur, i), e.mask[m:m+words])
 	}
 	e.mask = e.mask[:start]
 }

@@ -12,7 +12,8 @@
 // stream of records. A record is its kind (one byte), its length and its
 // bytes: the time it was fed (from the record before), then its body. The
 // first record is the header (JSON); a snapshot is written as its
-// difference from the group's snapshot before (codec.go); the last record,
+// difference from the group's snapshot before (codec.go; its slices
+// column by column from format 4, columns.go); the last record,
 // written on Close, marks a clean end. The writer flushes after each poll,
 // so a crash loses at most the poll in hand, and the reader stops at the
 // first record cut short.
@@ -36,8 +37,10 @@ import (
 )
 
 // Version is the format this package writes. It reads every format up to
-// it; a file of a later format is refused (NewerFormatError).
-const Version = 3
+// it; a file of a later format is refused (NewerFormatError). Format 2
+// wrote durations in milliseconds, 3 the overview as read, 4 slices
+// column by column (columns.go).
+const Version = 4
 
 // magic starts every recording, followed by the format and a newline.
 const magic = "kgwatch recording format "

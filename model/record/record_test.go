@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"regexp"
@@ -294,10 +295,10 @@ func TestRefusesWhatIsNotARecording(t *testing.T) {
 			t.Errorf("%s: %v, want ErrNotRecording", name, err)
 		}
 	}
-	_, err := NewReader(strings.NewReader(magic + "4\n" + "whatever follows"))
+	_, err := NewReader(strings.NewReader(magic + "5\n" + "whatever follows"))
 	var nf *NewerFormatError
-	if !errors.As(err, &nf) || nf.Format != 4 || err.Error() != "recorded by a newer kgwatch (format 4)" {
-		t.Errorf("format 4: %v", err)
+	if !errors.As(err, &nf) || nf.Format != 5 || err.Error() != "recorded by a newer kgwatch (format 5)" {
+		t.Errorf("format 5: %v", err)
 	}
 }
 
@@ -519,6 +520,16 @@ func FuzzRecords(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(raw)
+	// Polls of 40 partitions: slices by columns, some range-coded.
+	rng := rand.New(rand.NewPCG(5, 6))
+	o := group(40)
+	f.Add(rawRecords(&testing.T{}, testHeader(), func(w *Writer) {
+		for range 3 {
+			s := poll(&o, rng, true)
+			w.Snapshot(s.CompletedAt, "g", s)
+		}
+		w.Close()
+	}))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var in bytes.Buffer
 		in.WriteString(magic + strconv.Itoa(Version) + "\n")
@@ -655,11 +666,16 @@ func TestASmallRecordCannotAskForMuch(t *testing.T) {
 	body = binary.AppendUvarint(body, 0) // the group
 	body = appendMask(body, c.snapshot, mi)
 	body = binary.AppendUvarint(body, members+1)
-	body = binary.AppendUvarint(body, members)
+	// The members' column of partitions: every member's differs, each
+	// grown by zeros, no column of them set.
+	body = appendMask(body, mc, pi)
+	body = binary.AppendUvarint(body, 0) // no number column
+	for range members / 8 {
+		body = append(body, 0xff)
+	}
 	for range members {
-		body = binary.AppendUvarint(body, 0)
-		body = appendMask(body, mc, pi)
 		body = binary.AppendUvarint(body, zeros+1)
+		body = appendMask(body, mc.leaves[pi].elem)
 		body = binary.AppendUvarint(body, 0)
 	}
 	data := recordingOf(appendFrame(raw, KindSnapshot, body))
@@ -778,7 +794,7 @@ func TestDamageInABody(t *testing.T) {
 		want string
 	}{
 		{"a byte too many", func(_ []Kind, b [][]byte) { b[2] = append(b[2], 0) }, "a record is corrupt (a poll: 1 bytes left over)"},
-		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 3)"},
+		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 4)"},
 		{"dated 146 years on", func(_ []Kind, b [][]byte) {
 			b[2] = append(binary.AppendVarint(nil, 1<<62), b[2][1:]...) // its time was 1s, one byte
 		}, "a record is corrupt (a poll: dated 2172-"},
@@ -1117,5 +1133,54 @@ func TestALongRecordHoldsAtMostItsLength(t *testing.T) {
 	err = w.Event(t0, "g", model.Event{Time: t0, Type: model.EventStateChanged, Detail: strings.Repeat("x", maxRecord)})
 	if err == nil || !strings.Contains(err.Error(), "more than a recording holds") {
 		t.Errorf("writing a record past maxRecord: %v, want refused", err)
+	}
+}
+
+// TestReadsFormat3: a recording written by kgwatch's format 3 (slices
+// row by row; testdata/format3.kgw, written by the build before format 4:
+// five busy polls of 12 partitions, the fourth cut to 9 after a failed
+// poll, then an event) plays as it was written (testdata/format3.golden).
+func TestReadsFormat3(t *testing.T) {
+	f, err := os.Open("testdata/format3.kgw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want, err := os.ReadFile("testdata/format3.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Header().Format != 3 {
+		t.Fatalf("format %d, want the fixture's 3", r.Header().Format)
+	}
+	var got strings.Builder
+	var kinds []byte
+	polls := 0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+		kinds = append(kinds, byte(rec.Kind))
+		if rec.Kind != KindSnapshot {
+			continue
+		}
+		for _, p := range rec.Snapshot.Partitions {
+			fmt.Fprintf(&got, "%d %s/%d owner=%s committed=%d end=%d lag=%d age=%d known=%v\n", polls, p.Topic, p.Partition, p.ClientID, p.Committed, p.LogEnd, p.Lag, int64(p.LagAge), p.LagAgeKnown)
+		}
+		polls++
+	}
+	if string(kinds) != "SSSFSSE" {
+		t.Errorf("records %s, want SSSFSSE", kinds)
+	}
+	if got.String() != string(want) {
+		t.Errorf("read:\n%s\nwant:\n%s", got.String(), want)
 	}
 }
