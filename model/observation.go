@@ -121,11 +121,15 @@ func (t *TopicObservation) find(p int32) *PartitionObservation {
 // maxGap and maxDense bound the empty slots Part adds to keep a topic's
 // partitions indexed by number: up to partition maxDense (a topic larger
 // than any cluster holds), or twice the slots there are plus maxGap. An
-// answer naming its partitions in any order fills the slots in place; a
-// broker naming partition 2,000,000,000 makes one slot, not two billion.
+// answer naming its partitions in any order fills the slots in place (a
+// broker answers OffsetFetch in no order: with a bound of 65,536, a
+// topic of 100,000 partitions whose answer began past it was kept by
+// insertion, and the poll took 30 s); a broker naming partition
+// 2,000,000,000 makes one slot, not two billion, and one naming 262,143
+// alone costs its slots once (208 bytes each, 54 MB).
 const (
 	maxGap   = 1024
-	maxDense = 1 << 16
+	maxDense = 1 << 18
 )
 
 // part returns partition p's slot, made when missing. Numbers from 0 up
@@ -143,6 +147,10 @@ func (t *TopicObservation) part(p int32) *PartitionObservation {
 			t.Partitions = append(t.Partitions, PartitionObservation{Partition: q})
 		}
 		return &t.Partitions[p]
+	}
+	if n == 0 || t.Partitions[n-1].Partition < p { // in order: no insertion
+		t.Partitions = append(t.Partitions, PartitionObservation{Partition: p})
+		return &t.Partitions[n]
 	}
 	i, _ := slices.BinarySearchFunc(t.Partitions, p, comparePartition)
 	t.Partitions = slices.Insert(t.Partitions, i, PartitionObservation{Partition: p})

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"sync"
@@ -108,5 +109,26 @@ func TestPartSlotsInAnyOrder(t *testing.T) {
 	}
 	if n != 8 {
 		t.Errorf("All yields %d partitions, want the 8 put in", n)
+	}
+}
+
+// TestPartSlotsOfALargeTopicInAnyOrder: a topic of 100,000 partitions
+// whose answer names a high partition first (OffsetFetch answers in no
+// order) is kept indexed by number from the start, not by insertion,
+// which made a poll of it quadratic (30 s).
+func TestPartSlotsOfALargeTopicInAnyOrder(t *testing.T) {
+	const n = 100_000
+	var o Observation
+	o.SetCommitted(TopicPartition{"t", n - 1}, n-1)
+	if got := len(o.Topics[0].Partitions); got != n {
+		t.Fatalf("after partition %d: %d slots, want %d indexed by number", n-1, got, n)
+	}
+	for _, p := range rand.Perm(n - 1) {
+		o.SetCommitted(TopicPartition{"t", int32(p)}, int64(p))
+	}
+	for p, s := range o.Topics[0].Partitions {
+		if s.Partition != int32(p) || !s.HasCommit || s.Committed != int64(p) {
+			t.Fatalf("slot %d holds partition %d (commit %v %d)", p, s.Partition, s.HasCommit, s.Committed)
+		}
 	}
 }
