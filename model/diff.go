@@ -21,10 +21,9 @@ type snapView struct {
 	partitions []PartitionLag
 	counts     map[string]int // partitions per topic in the snapshot
 	owners     []owning       // see owned
-	// keys and nrows are partitions' names and count once the view no
-	// longer holds the rows (detach).
+	// keys are the partitions' names once the view no longer holds the
+	// rows (detach).
 	keys     []TopicPartition
-	nrows    int
 	detached bool
 }
 
@@ -42,13 +41,13 @@ func (v *snapView) detach() {
 	for i := range v.partitions {
 		v.keys[i] = v.partitions[i].TopicPartition
 	}
-	v.nrows, v.partitions, v.detached = len(v.partitions), nil, true
+	v.partitions, v.detached = nil, true
 }
 
 // rowCount is how many partition rows the view's snapshot had.
 func (v *snapView) rowCount() int {
 	if v.detached {
-		return v.nrows
+		return len(v.keys)
 	}
 	return len(v.partitions)
 }
@@ -67,8 +66,9 @@ func (v *snapView) eachKey(f func(TopicPartition)) {
 }
 
 // detachKept detaches every view the differ keeps other than cur, the
-// view of the snapshot just observed: they are read after the next
-// snapshot, whose build may reuse their rows.
+// view of the snapshot just observed (observe always commits it as
+// last): they are read after the next snapshot, whose build may reuse
+// their rows.
 func (d *differ) detachKept(cur *snapView) {
 	for _, v := range []*snapView{d.last, d.settled, d.stable} {
 		if v != cur {
@@ -147,7 +147,6 @@ type openRebalance struct {
 type differ struct {
 	group   string
 	last    *snapView // previous snapshot; nil before the first
-	cur     *snapView // the snapshot being observed (detachKept)
 	settled *snapView // last snapshot in Stable, Empty or Dead: owners before a rebalance
 	stable  *snapView // last Stable snapshot: partition counts
 	rb      *openRebalance
@@ -229,7 +228,6 @@ func (b stamp) memberEvent(t EventType, m Member) Event {
 
 func (d *differ) observe(s Snapshot) []Event {
 	cur := newSnapView(s)
-	d.cur = cur
 	if d.group == "" {
 		d.group = s.Group.ID
 	}

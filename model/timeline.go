@@ -143,7 +143,7 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	events := t.answered(s)
 	cluster := t.clusterEvents(s) // may start the differ afresh
 	events = afterOutage(append(events, t.d.observe(s)...), cluster)
-	t.d.detachKept(t.d.cur)
+	t.d.detachKept(t.d.last)
 	events = t.countRebalances(s, events)
 	completed := false
 	for _, e := range events {
