@@ -30,8 +30,9 @@ type startCache struct {
 	gone map[model.TopicPartition]bool
 }
 
-// maxSlot bounds the partition numbers kept in a topic's slice.
-const maxSlot = 1 << 20
+// maxSlot bounds the partition numbers kept in a topic's slice, as
+// model.Observation bounds its slots (a stray number costs at most 12 MB).
+const maxSlot = 1 << 18
 
 type startRead struct {
 	offset int64
