@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"time"
 )
 
@@ -129,25 +130,57 @@ func oldest(r *PartitionLag) (RecordAt, bool) {
 // what to fetch before Observe.
 //
 // It reads only what oldest needs of each row (lagOf), not whole rows as
-// eachRow fills them: 30,000 rows a poll at 5,000 groups.
+// eachRow fills them: 30,000 rows a poll at 5,000 groups. A partition is
+// found once a row (its index in the poll's offsets), and the records it
+// named so far by a search of a few offsets.
 func (o *OverviewObservation) OldestRecords() []RecordAt {
-	var seen map[RecordAt]struct{}
+	if len(o.Offsets) == 0 {
+		return nil // no log end: no row has lag
+	}
+	type partOffsets struct {
+		PartitionOffsets
+		named []int64            // the offsets named, while few
+		many  map[int64]struct{} // past namedSearch
+	}
+	const namedSearch = 16
+	idx := make(map[TopicPartition]int32, len(o.Offsets))
+	parts := make([]partOffsets, 0, len(o.Offsets))
+	for tp, off := range o.Offsets {
+		idx[tp] = int32(len(parts))
+		parts = append(parts, partOffsets{PartitionOffsets: off})
+	}
 	var out []RecordAt
 	take := func(g *OverviewGroup, tp TopicPartition, committed int64) {
+		i, ok := idx[tp]
+		if !ok {
+			return // no log end: no lag
+		}
+		po := &parts[i]
 		var r PartitionLag
 		r.TopicPartition = tp
-		r.Committed, r.LogStart, r.LogEnd, r.Lag = o.lagOf(g, tp, committed)
+		r.Committed, r.LogStart, r.LogEnd, r.Lag = lagOf(g, tp, committed, po.PartitionOffsets, true)
 		at, ok := oldest(&r)
 		if !ok {
 			return
 		}
-		if _, dup := seen[at]; dup {
-			return
+		if po.many != nil {
+			if _, dup := po.many[at.Offset]; dup {
+				return
+			}
+			po.many[at.Offset] = struct{}{}
+		} else {
+			if slices.Contains(po.named, at.Offset) {
+				return
+			}
+			po.named = append(po.named, at.Offset)
+			if len(po.named) > namedSearch {
+				po.many = make(map[int64]struct{}, 2*len(po.named))
+				for _, n := range po.named {
+					po.many[n] = struct{}{}
+				}
+				po.named = nil
+			}
 		}
-		if seen == nil {
-			seen = make(map[RecordAt]struct{})
-		}
-		seen[at] = struct{}{}
 		out = append(out, at)
 	}
 	for i := range o.Groups {
@@ -172,10 +205,10 @@ func (o *OverviewObservation) OldestRecords() []RecordAt {
 }
 
 // lagOf is the committed offset, log offsets and lag row gives tp of g,
-// and no more of the row.
-func (o *OverviewObservation) lagOf(g *OverviewGroup, tp TopicPartition, committed int64) (c, logStart, logEnd, lag int64) {
+// and no more of the row, from tp's offsets (off, when read).
+func lagOf(g *OverviewGroup, tp TopicPartition, committed int64, off PartitionOffsets, read bool) (c, logStart, logEnd, lag int64) {
 	c, logStart, logEnd = committed, NoOffset, NoOffset
-	if off, ok := o.Offsets[tp]; ok {
+	if read {
 		logStart, logEnd = off.LogStart, off.LogEnd
 	}
 	if c < NoOffset || logStart < NoOffset || logEnd < NoOffset || logStart >= 0 && logEnd >= 0 && logEnd < logStart {

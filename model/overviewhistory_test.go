@@ -720,6 +720,28 @@ func TestOldestRecordsAsTheRowsSay(t *testing.T) {
 	}
 }
 
+// TestOldestRecordsOfManyOffsetsOfAPartition: groups waiting at many
+// offsets of one partition (past the search of a few) have each record
+// named once.
+func TestOldestRecordsOfManyOffsetsOfAPartition(t *testing.T) {
+	tp := TopicPartition{"orders", 0}
+	o := &OverviewObservation{TakenAt: ht0, Offsets: map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 50}}}
+	for i := 0; i < 120; i++ {
+		o.Groups = append(o.Groups, OverviewGroup{Summary: GroupSummary{ID: fmt.Sprint("g", i)}, Committed: map[TopicPartition]int64{tp: int64(i % 60)}})
+	}
+	got := o.OldestRecords()
+	seen := map[int64]bool{}
+	for _, at := range got {
+		if at.TopicPartition != tp || at.Offset < 0 || at.Offset >= 50 || seen[at.Offset] {
+			t.Fatalf("%v named (of %v)", at, got)
+		}
+		seen[at.Offset] = true
+	}
+	if len(seen) != 50 {
+		t.Fatalf("%d records named, want 50 (offsets 0-49; 50-59 are the log end and past it): %v", len(seen), got)
+	}
+}
+
 func pick2(rng *rand.Rand, a, b string) string {
 	if rng.IntN(2) == 0 {
 		return a
