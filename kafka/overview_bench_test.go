@@ -5,6 +5,8 @@ import (
 	"runtime/pprof"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // spreadGroups sets up 1,000 groups on a 6-partition topic of 60 records
@@ -95,4 +97,63 @@ func benchOverviewCold(b *testing.B, tc *testCluster) {
 	}
 	b.StopTimer()
 	reportRequests(b, tc)
+}
+
+// BenchmarkOverviewDecode5000 is the decode floor of one overview poll of
+// 5,000 groups (6 committed partitions each, on one topic, no members),
+// what BenchmarkOverview5000's client must at least do with the answers:
+// ListGroups, DescribeGroups and OffsetFetch (v9) for every group, as
+// three coordinators answer them (here one answer each, 5,000 groups),
+// decoded by kmsg, and each group's commits read into its map
+// (committed). No network, no model.
+func BenchmarkOverviewDecode5000(b *testing.B) {
+	names := groupNames(5000)
+	lg := kmsg.NewPtrListGroupsResponse()
+	lg.SetVersion(5)
+	dg := kmsg.NewPtrDescribeGroupsResponse()
+	dg.SetVersion(5)
+	of := kmsg.NewPtrOffsetFetchResponse()
+	of.SetVersion(maxOffsetFetch)
+	for _, n := range names {
+		g := kmsg.NewListGroupsResponseGroup()
+		g.Group, g.ProtocolType, g.GroupState, g.GroupType = n, "consumer", "Empty", "classic"
+		lg.Groups = append(lg.Groups, g)
+		d := kmsg.NewDescribeGroupsResponseGroup()
+		d.Group, d.State, d.ProtocolType = n, "Empty", "consumer"
+		dg.Groups = append(dg.Groups, d)
+		og := kmsg.NewOffsetFetchResponseGroup()
+		og.Group = n
+		ot := kmsg.NewOffsetFetchResponseGroupTopic()
+		ot.Topic = "orders"
+		for p := int32(0); p < 6; p++ {
+			op := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+			op.Partition, op.Offset = p, int64(p+1)
+			ot.Partitions = append(ot.Partitions, op)
+		}
+		og.Topics = []kmsg.OffsetFetchResponseGroupTopic{ot}
+		of.Groups = append(of.Groups, og)
+	}
+	bodies := [][]byte{lg.AppendTo(nil), dg.AppendTo(nil), of.AppendTo(nil)}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(bodies[0]) + len(bodies[1]) + len(bodies[2])))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l, d, o := kmsg.NewPtrListGroupsResponse(), kmsg.NewPtrDescribeGroupsResponse(), kmsg.NewPtrOffsetFetchResponse()
+		l.SetVersion(5)
+		d.SetVersion(5)
+		o.SetVersion(maxOffsetFetch)
+		for k, r := range []kmsg.Response{l, d, o} {
+			if err := r.ReadFrom(bodies[k]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		n := 0
+		for _, g := range o.Groups {
+			c, _ := committed(g)
+			n += len(c)
+		}
+		if len(l.Groups) != 5000 || len(d.Groups) != 5000 || n != 30000 {
+			b.Fatalf("%d listed, %d described, %d commits", len(l.Groups), len(d.Groups), n)
+		}
+	}
 }

@@ -1,9 +1,11 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -417,5 +419,28 @@ func TestOverviewBatchedAfterFailure(t *testing.T) {
 	overviewOnce(t, o)
 	if !o.Batched() {
 		t.Error("Batched() = false after a successful Overview on a Kafka 4.0 cluster")
+	}
+}
+
+// TestOffsetFetchManyAsOffsetFetch: the overview's batched OffsetFetch,
+// its groups allocated once, is the request offsetFetch makes of the same
+// groups, field for field and byte for byte at v8 and v9.
+func TestOffsetFetchManyAsOffsetFetch(t *testing.T) {
+	reads := make([]groupRead, 7)
+	for i := range reads {
+		reads[i].sum.ID = fmt.Sprint("group-", i)
+	}
+	for _, idx := range [][]int{{0}, {3, 1, 6}, {0, 1, 2, 3, 4, 5, 6}} {
+		got, want := offsetFetchMany(reads, idx), offsetFetch(groupIDs(reads, idx)...)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%v: %+v, offsetFetch makes %+v", idx, got, want)
+		}
+		for _, v := range []int16{8, 9} {
+			got.SetVersion(v)
+			want.SetVersion(v)
+			if g, w := got.AppendTo(nil), want.AppendTo(nil); !bytes.Equal(g, w) {
+				t.Fatalf("%v at v%d: %x, offsetFetch encodes %x", idx, v, g, w)
+			}
+		}
 	}
 }

@@ -62,6 +62,20 @@ func groupIDs(reads []groupRead, idx []int) []string {
 	return ids
 }
 
+// offsetFetchMany is offsetFetch of the groups at idx (v8+: every
+// partition of each), its groups allocated once: at 5,000 groups the
+// request grown by append cost ~0.9 MB a poll.
+func offsetFetchMany(reads []groupRead, idx []int) *kmsg.OffsetFetchRequest {
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Groups = make([]kmsg.OffsetFetchRequestGroup, len(idx))
+	for k, i := range idx {
+		req.Groups[k] = kmsg.NewOffsetFetchRequestGroup()
+		req.Groups[k].Group = reads[i].sum.ID
+	}
+	req.Group = req.Groups[0].Group
+	return req
+}
+
 // describedOK records on r what a type-specific describe's error code
 // said, and reports whether the answer is a description.
 func describedOK(r *groupRead, code int16) bool {
@@ -87,7 +101,7 @@ func (o *OverviewWatcher) fetchCommits(ctx context.Context, b broker, reads []gr
 	if w.vers.supports(b.id, 9, 8) {
 		for from := 0; from < len(idx); from += offsetFetchBatch {
 			batch := idx[from:min(from+offsetFetchBatch, len(idx))]
-			askGroups(ctx, w, b, offsetFetch(groupIDs(reads, batch)...), 8, maxOffsetFetch, reads, batch, "commits",
+			askGroups(ctx, w, b, offsetFetchMany(reads, batch), 8, maxOffsetFetch, reads, batch, "commits",
 				func(res *kmsg.OffsetFetchResponse) []kmsg.OffsetFetchResponseGroup { return res.Groups },
 				func(g *kmsg.OffsetFetchResponseGroup) string { return g.Group },
 				func(r *groupRead, g *kmsg.OffsetFetchResponseGroup) { takeCommits(r, *g) })

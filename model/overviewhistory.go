@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"time"
 )
 
@@ -127,19 +128,97 @@ func oldest(r *PartitionLag) (RecordAt, bool) {
 // OldestRecords lists, once each, the records the groups' lag ages need
 // (the record at each lagging row's committed offset, or log start):
 // what to fetch before Observe.
+//
+// It reads only what oldest needs of each row (lagOf), not whole rows as
+// eachRow fills them: 30,000 rows a poll at 5,000 groups. A partition is
+// found once a row (its index in the poll's offsets), and the records it
+// named so far by a search of a few offsets.
 func (o *OverviewObservation) OldestRecords() []RecordAt {
-	seen := make(map[RecordAt]bool)
+	if len(o.Offsets) == 0 {
+		return nil // no log end: no row has lag
+	}
+	type partOffsets struct {
+		PartitionOffsets
+		named []int64            // the offsets named, while few
+		many  map[int64]struct{} // past namedSearch
+	}
+	const namedSearch = 16
+	idx := make(map[TopicPartition]int32, len(o.Offsets))
+	parts := make([]partOffsets, 0, len(o.Offsets))
+	for tp, off := range o.Offsets {
+		idx[tp] = int32(len(parts))
+		parts = append(parts, partOffsets{PartitionOffsets: off})
+	}
 	var out []RecordAt
-	var row PartitionLag
-	for i := range o.Groups {
-		o.eachRow(&o.Groups[i], &row, func(r *PartitionLag, _ bool) {
-			if at, ok := oldest(r); ok && !seen[at] {
-				seen[at] = true
-				out = append(out, at)
+	take := func(g *OverviewGroup, tp TopicPartition, committed int64) {
+		i, ok := idx[tp]
+		if !ok {
+			return // no log end: no lag
+		}
+		po := &parts[i]
+		var r PartitionLag
+		r.TopicPartition = tp
+		r.Committed, r.LogStart, r.LogEnd, r.Lag = lagOf(g, tp, committed, po.PartitionOffsets, true)
+		at, ok := oldest(&r)
+		if !ok {
+			return
+		}
+		if po.many != nil {
+			if _, dup := po.many[at.Offset]; dup {
+				return
 			}
-		})
+			po.many[at.Offset] = struct{}{}
+		} else {
+			if slices.Contains(po.named, at.Offset) {
+				return
+			}
+			po.named = append(po.named, at.Offset)
+			if len(po.named) > namedSearch {
+				po.many = make(map[int64]struct{}, 2*len(po.named))
+				for _, n := range po.named {
+					po.many[n] = struct{}{}
+				}
+				po.named = nil
+			}
+		}
+		out = append(out, at)
+	}
+	for i := range o.Groups {
+		g := &o.Groups[i]
+		listed := 0
+		for tp, c := range g.Committed {
+			if _, ok := g.Assigned[tp]; ok {
+				listed++
+			}
+			take(g, tp, c)
+		}
+		if listed == len(g.Assigned) {
+			continue
+		}
+		for tp := range g.Assigned {
+			if _, ok := g.Committed[tp]; !ok {
+				take(g, tp, NoOffset)
+			}
+		}
 	}
 	return out
+}
+
+// lagOf is the committed offset, log offsets and lag row gives tp of g,
+// and no more of the row, from tp's offsets (off, when read).
+func lagOf(g *OverviewGroup, tp TopicPartition, committed int64, off PartitionOffsets, read bool) (c, logStart, logEnd, lag int64) {
+	c, logStart, logEnd = committed, NoOffset, NoOffset
+	if read {
+		logStart, logEnd = off.LogStart, off.LogEnd
+	}
+	if c < NoOffset || logStart < NoOffset || logEnd < NoOffset || logStart >= 0 && logEnd >= 0 && logEnd < logStart {
+		c, logStart, logEnd = max(c, NoOffset), NoOffset, NoOffset // impossibleOffsets
+	}
+	lag, _ = Lag(c, logStart, logEnd)
+	if l, ok := g.ShareLag[tp]; ok && l >= 0 && logEnd >= 0 {
+		lag = l
+	}
+	return c, logStart, logEnd, lag
 }
 
 // ageOf fills r's lag age from the record read at its oldest offset, as
@@ -184,11 +263,12 @@ type OverviewHistory struct {
 // groupTrack is one group's partitions; poll is the last poll that listed
 // the group.
 type groupTrack struct {
-	parts map[TopicPartition]*partTrack
-	// slab holds the partitions the group had when first seen (parts
-	// points into it); later ones are allocated alone.
-	slab []partTrack
-	poll int64
+	// parts holds the group's partitions, in no order: found by a search
+	// while the group has at most smallGroup (most groups: a few
+	// partitions), by index past that.
+	parts []partTrack
+	index map[TopicPartition]int32
+	poll  int64
 	// rate counts the group's rebalances by its generation's moves.
 	rate RebalanceRate
 	// seen counts, for a group whose generation cannot be read (a
@@ -226,7 +306,60 @@ func (gt *groupTrack) seenGeneration(s *GroupSummary) int32 {
 // the last poll that showed it.
 type partTrack struct {
 	partState
+	tp   TopicPartition
 	poll int64
+}
+
+// smallGroup is the most partitions a group's track searches rather than
+// indexes: a search of a few is cheaper than a hash.
+const smallGroup = 16
+
+// part returns tp's track, added (new) when the group had none.
+func (gt *groupTrack) part(tp TopicPartition) *partTrack {
+	if gt.index != nil {
+		if i, ok := gt.index[tp]; ok {
+			return &gt.parts[i]
+		}
+	} else {
+		for i := range gt.parts {
+			if pt := &gt.parts[i]; pt.tp.Partition == tp.Partition && pt.tp.Topic == tp.Topic {
+				return pt
+			}
+		}
+	}
+	gt.parts = append(gt.parts, partTrack{tp: tp})
+	switch {
+	case gt.index != nil:
+		gt.index[tp] = int32(len(gt.parts) - 1)
+	case len(gt.parts) > smallGroup:
+		gt.reindex()
+	}
+	return &gt.parts[len(gt.parts)-1]
+}
+
+// reindex indexes the parts past smallGroup; none at or below.
+func (gt *groupTrack) reindex() {
+	if len(gt.parts) <= smallGroup {
+		gt.index = nil
+		return
+	}
+	gt.index = make(map[TopicPartition]int32, len(gt.parts))
+	for i := range gt.parts {
+		gt.index[gt.parts[i].tp] = int32(i)
+	}
+}
+
+// forget drops the partitions poll did not show.
+func (gt *groupTrack) forget(poll int64) {
+	kept := gt.parts[:0]
+	for i := range gt.parts {
+		if gt.parts[i].poll == poll {
+			kept = append(kept, gt.parts[i])
+		}
+	}
+	clear(gt.parts[len(kept):]) // their owners' strings
+	gt.parts = kept
+	gt.reindex()
 }
 
 // NewOverviewHistory returns an empty history. Of opts, StallAfter,
@@ -275,9 +408,8 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 				n++
 			}
 		}
-		// The first poll's partitions come from one slab: one allocation
-		// a group rather than one a partition.
-		gt = &groupTrack{parts: make(map[TopicPartition]*partTrack, n), slab: make([]partTrack, 0, n)}
+		// The first poll's partitions take one allocation a group.
+		gt = &groupTrack{parts: make([]partTrack, 0, n)}
 		h.groups[s.ID] = gt
 	}
 	gt.poll = h.polls
@@ -311,16 +443,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 			s.MaxLagAge, s.MaxLagAgeKnown = r.LagAge, true
 		}
 
-		pt := gt.parts[r.TopicPartition]
-		if pt == nil {
-			if len(gt.slab) < cap(gt.slab) {
-				gt.slab = gt.slab[:len(gt.slab)+1]
-				pt = &gt.slab[len(gt.slab)-1]
-			} else {
-				pt = &partTrack{}
-			}
-			gt.parts[r.TopicPartition] = pt
-		}
+		pt := gt.part(r.TopicPartition)
 		pt.poll = h.polls
 		st := &pt.partState
 		if st.unreadable(r) {
@@ -344,11 +467,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		s.Err = joinErr(s.Err, e)
 	}
 	if len(gt.parts) > s.Partitions {
-		for tp, pt := range gt.parts {
-			if pt.poll != h.polls {
-				delete(gt.parts, tp)
-			}
-		}
+		gt.forget(h.polls)
 	}
 	return s
 }

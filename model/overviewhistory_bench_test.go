@@ -74,3 +74,17 @@ func BenchmarkOverviewObserveCold1000(b *testing.B) {
 func BenchmarkOverviewPipeline1000(b *testing.B) {
 	benchWarm(b, NewOverviewPipeline(OverviewPipelineOptions{}).Observe)
 }
+
+// BenchmarkOverviewOldestRecords5000 is what a poll of 5,000 groups (6
+// partitions each, all but one in 50 lagging) asks of the records before
+// it is judged: the records their lag ages need, once each (294).
+func BenchmarkOverviewOldestRecords5000(b *testing.B) {
+	o := benchOverview(time.Second, 5000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if ats := o.OldestRecords(); len(ats) != 294 {
+			b.Fatal(len(ats))
+		}
+	}
+}

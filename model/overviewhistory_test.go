@@ -656,3 +656,148 @@ func TestOverviewLearnsANewOwnersCadence(t *testing.T) {
 		}
 	}
 }
+
+// TestOldestRecordsAsTheRowsSay: OldestRecords, which reads only the
+// offsets of each row, names the records the rows eachRow fills would
+// (oldest of each, once each) over random polls: commits, assigned
+// partitions without one, offsets missing, impossible or with an error,
+// a share group's broker lag.
+func TestOldestRecordsAsTheRowsSay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 5000))
+	pick := func(vs ...int64) int64 { return vs[rng.IntN(len(vs))] }
+	for poll := 0; poll < 300; poll++ {
+		o := &OverviewObservation{TakenAt: ht0, Offsets: map[TopicPartition]PartitionOffsets{}}
+		for _, topic := range []string{"a", "b"} {
+			for p := int32(0); p < 4; p++ {
+				if rng.IntN(6) == 0 {
+					continue // not read
+				}
+				o.Offsets[TopicPartition{topic, p}] = PartitionOffsets{LogStart: pick(NoOffset, 0, 3, 9, -7), LogEnd: pick(NoOffset, 0, 5, 10, -3)}
+			}
+		}
+		for g := 0; g < 8; g++ {
+			og := OverviewGroup{Summary: GroupSummary{ID: fmt.Sprint("g", g)}}
+			for k := 0; k < rng.IntN(5); k++ {
+				tp := TopicPartition{pick2(rng, "a", "b"), int32(rng.IntN(4))}
+				switch rng.IntN(3) {
+				case 0:
+					if og.Committed == nil {
+						og.Committed = map[TopicPartition]int64{}
+					}
+					og.Committed[tp] = pick(NoOffset, -5, 0, 2, 4, 8, 12)
+				case 1:
+					if og.Assigned == nil {
+						og.Assigned = map[TopicPartition]bool{}
+					}
+					og.Assigned[tp] = rng.IntN(2) == 0
+				default:
+					if og.ShareLag == nil {
+						og.ShareLag = map[TopicPartition]int64{}
+					}
+					og.ShareLag[tp] = pick(-1, 0, 3)
+				}
+			}
+			o.Groups = append(o.Groups, og)
+		}
+		want := map[RecordAt]bool{}
+		var row PartitionLag
+		for i := range o.Groups {
+			o.eachRow(&o.Groups[i], &row, func(r *PartitionLag, _ bool) {
+				if at, ok := oldest(r); ok {
+					want[at] = true
+				}
+			})
+		}
+		got := o.OldestRecords()
+		if len(got) != len(want) {
+			t.Fatalf("poll %d: %d records %v, the rows name %d %v", poll, len(got), got, len(want), want)
+		}
+		for _, at := range got {
+			if !want[at] {
+				t.Fatalf("poll %d: %v named, no row's oldest (%v)", poll, at, want)
+			}
+		}
+	}
+}
+
+// TestOldestRecordsOfManyOffsetsOfAPartition: groups waiting at many
+// offsets of one partition (past the search of a few) have each record
+// named once.
+func TestOldestRecordsOfManyOffsetsOfAPartition(t *testing.T) {
+	tp := TopicPartition{"orders", 0}
+	o := &OverviewObservation{TakenAt: ht0, Offsets: map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 50}}}
+	for i := 0; i < 120; i++ {
+		o.Groups = append(o.Groups, OverviewGroup{Summary: GroupSummary{ID: fmt.Sprint("g", i)}, Committed: map[TopicPartition]int64{tp: int64(i % 60)}})
+	}
+	got := o.OldestRecords()
+	seen := map[int64]bool{}
+	for _, at := range got {
+		if at.TopicPartition != tp || at.Offset < 0 || at.Offset >= 50 || seen[at.Offset] {
+			t.Fatalf("%v named (of %v)", at, got)
+		}
+		seen[at.Offset] = true
+	}
+	if len(seen) != 50 {
+		t.Fatalf("%d records named, want 50 (offsets 0-49; 50-59 are the log end and past it): %v", len(seen), got)
+	}
+}
+
+func pick2(rng *rand.Rand, a, b string) string {
+	if rng.IntN(2) == 0 {
+		return a
+	}
+	return b
+}
+
+// TestGroupTrackFindsEachPartitionsOwnState: a group's partitions are
+// found by search while few and by index past smallGroup, and each keeps
+// its own state as partitions come and go across that size.
+func TestGroupTrackFindsEachPartitionsOwnState(t *testing.T) {
+	var gt groupTrack
+	tp := func(i int) TopicPartition { return TopicPartition{Topic: fmt.Sprint("t", i%3), Partition: int32(i)} }
+	check := func(poll int64, live func(int) bool) {
+		t.Helper()
+		for i := 0; i < 40; i++ {
+			if !live(i) {
+				continue
+			}
+			before := len(gt.parts)
+			pt := gt.part(tp(i))
+			if len(gt.parts) != before || pt.tp != tp(i) || pt.rewoundFrom != int64(i) {
+				t.Fatalf("poll %d: partition %d found %+v (tracks %d → %d)", poll, i, pt.tp, before, len(gt.parts))
+			}
+			pt.poll = poll
+		}
+	}
+	add := func(poll int64, live func(int) bool) {
+		for i := 0; i < 40; i++ {
+			if live(i) {
+				pt := gt.part(tp(i))
+				if pt.rewoundFrom == 0 {
+					pt.rewoundFrom = int64(i) // its own mark
+				}
+				pt.poll = poll
+			}
+		}
+	}
+	all := func(i int) bool { return i > 0 && i < 30 }
+	few := func(i int) bool { return i%7 == 1 && i < 30 }
+	add(1, few)
+	check(1, few)
+	if gt.index != nil {
+		t.Fatalf("%d partitions indexed", len(gt.parts))
+	}
+	add(2, all)
+	check(2, all)
+	if gt.index == nil || len(gt.parts) != 29 {
+		t.Fatalf("%d partitions, indexed %v", len(gt.parts), gt.index != nil)
+	}
+	check(3, few)
+	gt.forget(3)
+	if gt.index != nil || len(gt.parts) != 5 {
+		t.Fatalf("after forgetting: %d partitions, indexed %v", len(gt.parts), gt.index != nil)
+	}
+	check(4, few)
+	add(5, all)
+	check(5, all)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -713,5 +714,40 @@ func TestOverviewFilterPaste(t *testing.T) {
 	a.Update(ovKey("enter"))
 	if out := plain(a); !strings.Contains(out, "Groups 1 of 7") || firstRow(a) != "order-workers" || !strings.Contains(out, `filter "lagging"`) {
 		t.Errorf("g, home, pasted laggin: not only the lagging group:\n%s", out)
+	}
+}
+
+// TestOverviewDefaultViewSharesThePipelinesRows: in the default view (by
+// status, nothing filtered) the pane shows the pipeline's groups as they
+// are, not a sorted copy of them each poll; groups judged in another
+// order (a recording's) are still shown sorted, and a filter or another
+// sort still gets its own rows.
+func TestOverviewDefaultViewSharesThePipelinesRows(t *testing.T) {
+	gs := overviewGroups()
+	a, _ := overviewApp(t, &fakeOverview{results: []overviewResult{{groups: gs}}}, &watched{}, 120, 40)
+	o := a.overview
+	if len(o.pane.rows) != len(gs) || &o.pane.rows[0] != &o.groups[0] {
+		t.Fatalf("default view: the pane's rows are a copy of the page's %d groups", len(o.groups))
+	}
+	press(t, a, "o") // another sort: its own rows
+	if &o.pane.rows[0] == &o.groups[0] {
+		t.Fatal("sorted by another key, the pane shares the pipeline's rows")
+	}
+	for o.sort != model.GroupsByStatus {
+		press(t, a, "o")
+	}
+	if o.sort != model.GroupsByStatus || &o.pane.rows[0] != &o.groups[0] {
+		t.Fatalf("back to %v: the pane's rows are a copy", o.sort)
+	}
+
+	// Judged in reverse: shown sorted all the same.
+	rev := slices.Clone(gs)
+	slices.Reverse(rev)
+	a, _ = overviewApp(t, &fakeOverview{results: []overviewResult{{groups: rev}}}, &watched{}, 120, 40)
+	o = a.overview
+	for i := range gs {
+		if o.pane.rows[i].ID != gs[i].ID {
+			t.Fatalf("row %d is %s, want %s (sorted by status)", i, o.pane.rows[i].ID, gs[i].ID)
+		}
 	}
 }
