@@ -74,6 +74,10 @@ type Watcher struct {
 	askedVia int32
 	meta     metadataCache
 	stamps   stampCache
+	// lag holds the lag-age records the group's polls read (lagCache);
+	// logBuf, logOffsetsFor's buffers.
+	lag    lagCache
+	logBuf logScratch
 	// topics is the last poll's Observation.Topics, cleared and filled
 	// again by the next (NewSnapshot keeps nothing of them). With reuse
 	// (ReuseSnapshots), snaps builds the snapshots in the rows of earlier
@@ -256,22 +260,24 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 			return obs, err
 		}
 	}
-	offsets, moved, err := w.listOffsets(ctx, brokers, topics, &obs)
+	r, err := w.listOffsets(ctx, brokers, topics, &obs)
 	if err != nil {
 		return obs, err
 	}
-	if moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
+	slots := obsSlots{obs: &obs}
+	for i, tp := range r.tps {
+		p := slots.part(tp)
+		p.HasOffsets, p.Offsets = true, r.offsets[i]
+	}
+	if r.moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
 		// Leaders moved (an election, a reassignment): ask the new ones
 		// now rather than show the partitions as failed until next poll.
-		retry, _, _ := w.listOffsets(ctx, brokers, topics, &obs)
-		for tp, po := range retry {
-			if old, ok := offsets[tp]; !ok || old.Err != "" {
-				offsets[tp] = po
+		retry, _ := w.listOffsets(ctx, brokers, topics, &obs)
+		for i, tp := range retry.tps {
+			if p := slots.part(tp); !p.HasOffsets || p.Offsets.Err != "" {
+				p.HasOffsets, p.Offsets = true, retry.offsets[i]
 			}
 		}
-	}
-	for tp, po := range offsets {
-		obs.SetOffsets(tp, po)
 	}
 	w.lagStamps(ctx, &obs)
 	w.starts.sawGone(&obs)
