@@ -365,17 +365,29 @@ func (w *Watcher) brokers(ctx context.Context) (map[int32]broker, error) {
 	return out, nil
 }
 
-// groupTopics lists, sorted, the topics the group owns or committed.
+// groupTopics lists, sorted, the topics the group owns or committed. A
+// topic is looked up once a run of it, and ends its walk at its first
+// partition committed.
 func groupTopics(obs model.Observation) []string {
 	seen := make(map[string]bool)
 	for _, m := range obs.Members {
-		for _, tp := range m.Partitions {
-			seen[tp.Topic] = true
+		last := ""
+		for i, tp := range m.Partitions {
+			if i == 0 || tp.Topic != last {
+				seen[tp.Topic], last = true, tp.Topic
+			}
 		}
 	}
-	for tp, p := range obs.All() {
-		if p.HasCommit || p.CommitUnread {
-			seen[tp.Topic] = true
+	for i := range obs.Topics {
+		t := &obs.Topics[i]
+		if seen[t.Topic] {
+			continue
+		}
+		for k := range t.Partitions {
+			if p := &t.Partitions[k]; p.HasCommit || p.CommitUnread {
+				seen[t.Topic] = true
+				break
+			}
 		}
 	}
 	topics := make([]string, 0, len(seen))
