@@ -98,11 +98,13 @@ type logRead struct {
 type logScratch struct {
 	tps     []model.TopicPartition
 	offsets []model.PartitionOffsets
-	// leader and start say, per partition of tps, its leader (-1: none
-	// asked, its Err is set) and whether its start is asked.
-	leader []int32
-	start  []bool
-	asks   map[int32]*logAsk
+	// ask and start say, per partition of tps, the index in asks of its
+	// leader's (-1: none asked, its Err is set) and whether its start is
+	// asked. asks holds a part per leader asked (a few: looked up by a
+	// scan, the last one first).
+	ask   []int32
+	start []bool
+	asks  []*logAsk
 }
 
 // logAsk is one leader's part of a read: its requests, the positions in
@@ -133,12 +135,21 @@ type logAsk struct {
 func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, tps iter.Seq[model.TopicPartition], n int, needStart func(model.TopicPartition) bool) logRead {
 	sc := &w.logBuf
 	sc.tps, sc.offsets = slices.Grow(sc.tps[:0], n), slices.Grow(sc.offsets[:0], n)
-	sc.leader, sc.start = slices.Grow(sc.leader[:0], n), slices.Grow(sc.start[:0], n)
-	if sc.asks == nil {
-		sc.asks = make(map[int32]*logAsk)
-	}
+	sc.ask, sc.start = slices.Grow(sc.ask[:0], n), slices.Grow(sc.start[:0], n)
 	for _, a := range sc.asks {
 		*a = logAsk{leader: a.leader, pos: a.pos[:0]}
+	}
+	last := -1
+	askOf := func(leader int32) int {
+		if last >= 0 && sc.asks[last].leader == leader {
+			return last
+		}
+		last = slices.IndexFunc(sc.asks, func(a *logAsk) bool { return a.leader == leader })
+		if last < 0 {
+			last = len(sc.asks)
+			sc.asks = append(sc.asks, &logAsk{leader: leader})
+		}
+		return last
 	}
 	failedPO := func(e string) model.PartitionOffsets {
 		return model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
@@ -154,7 +165,7 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 			tm, tmOK = w.meta.topics[tp.Topic]
 			tmName = tp.Topic
 		}
-		po, leader, start := none, int32(-1), false
+		po, ask, start := none, int32(-1), false
 		switch p, ok := tm.partitionOf(tmOK, tp.Partition); {
 		case !tmOK:
 			po = failedPO("topic not in metadata")
@@ -165,13 +176,9 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 		case p.err != "":
 			po = failedPO(p.err)
 		default:
-			leader = p.leader
 			start = needStart == nil || needStart(tp)
-			a := sc.asks[leader]
-			if a == nil {
-				a = &logAsk{leader: leader}
-				sc.asks[leader] = a
-			}
+			ask = int32(askOf(p.leader))
+			a := sc.asks[ask]
 			a.nEnd++
 			if a.nEnd == 1 || a.lastEnd != tp.Topic {
 				a.endRuns++
@@ -187,16 +194,15 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 		}
 		sc.tps = append(sc.tps, tp)
 		sc.offsets = append(sc.offsets, po)
-		sc.leader = append(sc.leader, leader)
+		sc.ask = append(sc.ask, ask)
 		sc.start = append(sc.start, start)
 	}
 
 	// The requests, in the order of tps.
 	asks := make([]*logAsk, 0, len(sc.asks))
-	for leader, a := range sc.asks {
+	for _, a := range sc.asks {
 		if a.nEnd == 0 {
-			delete(sc.asks, leader) // a leader no longer asked
-			continue
+			continue // a leader no longer asked (dropped below)
 		}
 		a.ends = newListOffsetsTopics(a.endRuns, a.nEnd)
 		if a.nStart > 0 {
@@ -205,11 +211,11 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 		asks = append(asks, a)
 	}
 	sort.Slice(asks, func(i, j int) bool { return asks[i].leader < asks[j].leader })
-	for i, leader := range sc.leader {
-		if leader < 0 {
+	for i, ask := range sc.ask {
+		if ask < 0 {
 			continue
 		}
-		a := sc.asks[leader]
+		a := sc.asks[ask]
 		tp := sc.tps[i]
 		a.ends = addListOffsets(a.ends, tp, latest)
 		if sc.start[i] {
@@ -292,6 +298,7 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 		}
 		a.ends, a.starts, a.endRes, a.startRes = nil, nil, nil, nil // held no longer than the read
 	}
+	sc.asks = slices.DeleteFunc(sc.asks, func(a *logAsk) bool { return a.nEnd == 0 })
 	return out
 }
 
