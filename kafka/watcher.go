@@ -73,9 +73,10 @@ type Watcher struct {
 	// askedVia is the broker that last answered FindCoordinator.
 	askedVia int32
 	meta     metadataCache
-	stamps   stampCache
-	// lag holds the lag-age records the group's polls read (lagCache);
-	// logBuf, logOffsetsFor's buffers.
+	// stamps holds the lag-age records the overview read (stampCache),
+	// lag those the group's polls read (lagCache); logBuf is
+	// logOffsetsFor's buffers.
+	stamps stampCache
 	lag    lagCache
 	logBuf logScratch
 	// topics is the last poll's Observation.Topics, cleared and filled
