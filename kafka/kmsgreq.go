@@ -218,6 +218,26 @@ var (
 	requestBufs      = sync.Pool{New: func() any { return new([]byte) }}
 )
 
+// responseBufs holds the bodies of the responses whose decoding keeps no
+// part of them (pooledResponse), up to maxPooledRequest each: at 10,000
+// partitions a poll's ListOffsets and OffsetFetch answers were ~2 MB of
+// garbage.
+var responseBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// pooledResponse reports whether a response of API key can be decoded
+// from a body that is reused once decoded: ListOffsets, Metadata and
+// OffsetFetch have no bytes fields, and kmsg copies their strings
+// (ReadFrom, not UnsafeReadFrom). Only unknown tagged fields would point
+// into the body, and kgwatch reads none. The others (a Fetch's records,
+// a describe's member metadata) keep slices of it.
+func pooledResponse(key int16) bool {
+	switch key {
+	case 2, 3, 9: // ListOffsets, Metadata, OffsetFetch
+		return true
+	}
+	return false
+}
+
 const (
 	maxPooledRequest = 4 << 20
 	// trustedResponseSize is how much of a response's claimed size is
@@ -251,9 +271,18 @@ func exchange(rw io.ReadWriter, req kmsg.Request) (kmsg.Response, error) {
 	}
 	// The claim is believed up to a bound: beyond it the buffer grows
 	// with the bytes that arrive.
-	var body bytes.Buffer
+	body := new(bytes.Buffer)
+	if pooledResponse(req.Key()) {
+		body = responseBufs.Get().(*bytes.Buffer)
+		body.Reset()
+		defer func() {
+			if body.Cap() <= maxPooledRequest {
+				responseBufs.Put(body)
+			}
+		}()
+	}
 	body.Grow(int(min(size-4, trustedResponseSize)))
-	if _, err := io.CopyN(&body, rw, int64(size-4)); err != nil {
+	if _, err := io.CopyN(body, rw, int64(size-4)); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}

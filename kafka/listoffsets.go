@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"sort"
 	"sync"
 
@@ -20,9 +21,10 @@ const (
 )
 
 // listOffsets reads the log-start and log-end offsets of every partition of
-// topics (logOffsetsFor). Failures are recorded per partition; moved
-// reports that a leader answered it no longer leads a partition (the
-// metadata is out of date).
+// topics (logOffsetsFor), in topic order then the metadata's partition
+// order. Failures are recorded per partition; r.moved reports that a
+// leader answered it no longer leads a partition (the metadata is out of
+// date).
 //
 // When no leader answered at all (every request failed: the brokers are
 // unreachable or frozen), err says so and the poll fails as a whole: a
@@ -30,8 +32,9 @@ const (
 // and an outage counts from the last poll that had answers.
 //
 // Log starts are read only where startCache.need says; the others come
-// from the cache (w.starts).
-func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string, obs *model.Observation) (offsets map[model.TopicPartition]model.PartitionOffsets, moved bool, err error) {
+// from the cache (w.starts). r is the watcher's until its next
+// logOffsetsFor.
+func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, topics []string, obs *model.Observation) (r logRead, err error) {
 	n := 0
 	for _, t := range topics {
 		if tm, ok := w.meta.topics[t]; ok {
@@ -52,34 +55,69 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 		}
 	}
 	now := w.now()
+	slots := obsSlots{obs: obs}
 	needStart := func(tp model.TopicPartition) bool {
-		if p := obs.Find(tp); p != nil && p.HasCommit {
+		if p := slots.find(tp); p != nil && p.HasCommit {
 			return w.starts.need(tp, now, p.Committed, true)
 		}
 		return w.starts.need(tp, now, model.NoOffset, false)
 	}
-	r := w.logOffsetsFor(ctx, brokers, all, n, needStart)
-	w.starts.fill(r.offsets, w.starts.asked, now)
+	r = w.logOffsetsFor(ctx, brokers, all, n, needStart)
+	w.starts.fill(r.tps, r.offsets, now)
 	if failed := len(r.failed); failed > 0 && failed == r.leaders {
 		more := ""
 		if failed > 1 {
 			more = fmt.Sprintf(" (and %d more leaders)", failed-1)
 		}
-		return r.offsets, r.moved, fmt.Errorf("no partition leader answered: %s%s", r.failed[0], more)
+		return r, fmt.Errorf("no partition leader answered: %s%s", r.failed[0], more)
 	}
-	return r.offsets, r.moved, nil
+	return r, nil
 }
 
-// logRead is what logOffsetsFor read.
+// logRead is what logOffsetsFor read. Its slices are the watcher's
+// (logScratch): they hold until its next logOffsetsFor.
 type logRead struct {
-	// offsets holds every partition asked: its offsets, or its Err.
-	offsets map[model.TopicPartition]model.PartitionOffsets
+	// tps are the partitions asked, in the order given; offsets[i] is
+	// tps[i]'s offsets, or its Err.
+	tps     []model.TopicPartition
+	offsets []model.PartitionOffsets
 	// moved: a leader answered that it no longer leads a partition.
 	moved bool
 	// leaders counts the leaders asked; failed says, for each that did
 	// not answer, why (leaders in id order).
 	leaders int
 	failed  []string
+}
+
+// logScratch holds logOffsetsFor's buffers from one read to the next
+// (the watcher reads one at a time, under its lock): at 10,000 partitions a
+// map of the answers and the requests grown by appending were most of a
+// poll's garbage. The requests themselves are made new each read, at
+// their size: the transport may still be writing one whose wait timed
+// out.
+type logScratch struct {
+	tps     []model.TopicPartition
+	offsets []model.PartitionOffsets
+	// ask and start say, per partition of tps, the index in asks of its
+	// leader's (-1: none asked, its Err is set) and whether its start is
+	// asked. asks holds a part per leader asked (a few: looked up by a
+	// scan, the last one first).
+	ask   []int32
+	start []bool
+	asks  []*logAsk
+}
+
+// logAsk is one leader's part of a read: its requests, the positions in
+// tps of the partitions they ask (in request order), its answers.
+type logAsk struct {
+	leader             int32
+	nEnd, nStart       int // partitions asked
+	endRuns, startRuns int // runs of a topic
+	lastEnd, lastStart string
+	pos                []int
+	ends, starts       []kmsg.ListOffsetsRequestTopic
+	endRes, startRes   *kmsg.ListOffsetsResponse
+	err                error
 }
 
 // logOffsetsFor reads the log end of each partition of tps (n of them, a
@@ -93,19 +131,32 @@ type logRead struct {
 // leader did not answer, or answered an error. A leader that did not
 // answer, or answered that it no longer leads a partition, makes the
 // metadata stale. tps in topic order keep the requests short (one entry
-// per run of a topic).
+// per run of a topic). needStart is asked once per partition.
 func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, tps iter.Seq[model.TopicPartition], n int, needStart func(model.TopicPartition) bool) logRead {
-	offsets := make(map[model.TopicPartition]model.PartitionOffsets, n)
-	failed := func(tp model.TopicPartition, e string) {
-		offsets[tp] = model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
+	sc := &w.logBuf
+	sc.tps, sc.offsets = slices.Grow(sc.tps[:0], n), slices.Grow(sc.offsets[:0], n)
+	sc.ask, sc.start = slices.Grow(sc.ask[:0], n), slices.Grow(sc.start[:0], n)
+	for _, a := range sc.asks {
+		*a = logAsk{leader: a.leader, pos: a.pos[:0]}
 	}
-	// ends and starts: the requests' partitions by leader. With needStart
-	// nil both ask the same partitions: one slice serves both.
-	ends := make(map[int32][]kmsg.ListOffsetsRequestTopic)
-	starts := ends
-	if needStart != nil {
-		starts = make(map[int32][]kmsg.ListOffsetsRequestTopic)
+	last := -1
+	askOf := func(leader int32) int {
+		if last >= 0 && sc.asks[last].leader == leader {
+			return last
+		}
+		last = slices.IndexFunc(sc.asks, func(a *logAsk) bool { return a.leader == leader })
+		if last < 0 {
+			last = len(sc.asks)
+			sc.asks = append(sc.asks, &logAsk{leader: leader})
+		}
+		return last
 	}
+	failedPO := func(e string) model.PartitionOffsets {
+		return model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset, Err: e}
+	}
+	none := model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset}
+	// First the partitions' leaders, and how many each leader is asked in
+	// how many runs of a topic, so each request is made at its size.
 	var tm *topicMeta // the topic of the last partition, looked up once a run
 	var tmName string
 	tmOK := false
@@ -114,91 +165,113 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 			tm, tmOK = w.meta.topics[tp.Topic]
 			tmName = tp.Topic
 		}
-		if !tmOK {
-			failed(tp, "topic not in metadata")
-			continue
-		}
-		if tm.err != "" {
-			failed(tp, tm.err)
-			continue
-		}
-		p, ok := tm.partition(tp.Partition)
-		switch {
+		po, ask, start := none, int32(-1), false
+		switch p, ok := tm.partitionOf(tmOK, tp.Partition); {
+		case !tmOK:
+			po = failedPO("topic not in metadata")
+		case tm.err != "":
+			po = failedPO(tm.err)
 		case !ok:
-			failed(tp, "partition not in metadata")
-			continue
+			po = failedPO("partition not in metadata")
 		case p.err != "":
-			failed(tp, p.err)
-			continue
+			po = failedPO(p.err)
+		default:
+			start = needStart == nil || needStart(tp)
+			ask = int32(askOf(p.leader))
+			a := sc.asks[ask]
+			a.nEnd++
+			if a.nEnd == 1 || a.lastEnd != tp.Topic {
+				a.endRuns++
+				a.lastEnd = tp.Topic
+			}
+			if start {
+				a.nStart++
+				if a.nStart == 1 || a.lastStart != tp.Topic {
+					a.startRuns++
+					a.lastStart = tp.Topic
+				}
+			}
 		}
-		appendPartition(ends, p.leader, tp)
-		if needStart != nil && needStart(tp) {
-			appendPartition(starts, p.leader, tp)
-		}
+		sc.tps = append(sc.tps, tp)
+		sc.offsets = append(sc.offsets, po)
+		sc.ask = append(sc.ask, ask)
+		sc.start = append(sc.start, start)
 	}
 
-	type result struct {
-		leader     int32
-		start, end *kmsg.ListOffsetsResponse
-		err        error
+	// The requests, in the order of tps.
+	asks := make([]*logAsk, 0, len(sc.asks))
+	for _, a := range sc.asks {
+		if a.nEnd == 0 {
+			continue // a leader no longer asked (dropped below)
+		}
+		a.ends = newListOffsetsTopics(a.endRuns, a.nEnd)
+		if a.nStart > 0 {
+			a.starts = newListOffsetsTopics(a.startRuns, a.nStart)
+		}
+		asks = append(asks, a)
 	}
-	results := make([]result, 0, len(ends))
-	for leader := range ends {
-		results = append(results, result{leader: leader})
+	sort.Slice(asks, func(i, j int) bool { return asks[i].leader < asks[j].leader })
+	for i, ask := range sc.ask {
+		if ask < 0 {
+			continue
+		}
+		a := sc.asks[ask]
+		tp := sc.tps[i]
+		a.ends = addListOffsets(a.ends, tp, latest)
+		if sc.start[i] {
+			a.starts = addListOffsets(a.starts, tp, earliest)
+		}
+		a.pos = append(a.pos, i)
 	}
-	sort.Slice(results, func(i, j int) bool { return results[i].leader < results[j].leader })
+
 	var wg sync.WaitGroup
-	for i := range results {
-		r := &results[i]
+	for _, a := range asks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if rts := starts[r.leader]; len(rts) > 0 {
-				if r.start, r.err = w.listOffsetsAt(ctx, r.leader, rts, earliest); r.err != nil {
+			if a.nStart > 0 {
+				if a.startRes, a.err = w.listOffsetsAt(ctx, a.leader, a.starts); a.err != nil {
 					return
 				}
 			}
-			r.end, r.err = w.listOffsetsAt(ctx, r.leader, ends[r.leader], latest)
+			a.endRes, a.err = w.listOffsetsAt(ctx, a.leader, a.ends)
 		}()
 	}
 	wg.Wait()
 
-	out := logRead{offsets: offsets, leaders: len(results)}
-	for _, r := range results {
-		if r.err != nil {
-			addr := fmt.Sprint(r.leader)
-			if b, ok := brokers[r.leader]; ok {
+	out := logRead{tps: sc.tps, offsets: sc.offsets, leaders: len(asks)}
+	for _, a := range asks {
+		if a.err != nil {
+			addr := fmt.Sprint(a.leader)
+			if b, ok := brokers[a.leader]; ok {
 				addr = b.addr
 			}
-			e := fmt.Sprintf("log offsets from leader %s: %v", addr, r.err)
+			e := fmt.Sprintf("log offsets from leader %s: %v", addr, a.err)
 			out.failed = append(out.failed, e)
-			for _, t := range ends[r.leader] {
-				for _, p := range t.Partitions {
-					failed(model.TopicPartition{Topic: t.Topic, Partition: p.Partition}, e)
-				}
+			for _, i := range a.pos {
+				sc.offsets[i] = failedPO(e)
 			}
 			w.meta.stale = true
 			continue
 		}
-		end := newAnswerIndex(r.end)
+		end := newAnswerIndex(a.endRes)
 		var start *answerIndex
-		if r.start != nil {
-			start = newAnswerIndex(r.start)
+		if a.startRes != nil {
+			start = newAnswerIndex(a.startRes)
 		}
-		// si, sj: where the partition asked its start sits in starts,
-		// the partitions asked in the same order.
-		si, sj := 0, -1
-		srts := starts[r.leader]
-		for ti, t := range ends[r.leader] {
+		// k: the partition's place in the leader's positions; (ti, pi) in
+		// its latest request, (si, sj) in its earliest, both asked in
+		// the same order.
+		k, si, sj := 0, 0, -1
+		for ti, t := range a.ends {
 			for pi, p := range t.Partitions {
+				i := a.pos[k]
+				k++
 				tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-				po := model.PartitionOffsets{LogStart: model.NoOffset, LogEnd: model.NoOffset}
+				po := none
 				s, okS := kmsg.ListOffsetsResponseTopicPartition{Offset: model.NoOffset}, true
-				switch {
-				case needStart == nil:
-					s, okS = start.find(ti, pi, tp)
-				case needStart(tp):
-					if sj++; si < len(srts) && sj == len(srts[si].Partitions) {
+				if sc.start[i] {
+					if sj++; si < len(a.starts) && sj == len(a.starts[si].Partitions) {
 						si, sj = si+1, 0
 					}
 					s, okS = start.find(si, sj, tp)
@@ -220,23 +293,48 @@ func (w *Watcher) logOffsetsFor(ctx context.Context, brokers map[int32]broker, t
 				default:
 					po.LogStart, po.LogEnd = s.Offset, e.Offset
 				}
-				offsets[tp] = po
+				sc.offsets[i] = po
 			}
 		}
+		a.ends, a.starts, a.endRes, a.startRes = nil, nil, nil, nil // held no longer than the read
 	}
+	sc.asks = slices.DeleteFunc(sc.asks, func(a *logAsk) bool { return a.nEnd == 0 })
 	return out
 }
 
-// appendPartition adds tp to leader's request: to its last topic when it
-// is tp's, else to a new one.
-func appendPartition(byLeader map[int32][]kmsg.ListOffsetsRequestTopic, leader int32, tp model.TopicPartition) {
-	rts := byLeader[leader]
-	if n := len(rts); n == 0 || rts[n-1].Topic != tp.Topic {
-		rts = append(rts, kmsg.ListOffsetsRequestTopic{Topic: tp.Topic})
+// newListOffsetsTopics makes a request's topics for runs runs of a topic
+// and n partitions, all in one backing array (addListOffsets fills them).
+func newListOffsetsTopics(runs, n int) []kmsg.ListOffsetsRequestTopic {
+	rts := make([]kmsg.ListOffsetsRequestTopic, 0, runs)
+	parts := make([]kmsg.ListOffsetsRequestTopicPartition, 0, n)
+	if runs > 0 {
+		rts = append(rts, kmsg.ListOffsetsRequestTopic{Partitions: parts})
 	}
+	return rts
+}
+
+// addListOffsets adds tp, at timestamp ts, to a request's topics made by
+// newListOffsetsTopics: to its last topic when it is tp's, else to the
+// next, whose partitions follow the last's in the same backing array.
+func addListOffsets(rts []kmsg.ListOffsetsRequestTopic, tp model.TopicPartition, ts int64) []kmsg.ListOffsetsRequestTopic {
 	last := &rts[len(rts)-1]
-	last.Partitions = append(last.Partitions, kmsg.ListOffsetsRequestTopicPartition{Partition: tp.Partition, CurrentLeaderEpoch: -1})
-	byLeader[leader] = rts
+	if len(last.Partitions) > 0 && last.Topic != tp.Topic {
+		rest := last.Partitions[len(last.Partitions):]
+		last.Partitions = last.Partitions[:len(last.Partitions):len(last.Partitions)]
+		rts = append(rts, kmsg.ListOffsetsRequestTopic{Partitions: rest})
+		last = &rts[len(rts)-1]
+	}
+	last.Topic = tp.Topic
+	last.Partitions = append(last.Partitions, kmsg.ListOffsetsRequestTopicPartition{Partition: tp.Partition, CurrentLeaderEpoch: -1, Timestamp: ts})
+	return rts
+}
+
+// partitionOf is partition for a topic found (ok) in the metadata.
+func (tm *topicMeta) partitionOf(ok bool, p int32) (partitionMeta, bool) {
+	if !ok || tm.err != "" {
+		return partitionMeta{}, false
+	}
+	return tm.partition(p)
 }
 
 // partition returns the metadata of partition p.
@@ -253,20 +351,13 @@ func (tm *topicMeta) partition(p int32) (partitionMeta, bool) {
 	return partitionMeta{}, false
 }
 
-// listOffsetsAt sends one ListOffsets request for all of rts to leader,
-// at v1 or above (v0 answers in its own shape; Kafka 4 refuses it).
-func (w *Watcher) listOffsetsAt(ctx context.Context, leader int32, rts []kmsg.ListOffsetsRequestTopic, ts int64) (*kmsg.ListOffsetsResponse, error) {
+// listOffsetsAt sends one ListOffsets request for all of rts (their
+// timestamps set) to leader, at v1 or above (v0 answers in its own shape;
+// Kafka 4 refuses it).
+func (w *Watcher) listOffsetsAt(ctx context.Context, leader int32, rts []kmsg.ListOffsetsRequestTopic) (*kmsg.ListOffsetsResponse, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.ReplicaID = -1
-	req.Topics = make([]kmsg.ListOffsetsRequestTopic, len(rts))
-	for i, t := range rts {
-		parts := make([]kmsg.ListOffsetsRequestTopicPartition, len(t.Partitions))
-		for j, p := range t.Partitions {
-			p.Timestamp = ts
-			parts[j] = p
-		}
-		req.Topics[i] = kmsg.ListOffsetsRequestTopic{Topic: t.Topic, Partitions: parts}
-	}
+	req.Topics = rts
 	res, err := w.sendKmsg(ctx, leader, req, 1, -1)
 	if err != nil {
 		return nil, err

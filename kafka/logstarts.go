@@ -86,20 +86,18 @@ func (c *startCache) need(tp model.TopicPartition, now time.Time, committed int6
 	return s.asked
 }
 
-// asked reports whether the poll in hand asks tp's log start, as need
-// last said.
-func (c *startCache) asked(tp model.TopicPartition) bool { return c.slot(tp).asked }
-
-// fill completes offsets read at now: the starts read are kept, the ones
-// not asked are given from the cache. A log end below the start kept (the
-// topic was deleted and made again) drops it: the next poll reads it.
-func (c *startCache) fill(offsets map[model.TopicPartition]model.PartitionOffsets, asked func(model.TopicPartition) bool, now time.Time) {
-	for tp, po := range offsets {
+// fill completes offsets read at now (offsets[i] is tps[i]'s): the starts
+// read are kept, the ones not asked are given from the cache. A log end
+// below the start kept (the topic was deleted and made again) drops it:
+// the next poll reads it.
+func (c *startCache) fill(tps []model.TopicPartition, offsets []model.PartitionOffsets, now time.Time) {
+	for i, tp := range tps {
+		po := &offsets[i]
 		if po.Err != "" {
 			continue
 		}
 		s := c.slot(tp)
-		if asked(tp) {
+		if s.asked {
 			*s = startRead{offset: po.LogStart, at: now, end: po.LogEnd, has: true}
 			continue
 		}
@@ -109,7 +107,6 @@ func (c *startCache) fill(offsets map[model.TopicPartition]model.PartitionOffset
 		}
 		s.end = po.LogEnd
 		po.LogStart = s.offset
-		offsets[tp] = po
 	}
 }
 

@@ -34,8 +34,10 @@ func startCacheNeed(t *testing.T, tp model.TopicPartition) {
 			has, gone bool
 		}{{100, true, false}, {66, true, false}, {65, true, false}, {50, true, false}, {49, true, false}, {0, false, false}, {100, true, true}} {
 			var sc startCache
-			sc.fill(map[model.TopicPartition]model.PartitionOffsets{tp: {LogStart: 50, LogEnd: 200}},
-				func(model.TopicPartition) bool { return true }, t0)
+			if !sc.need(tp, t0, model.NoOffset, false) {
+				t.Fatalf("%v: a start never read is not asked", tp)
+			}
+			sc.fill([]model.TopicPartition{tp}, []model.PartitionOffsets{{LogStart: 50, LogEnd: 200}}, t0)
 			if c.gone {
 				obs := model.Observation{}.With(model.Readings{OldestGone: map[model.TopicPartition]bool{tp: true}})
 				sc.sawGone(&obs)

@@ -1,9 +1,11 @@
 package kafka
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -24,6 +26,8 @@ type topicMeta struct {
 	// err is set when the topic could not be described (deleted, denied).
 	err        string
 	partitions []partitionMeta
+	// dense: partitions[i] is partition i, for every i.
+	dense bool
 }
 
 type partitionMeta struct {
@@ -59,8 +63,8 @@ func (c *metadataCache) needsRefresh(topics []string, obs *model.Observation, no
 		}
 		return last.has(tp.Partition)
 	}
-	for tp, p := range obs.All() {
-		if p.HasCommit && !knows(tp) {
+	for i := range obs.Topics {
+		if c.commitsUnknown(&obs.Topics[i]) {
 			return true
 		}
 	}
@@ -73,6 +77,32 @@ func (c *metadataCache) needsRefresh(topics []string, obs *model.Observation, no
 	}
 	return false
 }
+
+// commitsUnknown reports whether t holds a commit on a partition the
+// cache does not know. The slots are sorted by partition: of a topic the
+// metadata numbers 0 to n-1 only those outside are looked at.
+func (c *metadataCache) commitsUnknown(t *model.TopicObservation) bool {
+	tm, ok := c.topics[t.Topic]
+	ps := t.Partitions
+	if ok && tm.dense {
+		lo, _ := slices.BinarySearchFunc(ps, 0, slotAt)
+		hi, _ := slices.BinarySearchFunc(ps, int32(len(tm.partitions)), slotAt)
+		for _, p := range ps[:lo] {
+			if p.HasCommit {
+				return true
+			}
+		}
+		ps = ps[hi:]
+	}
+	for k := range ps {
+		if p := &ps[k]; p.HasCommit && (!ok || !tm.has(p.Partition)) {
+			return true
+		}
+	}
+	return false
+}
+
+func slotAt(s model.PartitionObservation, p int32) int { return cmp.Compare(s.Partition, p) }
 
 // has reports whether the topic has partition p.
 func (tm *topicMeta) has(p int32) bool {
@@ -196,6 +226,10 @@ func topicMetas(r *kmsg.MetadataResponse) map[string]*topicMeta {
 			tm.partitions = append(tm.partitions, pm)
 		}
 		sort.Slice(tm.partitions, func(i, j int) bool { return tm.partitions[i].id < tm.partitions[j].id })
+		tm.dense = true
+		for i, p := range tm.partitions {
+			tm.dense = tm.dense && p.id == int32(i)
+		}
 		cache[*t.Topic] = tm
 	}
 	return cache

@@ -52,7 +52,11 @@ func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]brok
 	}
 	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
 	r := w.logOffsetsFor(ctx, brokers, slices.Values(tps), len(tps), func(tp model.TopicPartition) bool { return starts[tp] })
-	return r.offsets, logProblems(tps, r.offsets)
+	offsets := make(map[model.TopicPartition]model.PartitionOffsets, len(r.tps))
+	for i, tp := range r.tps {
+		offsets[tp] = r.offsets[i]
+	}
+	return offsets, logProblems(tps, offsets)
 }
 
 // logProblems names the reasons some of tps's offsets could not be read,

@@ -73,14 +73,17 @@ const fetchSpanMaxBytes = 1 << 20
 // lagStamps fills obs's oldest timestamps, gone and marker-only flags and
 // oldest records: for each partition with lag, the timestamp of the
 // record at the committed offset (no commit: at log-start) and what the
-// same read gave of the record (key, headers, sizes). Records already read at the same offset come
-// from the cache; the others are fetched, one request per leader.
+// same read gave of the record (key, headers, sizes). Records already read
+// at the same offset come from the cache (w.lag); the others are fetched,
+// one request per leader.
 func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 	// Every partition committed or owned, once: the committed ones, then
-	// those owned without a commit. No set of them is built: at 10,000
-	// partitions that map was most of this function's cost, and most
-	// partitions have no lag and need nothing.
-	wants := make(map[stampKey]int64)
+	// those owned without a commit. Most partitions have no lag and need
+	// nothing: only the lagging ones are listed, in a slice kept from
+	// poll to poll (a map of them was most of this function's cost).
+	c := &w.lag
+	c.gen++
+	wants := c.wants[:0]
 	want := func(tp model.TopicPartition, p *model.PartitionObservation, at int64, committed bool) {
 		if p == nil || !p.HasOffsets || p.Offsets.Err != "" {
 			return
@@ -96,22 +99,217 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 			p.OldestGone = true // deleted before it was consumed
 			return
 		}
-		wants[stampKey{tp, at}] = off.LogEnd
+		wants = append(wants, lagWant{tp: tp, at: at, end: off.LogEnd, p: p})
 	}
 	for tp, p := range obs.All() {
 		if p.HasCommit {
 			want(tp, p, p.Committed, true)
 		}
 	}
+	slots := obsSlots{obs: obs}
 	for _, m := range obs.Members {
 		for _, tp := range m.Partitions {
-			if p := obs.Find(tp); p == nil || !p.HasCommit {
+			if p := slots.find(tp); p == nil || !p.HasCommit {
 				want(tp, p, 0, false)
 			}
 		}
 	}
-	for k, s := range w.readStamps(ctx, &w.stamps, wants, 1) {
-		record(obs, k.tp, s)
+	c.wants = wants
+	w.readLagStamps(ctx, c)
+}
+
+// lagCache remembers the records the group's lag ages were read from: per
+// partition one, the record at the offset it waits on, in a slice per
+// topic indexed by partition number (numbers no topic has that many of,
+// negative or from maxSlot on, in a map), so a record stays read while it
+// is wanted (the commit does not move): records never change. It forgets
+// a partition's record once a poll no longer wants one, as stampCache
+// does.
+type lagCache struct {
+	topics map[string][]lagSlot
+	other  map[model.TopicPartition]*lagSlot
+	// last and lastRow are the topic looked up last and its slice.
+	last    string
+	lastRow []lagSlot
+	// gen counts the polls; wants are this poll's partitions to read
+	// (the last poll's until lagStamps lists them again), held the
+	// partitions the cache held a record or misses of before this poll.
+	gen   uint64
+	wants []lagWant
+	held  []model.TopicPartition
+	// pending and byLeader are readLagStamps's buffers.
+	pending  []int
+	byLeader map[int32][]want
+}
+
+// lagSlot is one partition's entry in lagCache.
+type lagSlot struct {
+	s stamp
+	// has: s was read (at s.offset).
+	has bool
+	// misses counts the consecutive reads that brought nothing back
+	// (budget spent, batch too large): they go first next time.
+	misses int
+	// wanted is the last poll (gen) that wanted a record of it.
+	wanted uint64
+}
+
+// lagWant is a partition with lag: the record at offset at is wanted, the
+// log ending at end; p is its slot in the observation.
+type lagWant struct {
+	tp      model.TopicPartition
+	at, end int64
+	p       *model.PartitionObservation
+}
+
+// slot returns tp's entry, made when missing. The pointer is valid until
+// the next slot of another partition.
+func (c *lagCache) slot(tp model.TopicPartition) *lagSlot {
+	p := tp.Partition
+	if p < 0 || p >= maxSlot {
+		if c.other == nil {
+			c.other = make(map[model.TopicPartition]*lagSlot)
+		}
+		s := c.other[tp]
+		if s == nil {
+			s = new(lagSlot)
+			c.other[tp] = s
+		}
+		return s
+	}
+	row := c.lastRow
+	if c.last != tp.Topic || row == nil {
+		if c.topics == nil {
+			c.topics = make(map[string][]lagSlot)
+		}
+		row = c.topics[tp.Topic]
+	}
+	if int(p) >= len(row) {
+		row = append(row, make([]lagSlot, int(p)+1-len(row))...)
+		c.topics[tp.Topic] = row
+	}
+	c.last, c.lastRow = tp.Topic, row
+	return &row[p]
+}
+
+// readLagStamps records in the observation what is known of the record
+// each of c.wants waits on: from c when read before (one of only
+// transaction markers while the log has not grown past them), the others
+// fetched in one Fetch per leader. Partitions it could not read are left
+// without; c forgets the partitions no longer wanted.
+func (w *Watcher) readLagStamps(ctx context.Context, c *lagCache) {
+	pending := c.pending[:0]
+	for i := range c.wants {
+		wt := &c.wants[i]
+		sl := c.slot(wt.tp)
+		if sl.wanted == c.gen {
+			continue // owned twice: asked once
+		}
+		sl.wanted = c.gen
+		if sl.has && sl.s.offset == wt.at && (!sl.s.markers || wt.end <= sl.s.end) {
+			recordIn(wt.p, sl.s)
+			continue
+		}
+		sl.has = false
+		pending = append(pending, i)
+	}
+	c.pending = pending
+	if len(pending) > 0 {
+		w.fetchLagStamps(ctx, c)
+	}
+	// Forget the partitions the cache held of earlier polls that this
+	// one did not want: a slot holds a record or misses only once wanted.
+	for _, tp := range c.held {
+		if sl := c.slot(tp); sl.wanted != c.gen {
+			*sl = lagSlot{}
+		}
+	}
+	held := c.held[:0]
+	for i := range c.wants {
+		held = append(held, c.wants[i].tp)
+	}
+	c.held = held
+	clear(c.wants) // no pointers into the observation past the poll
+}
+
+// fetchLagStamps reads the records of c.pending, one Fetch per leader.
+func (w *Watcher) fetchLagStamps(ctx context.Context, c *lagCache) {
+	if c.byLeader == nil {
+		c.byLeader = make(map[int32][]want)
+	}
+	for leader, ws := range c.byLeader {
+		c.byLeader[leader] = ws[:0]
+	}
+	// where maps a partition back to its want, per leader in the order
+	// of its request.
+	where := make(map[int32][]int, len(c.byLeader))
+	for _, i := range c.pending {
+		wt := &c.wants[i]
+		leader, ok := w.meta.leader(wt.tp)
+		if !ok {
+			continue
+		}
+		c.byLeader[leader] = append(c.byLeader[leader], want{tp: wt.tp, offset: wt.at, misses: c.slot(wt.tp).misses})
+		where[leader] = append(where[leader], i)
+	}
+	type result struct {
+		leader int32
+		wants  []want
+		idx    []int
+		res    *fetchStamps
+		err    error
+	}
+	results := make([]result, 0, len(where))
+	for leader, idx := range where {
+		ws := c.byLeader[leader]
+		// Misses first, then in partition order: sorted together.
+		order := make([]int, len(ws))
+		for k := range order {
+			order[k] = k
+		}
+		sort.Slice(order, func(a, b int) bool {
+			x, y := ws[order[a]], ws[order[b]]
+			if x.misses != y.misses {
+				return x.misses > y.misses
+			}
+			return x.tp.Less(y.tp)
+		})
+		sorted := make([]want, len(ws))
+		sortedIdx := make([]int, len(ws))
+		for k, o := range order {
+			sorted[k], sortedIdx[k] = ws[o], idx[o]
+		}
+		results = append(results, result{leader: leader, wants: sorted, idx: sortedIdx})
+	}
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i].res, results[i].err = w.fetchAt(ctx, results[i].leader, results[i].wants)
+		}()
+	}
+	wg.Wait()
+
+	for _, r := range results {
+		if r.err != nil {
+			w.meta.stale = true // unknown this poll; asked again next poll
+			continue
+		}
+		for k, wt := range r.wants {
+			s, ok := r.res.stamps[wt.tp]
+			sl := c.slot(wt.tp)
+			switch {
+			case ok && s.leaderMoved:
+				w.meta.stale = true
+			case ok:
+				sl.misses = 0
+				sl.s, sl.has = s.stamp, true
+				recordIn(c.wants[r.idx[k]].p, s.stamp)
+			default:
+				sl.misses++
+			}
+		}
 	}
 }
 
@@ -239,8 +437,8 @@ func (w *Watcher) readStamps(ctx context.Context, c *stampCache, wants map[stamp
 	return out
 }
 
-func record(obs *model.Observation, tp model.TopicPartition, s stamp) {
-	p := obs.Part(tp)
+// recordIn records s, what was read of the record p waits on, in p.
+func recordIn(p *model.PartitionObservation, s stamp) {
 	switch {
 	case s.gone:
 		p.OldestGone = true

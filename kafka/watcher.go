@@ -73,7 +73,12 @@ type Watcher struct {
 	// askedVia is the broker that last answered FindCoordinator.
 	askedVia int32
 	meta     metadataCache
-	stamps   stampCache
+	// stamps holds the lag-age records the overview read (stampCache),
+	// lag those the group's polls read (lagCache); logBuf is
+	// logOffsetsFor's buffers.
+	stamps stampCache
+	lag    lagCache
+	logBuf logScratch
 	// topics is the last poll's Observation.Topics, cleared and filled
 	// again by the next (NewSnapshot keeps nothing of them). With reuse
 	// (ReuseSnapshots), snaps builds the snapshots in the rows of earlier
@@ -256,22 +261,24 @@ func (w *Watcher) poll(ctx context.Context) (model.Observation, error) {
 			return obs, err
 		}
 	}
-	offsets, moved, err := w.listOffsets(ctx, brokers, topics, &obs)
+	r, err := w.listOffsets(ctx, brokers, topics, &obs)
 	if err != nil {
 		return obs, err
 	}
-	if moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
+	slots := obsSlots{obs: &obs}
+	for i, tp := range r.tps {
+		p := slots.part(tp)
+		p.HasOffsets, p.Offsets = true, r.offsets[i]
+	}
+	if r.moved && ctx.Err() == nil && w.refreshMetadata(ctx, coord, topics) == nil {
 		// Leaders moved (an election, a reassignment): ask the new ones
 		// now rather than show the partitions as failed until next poll.
-		retry, _, _ := w.listOffsets(ctx, brokers, topics, &obs)
-		for tp, po := range retry {
-			if old, ok := offsets[tp]; !ok || old.Err != "" {
-				offsets[tp] = po
+		retry, _ := w.listOffsets(ctx, brokers, topics, &obs)
+		for i, tp := range retry.tps {
+			if p := slots.part(tp); !p.HasOffsets || p.Offsets.Err != "" {
+				p.HasOffsets, p.Offsets = true, retry.offsets[i]
 			}
 		}
-	}
-	for tp, po := range offsets {
-		obs.SetOffsets(tp, po)
 	}
 	w.lagStamps(ctx, &obs)
 	w.starts.sawGone(&obs)
@@ -359,17 +366,29 @@ func (w *Watcher) brokers(ctx context.Context) (map[int32]broker, error) {
 	return out, nil
 }
 
-// groupTopics lists, sorted, the topics the group owns or committed.
+// groupTopics lists, sorted, the topics the group owns or committed. A
+// topic is looked up once a run of it, and ends its walk at its first
+// partition committed.
 func groupTopics(obs model.Observation) []string {
 	seen := make(map[string]bool)
 	for _, m := range obs.Members {
-		for _, tp := range m.Partitions {
-			seen[tp.Topic] = true
+		last := ""
+		for i, tp := range m.Partitions {
+			if i == 0 || tp.Topic != last {
+				seen[tp.Topic], last = true, tp.Topic
+			}
 		}
 	}
-	for tp, p := range obs.All() {
-		if p.HasCommit || p.CommitUnread {
-			seen[tp.Topic] = true
+	for i := range obs.Topics {
+		t := &obs.Topics[i]
+		if seen[t.Topic] {
+			continue
+		}
+		for k := range t.Partitions {
+			if p := &t.Partitions[k]; p.HasCommit || p.CommitUnread {
+				seen[t.Topic] = true
+				break
+			}
 		}
 	}
 	topics := make([]string, 0, len(seen))
