@@ -56,6 +56,15 @@ func (d *decoder) columns(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 		again.buf = *last
 		hd = &again
 	}
+	if d.carry && nums > 0 {
+		// The slice's coded columns' stream (format 5).
+		size, err := d.uvarint()
+		if err != nil || size > uint64(len(d.buf)) {
+			return errCorrupt
+		}
+		d.rc.init(d.buf[:size])
+		d.buf = d.buf[size:]
+	}
 	read := done[:]
 	if len(mbuf) > len(done) {
 		read = make([]uint64, len(mbuf))
@@ -212,15 +221,15 @@ func (d *decoder) numColumn(hd *decoder, p *plan, i int, hdr *sliceHeader, n int
 				return err
 			}
 		}
-		size, err := d.uvarint()
-		if err != nil || size > uint64(len(d.buf)) {
-			return errCorrupt
-		}
-		d.rc.init(d.buf[:size])
-		d.buf = d.buf[size:]
 		if d.carry {
 			cm = d.carried.of(p, i*numCol+int(mode))
 		} else {
+			size, err := d.uvarint()
+			if err != nil || size > uint64(len(d.buf)) {
+				return errCorrupt
+			}
+			d.rc.init(d.buf[:size])
+			d.buf = d.buf[size:]
 			d.models.reset(c > 0)
 		}
 		// A coded number may take less than a bit: each is charged a

@@ -41,8 +41,11 @@ import (
 // of the number leaves shifted left, its low bit set when the columns'
 // heads (each leaf's index, prediction, context and coding: all but the
 // coded bytes' length and the numbers) are the slice's last ones again,
-// then left out; both start afresh at a keyframe. It may predict a
-// column from the element before (colPrev).
+// then left out; then (when there are number leaves) the length of the
+// range coder's bytes of all its coded columns, one stream, and the
+// bytes, the columns after them holding none of their own; models and
+// heads start afresh at a keyframe. It may predict a column from the
+// element before (colPrev).
 //
 // A bool column is whether the bitmap that follows holds the elements'
 // flips or their values (whichever has less entropy), then the bitmap.
@@ -194,6 +197,8 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 	// once (format 5: the count shifted left, its low bit set, then the
 	// columns without their heads).
 	e.heads = e.heads[:0]
+	e.rc.init(e.rcbuf[:0])
+	e.rcUsed = false
 	for len(nums) > 0 {
 		k, pred, cost := 0, colPred{}, math.Inf(1)
 		for x, i := range nums {
@@ -211,6 +216,10 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 	}
 	e.section = append(e.section[:0], e.buf[sec:]...)
 	e.buf = e.buf[:sec]
+	var stream []byte
+	if e.rcUsed {
+		stream = e.rc.finish()
+	}
 	e.head = e.head[:0]
 	for k := 0; k < len(e.heads); k += 2 {
 		e.head = append(e.head, e.section[e.heads[k]:e.heads[k+1]]...)
@@ -218,6 +227,8 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 	last := e.lastHeads[c]
 	if count > 0 && last != nil && bytes.Equal(*last, e.head) {
 		e.buf = binary.AppendUvarint(e.buf, count<<1|1)
+		e.buf = binary.AppendUvarint(e.buf, uint64(len(stream)))
+		e.buf = append(e.buf, stream...)
 		for k := 0; k < len(e.heads); k += 2 {
 			end := len(e.section)
 			if k+2 < len(e.heads) {
@@ -227,6 +238,10 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 		}
 	} else {
 		e.buf = binary.AppendUvarint(e.buf, count<<1)
+		if count > 0 {
+			e.buf = binary.AppendUvarint(e.buf, uint64(len(stream)))
+			e.buf = append(e.buf, stream...)
+		}
 		e.buf = append(e.buf, e.section...)
 		if last == nil {
 			if e.lastHeads == nil {
@@ -237,6 +252,7 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 		}
 		*last = append((*last)[:0], e.head...)
 	}
+	e.rcbuf = e.rc.out[:0]
 	for i := range c.leaves {
 		if mask[i/64]&(1<<(i%64)) != 0 && !numeric(c.leaves[i].kind) {
 			e.column(c, i, prev, cur)
@@ -407,7 +423,10 @@ func (e *encoder) numColumn(s *slab, i int, p colPred) (head int) {
 		ms[b] = e.carried.ctx(cm, b)
 		e.saved[b] = *ms[b]
 	}
-	e.rc.init(e.rcbuf[:0])
+	// Coded on trial into the slice's stream (format 5: one for all
+	// its coded columns), taken back when varints are smaller.
+	before := e.rc
+	from := len(e.rc.out) + e.rc.cacheSize
 	for j := range s.n {
 		b := 0
 		if ctx >= 0 {
@@ -415,14 +434,14 @@ func (e *encoder) numColumn(s *slab, i int, p colPred) (head int) {
 		}
 		e.rc.column(how, ms[b], s.residual(p, i, j))
 	}
-	out := e.rc.finish()
-	e.rcbuf = e.rc.out[:0]
-	coded := len(out) < est*5/4+8
+	coded := len(e.rc.out)+e.rc.cacheSize-from < est*5/4+8
 	if !coded {
+		e.rc = before
 		for b := range nctx {
 			*ms[b] = e.saved[b]
 		}
 	}
+	e.rcUsed = e.rcUsed || coded
 	m := uint64(p.mode) << 1
 	if coded {
 		m |= 1
@@ -441,10 +460,7 @@ func (e *encoder) numColumn(s *slab, i int, p colPred) (head int) {
 		return head
 	}
 	e.buf = binary.AppendUvarint(e.buf, uint64(ctx+1)<<1|uint64(how&1))
-	head = len(e.buf)
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(out)))
-	e.buf = append(e.buf, out...)
-	return head
+	return len(e.buf)
 }
 
 // deflated is about what deflate makes of b: its entropy, and a little

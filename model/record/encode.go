@@ -22,6 +22,7 @@ type encoder struct {
 	// 5), saved the models of a column coded on trial.
 	rc      rangeEncoder
 	rcbuf   []byte
+	rcUsed  bool // a column of the slice is in rc
 	carried carriedModels[*codec]
 	saved   colModels
 	// lastHeads are each slice's columns' heads as last written (format
