@@ -65,8 +65,10 @@ func (w *Writer) poll() {
 	}
 	w.z.Reset(w.dst)
 	w.strs = strtab{}
-	w.enc.carried.clear()
-	w.enc.lastHeads = nil
+	w.enc.carried.reset()
+	for _, h := range w.enc.lastHeads {
+		*h = (*h)[:0] // none: the next heads are written
+	}
 	for _, s := range w.groups {
 		s.prev = model.Snapshot{}
 	}

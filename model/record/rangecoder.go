@@ -126,6 +126,19 @@ func (c *carriedModels[K]) ctx(m *[numCtx]*[2]numModel, b int) *[2]numModel {
 // clear forgets every model: a keyframe.
 func (c *carriedModels[K]) clear() { *c = carriedModels[K]{} }
 
+// reset readies every model made as new, in place (the writer's
+// keyframe: the models are made once, not at each keyframe).
+func (c *carriedModels[K]) reset() {
+	for _, m := range c.cols {
+		for _, ms := range m {
+			if ms != nil {
+				ms[0].reset()
+				ms[1].reset()
+			}
+		}
+	}
+}
+
 func (m *numModel) reset() {
 	for i := range m.length {
 		m.length[i] = prob{p: probOne / 2}
