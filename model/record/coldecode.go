@@ -31,15 +31,48 @@ func (d *decoder) columns(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 			nums++
 		}
 	}
-	if k, err := d.uvarint(); err != nil || k != uint64(nums) {
+	k, err := d.uvarint()
+	if err != nil {
 		return errCorrupt
+	}
+	// The columns' heads: here, or (format 5, the count's low bit set)
+	// the slice's last ones again.
+	hd, same := d, false
+	if d.carry {
+		k, same = k>>1, k&1 != 0
+	}
+	if k != uint64(nums) {
+		return errCorrupt
+	}
+	var last *[]byte
+	if d.carry {
+		last = d.heads[p]
+	}
+	var again decoder
+	if same {
+		if last == nil {
+			return errCorrupt
+		}
+		again.buf = *last
+		hd = &again
+	}
+	if d.carry && nums > 0 {
+		// The slice's coded columns' stream (format 5).
+		size, err := d.uvarint()
+		if err != nil || size > uint64(len(d.buf)) {
+			return errCorrupt
+		}
+		d.rc.init(d.buf[:size])
+		d.buf = d.buf[size:]
 	}
 	read := done[:]
 	if len(mbuf) > len(done) {
 		read = make([]uint64, len(mbuf))
 	}
+	var heads []byte
 	for range nums {
-		x, err := d.uvarint()
+		from := hd.buf
+		x, err := hd.uvarint()
 		if err != nil || x >= uint64(len(p.leaves)) {
 			return errCorrupt
 		}
@@ -48,7 +81,18 @@ func (d *decoder) columns(p *plan, typ reflect.Type, f unsafe.Pointer) error {
 			return errCorrupt
 		}
 		read[i/64] |= 1 << (i % 64)
-		if err := d.numColumn(p, i, hdr, int(n)); err != nil {
+		if err := d.numColumn(hd, p, i, hdr, int(n)); err != nil {
+			return err
+		}
+		if d.carry && !same {
+			heads = append(heads, from[:len(from)-d.headLeft]...)
+		}
+	}
+	if same && len(hd.buf) != 0 {
+		return errCorrupt
+	}
+	if d.carry && !same {
+		if err := d.keepHeads(p, last, heads); err != nil {
 			return err
 		}
 	}
@@ -113,15 +157,15 @@ func (d *decoder) column(p *plan, i int, hdr *sliceHeader, n int) error {
 }
 
 // numColumn reads number leaf i of the n elements of hdr (nil: drop
-// them).
-func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
+// them), its head (its prediction, how it is coded) from hd.
+func (d *decoder) numColumn(hd *decoder, p *plan, i int, hdr *sliceHeader, n int) error {
 	pl := &p.leaves[i]
 	l := pl.target
 	if l == nil {
 		hdr = nil
 	}
-	m, err := d.uvarint()
-	if err != nil || m>>1 >= numCol {
+	m, err := hd.uvarint()
+	if err != nil || m>>1 >= numCol || m>>1 == colPrev && !d.carry {
 		return errCorrupt
 	}
 	mode, coded := m>>1, m&1 != 0
@@ -138,8 +182,15 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 		return t, nil
 	}
 	var refs [2]*leaf
-	for k := range int(mode) - colValue {
-		a, err := d.uvarint()
+	nrefs := 0
+	switch mode {
+	case colRef:
+		nrefs = 1
+	case colRef2:
+		nrefs = 2
+	}
+	for k := range nrefs {
+		a, err := hd.uvarint()
 		if err != nil {
 			return errCorrupt
 		}
@@ -148,12 +199,15 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 		}
 	}
 	var ctx *leaf
+	var cm *[numCtx]*[2]numModel
 	how := codePlain
+	d.headLeft = len(hd.buf)
 	if coded {
-		c, err := d.uvarint()
+		c, err := hd.uvarint()
 		if err != nil {
 			return errCorrupt
 		}
+		d.headLeft = len(hd.buf)
 		switch {
 		case c&1 != 0 && pl.kind != kindDuration:
 			return errCorrupt
@@ -167,13 +221,17 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 				return err
 			}
 		}
-		size, err := d.uvarint()
-		if err != nil || size > uint64(len(d.buf)) {
-			return errCorrupt
+		if d.carry {
+			cm = d.carried.of(p, i*numCol+int(mode))
+		} else {
+			size, err := d.uvarint()
+			if err != nil || size > uint64(len(d.buf)) {
+				return errCorrupt
+			}
+			d.rc.init(d.buf[:size])
+			d.buf = d.buf[size:]
+			d.models.reset(c > 0)
 		}
-		d.rc.init(d.buf[:size])
-		d.buf = d.buf[size:]
-		d.models.reset(c > 0)
 		// A coded number may take less than a bit: each is charged a
 		// byte of what the record may add, so its length bounds the
 		// work they make (a real column takes a byte for ~100 of them
@@ -196,8 +254,14 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 			if ctx != nil && q != nil {
 				b = bucket(ctx.num(q))
 			}
+			ms := &d.models[b]
+			if d.carry {
+				if ms, err = d.carriedCtx(cm, b); err != nil {
+					return err
+				}
+			}
 			var ok bool
-			if x, ok = d.rc.column(how, &d.models[b]); !ok {
+			if x, ok = d.rc.column(how, ms); !ok {
 				return errCorrupt
 			}
 		case pl.kind == kindDuration:
@@ -218,6 +282,10 @@ func (d *decoder) numColumn(p *plan, i int, hdr *sliceHeader, n int) error {
 			x += refs[0].num(q)
 		case colRef2:
 			x += refs[0].num(q) - refs[1].num(q)
+		case colPrev:
+			if j > 0 {
+				x += l.num(p.elemAt(hdr, j-1))
+			}
 		}
 		l.setNum(q, x)
 	}
@@ -233,4 +301,43 @@ func (d *decoder) bitmap(n int) ([]byte, error) {
 	b := d.buf[:nb]
 	d.buf = d.buf[nb:]
 	return b, nil
+}
+
+// carriedCtx is context b of the carried models cm (format 5). Models
+// made are charged to what the record may add, and bounded in all
+// (maxCarried): a column's models are kept until the next keyframe.
+func (d *decoder) carriedCtx(cm *[numCtx]*[2]numModel, b int) (*[2]numModel, error) {
+	if cm[b] != nil {
+		return cm[b], nil
+	}
+	if d.carried.sets >= maxCarried {
+		return nil, tooLargef("more than %d columns' models", maxCarried)
+	}
+	if err := d.charge(modelSize); err != nil {
+		return nil, err
+	}
+	return d.carried.ctx(cm, b), nil
+}
+
+// maxHeads bounds the bytes of the columns' heads a reader keeps
+// (format 5: a slice's are written once while they stay the same), in
+// all: kgwatch's take a few bytes a column.
+const maxHeads = 1 << 20
+
+// keepHeads keeps heads as the slice of p's last (was: the ones kept
+// before, nil for none).
+func (d *decoder) keepHeads(p *plan, was *[]byte, heads []byte) error {
+	if was == nil {
+		if d.heads == nil {
+			d.heads = make(map[*plan]*[]byte)
+		}
+		was = new([]byte)
+		d.heads[p] = was
+	}
+	d.headBytes += len(heads) - len(*was)
+	if d.headBytes > maxHeads {
+		return tooLargef("the columns' heads kept take more than %d bytes", maxHeads)
+	}
+	*was = append((*was)[:0], heads...)
+	return nil
 }

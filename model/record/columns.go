@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"math/bits"
@@ -35,6 +36,17 @@ import (
 // than its difference from the age before, and is split by whether the
 // lag is 0 (context).
 //
+// Format 5 carries each number column's range coder models from one
+// record to the next (rangecoder.go: carriedModels), writes the count
+// of the number leaves shifted left, its low bit set when the columns'
+// heads (each leaf's index, prediction, context and coding: all but the
+// coded bytes' length and the numbers) are the slice's last ones again,
+// then left out; then (when there are number leaves) the length of the
+// range coder's bytes of all its coded columns, one stream, and the
+// bytes, the columns after them holding none of their own; models and
+// heads start afresh at a keyframe. It may predict a column from the
+// element before (colPrev).
+//
 // A bool column is whether the bitmap that follows holds the elements'
 // flips or their values (whichever has less entropy), then the bitmap.
 // Any other column is a bitmap of the elements that differ, then each of
@@ -46,6 +58,10 @@ const (
 	colValue        // itself
 	colRef          // its difference from leaf a of the same element
 	colRef2         // its difference from leaf a less leaf b of the same element
+	// colPrev (format 5) is its difference from the element before
+	// (the first's from 0): partition numbers that count up, log
+	// starts and ends that step, in a keyframe's whole snapshot.
+	colPrev
 	numCol
 )
 
@@ -122,6 +138,11 @@ func (s *slab) residual(p colPred, i, j int) int64 {
 		return v - s.held(p.a, j)
 	case colRef2:
 		return v - s.held(p.a, j) + s.held(p.b, j)
+	case colPrev:
+		if j == 0 {
+			return v
+		}
+		return v - s.c.leaves[i].num(s.c.elemAt(s.cur, j-1))
 	}
 	return v
 }
@@ -169,7 +190,15 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 	for _, w := range mask {
 		e.buf = binary.AppendUvarint(e.buf, w)
 	}
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(nums)))
+	count := uint64(len(nums))
+	sec := len(e.buf)
+	// The columns' heads (each leaf, its prediction, how it is coded)
+	// are noted as written: the same as the slice's before are written
+	// once (format 5: the count shifted left, its low bit set, then the
+	// columns without their heads).
+	e.heads = e.heads[:0]
+	e.rc.init(e.rcbuf[:0])
+	e.rcUsed = false
 	for len(nums) > 0 {
 		k, pred, cost := 0, colPred{}, math.Inf(1)
 		for x, i := range nums {
@@ -179,10 +208,51 @@ func (e *encoder) columns(c *codec, prev, cur *sliceHeader) {
 		}
 		i := nums[k]
 		nums = append(nums[:k], nums[k+1:]...)
+		at := len(e.buf)
 		e.buf = binary.AppendUvarint(e.buf, uint64(i))
-		e.numColumn(&s, i, pred)
+		end := e.numColumn(&s, i, pred)
+		e.heads = append(e.heads, at-sec, end-sec)
 		s.written[i/64] |= 1 << (i % 64)
 	}
+	e.section = append(e.section[:0], e.buf[sec:]...)
+	e.buf = e.buf[:sec]
+	var stream []byte
+	if e.rcUsed {
+		stream = e.rc.finish()
+	}
+	e.head = e.head[:0]
+	for k := 0; k < len(e.heads); k += 2 {
+		e.head = append(e.head, e.section[e.heads[k]:e.heads[k+1]]...)
+	}
+	last := e.lastHeads[c]
+	if count > 0 && last != nil && bytes.Equal(*last, e.head) {
+		e.buf = binary.AppendUvarint(e.buf, count<<1|1)
+		e.buf = binary.AppendUvarint(e.buf, uint64(len(stream)))
+		e.buf = append(e.buf, stream...)
+		for k := 0; k < len(e.heads); k += 2 {
+			end := len(e.section)
+			if k+2 < len(e.heads) {
+				end = e.heads[k+2]
+			}
+			e.buf = append(e.buf, e.section[e.heads[k+1]:end]...)
+		}
+	} else {
+		e.buf = binary.AppendUvarint(e.buf, count<<1)
+		if count > 0 {
+			e.buf = binary.AppendUvarint(e.buf, uint64(len(stream)))
+			e.buf = append(e.buf, stream...)
+		}
+		e.buf = append(e.buf, e.section...)
+		if last == nil {
+			if e.lastHeads == nil {
+				e.lastHeads = make(map[*codec]*[]byte)
+			}
+			last = new([]byte)
+			e.lastHeads[c] = last
+		}
+		*last = append((*last)[:0], e.head...)
+	}
+	e.rcbuf = e.rc.out[:0]
 	for i := range c.leaves {
 		if mask[i/64]&(1<<(i%64)) != 0 && !numeric(c.leaves[i].kind) {
 			e.column(c, i, prev, cur)
@@ -233,7 +303,8 @@ func (e *encoder) column(c *codec, i int, prev, cur *sliceHeader) {
 // predict is the prediction of number leaf i whose residuals have the
 // least entropy on a sample of the elements, and that entropy: its delta,
 // itself, its difference from any other number leaf as held, or from
-// the difference of two leaves written before it.
+// the difference of two leaves written before it, or from the element
+// before.
 func (e *encoder) predict(s *slab, i int) (colPred, float64) {
 	kind := s.c.leaves[i].kind
 	step := max(1, s.n/colSample)
@@ -249,6 +320,10 @@ func (e *encoder) predict(s *slab, i int) (colPred, float64) {
 	}
 	try(colPred{mode: colDelta})
 	try(colPred{mode: colValue})
+	if s.prev.len < s.n/2 {
+		// Mostly new rows (a keyframe's): nothing before to move from.
+		try(colPred{mode: colPrev})
+	}
 	for a := range s.c.leaves {
 		if a != i && numeric(s.c.leaves[a].kind) {
 			try(colPred{mode: colRef, a: a})
@@ -315,8 +390,9 @@ func bucket(v int64) int {
 
 // numColumn appends number leaf i of every element of cur, predicted by
 // p: as varints, or through the range coder (in its context, when that
-// pays), whichever is smaller.
-func (e *encoder) numColumn(s *slab, i int, p colPred) {
+// pays), whichever is smaller. head is where its head (the prediction,
+// how it is coded) ends in buf.
+func (e *encoder) numColumn(s *slab, i int, p colPred) (head int) {
 	kind := s.c.leaves[i].kind
 	e.scratch = e.scratch[:0]
 	for j := range s.n {
@@ -334,18 +410,38 @@ func (e *encoder) numColumn(s *slab, i int, p colPred) {
 		}
 	}
 	ctx := e.context(s, i, p)
-	e.models.reset(ctx >= 0)
-	e.rc.init(e.rcbuf[:0])
+	// The column's models, as the records since the keyframe left them
+	// (format 5), saved: a column written as varints leaves them as
+	// they were, as the reader, who codes none of its numbers, does.
+	cm := e.carried.of(s.c, i*numCol+p.mode)
+	nctx := 1
+	if ctx >= 0 {
+		nctx = numCtx
+	}
+	var ms [numCtx]*[2]numModel
+	for b := range nctx {
+		ms[b] = e.carried.ctx(cm, b)
+		e.saved[b] = *ms[b]
+	}
+	// Coded on trial into the slice's stream (format 5: one for all
+	// its coded columns), taken back when varints are smaller.
+	before := e.rc
+	from := len(e.rc.out) + e.rc.cacheSize
 	for j := range s.n {
 		b := 0
 		if ctx >= 0 {
 			b = bucket(s.held(ctx, j))
 		}
-		e.rc.column(how, &e.models[b], s.residual(p, i, j))
+		e.rc.column(how, ms[b], s.residual(p, i, j))
 	}
-	out := e.rc.finish()
-	e.rcbuf = e.rc.out[:0]
-	coded := len(out) < est*5/4+8
+	coded := len(e.rc.out)+e.rc.cacheSize-from < est*5/4+8
+	if !coded {
+		e.rc = before
+		for b := range nctx {
+			*ms[b] = e.saved[b]
+		}
+	}
+	e.rcUsed = e.rcUsed || coded
 	m := uint64(p.mode) << 1
 	if coded {
 		m |= 1
@@ -359,12 +455,12 @@ func (e *encoder) numColumn(s *slab, i int, p colPred) {
 		e.buf = binary.AppendUvarint(e.buf, uint64(p.b))
 	}
 	if !coded {
+		head = len(e.buf)
 		e.buf = append(e.buf, e.scratch...)
-		return
+		return head
 	}
 	e.buf = binary.AppendUvarint(e.buf, uint64(ctx+1)<<1|uint64(how&1))
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(out)))
-	e.buf = append(e.buf, out...)
+	return len(e.buf)
 }
 
 // deflated is about what deflate makes of b: its entropy, and a little

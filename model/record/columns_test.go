@@ -124,11 +124,14 @@ func TestColumnsCarried(t *testing.T) {
 	var got colTable
 	prev := colTable{}
 	coded := 0
+	// One decoder throughout, as a reader's: the columns' models carry
+	// from one table to the next.
+	d := decoder{strs: &rstrs, carry: true}
 	for i, cur := range steps {
 		e.buf = e.buf[:0]
 		e.value(c, unsafe.Pointer(&prev), unsafe.Pointer(&cur))
 		prev = cur
-		d := decoder{buf: e.buf, strs: &rstrs, grow: budget(len(e.buf)) + 1<<30}
+		d.buf, d.grow = e.buf, budget(len(e.buf))+1<<30
 		if err := d.value(p, unsafe.Pointer(&got)); err != nil {
 			t.Fatalf("table %d: %v", i, err)
 		}
@@ -225,7 +228,7 @@ func TestColumnOfAnUnknownLeaf(t *testing.T) {
 	}
 	got := make([]rowB, 100)
 	var rstrs strtab
-	d := decoder{buf: e.buf[:first], strs: &rstrs, grow: 1 << 20}
+	d := decoder{buf: e.buf[:first], strs: &rstrs, grow: 1 << 20, carry: true}
 	err = d.value(p, unsafe.Pointer(&got))
 	if err == nil || errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), "does not know") {
 		t.Errorf("read into a build without the leaf referred to: %v, want an error naming it", err)

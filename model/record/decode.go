@@ -18,9 +18,20 @@ type decoder struct {
 	buf  []byte
 	strs *strtab
 	grow uint64 // bytes of elements the record may still add (charge)
-	// rc and models read a column coded by the range coder.
-	rc     rangeDecoder
-	models colModels
+	// rc and models read a column coded by the range coder; from
+	// format 5 (carry) by each column's models carried from the records
+	// before, since the last keyframe.
+	rc      rangeDecoder
+	models  colModels
+	carry   bool
+	carried carriedModels[*plan]
+	// heads are each slice's columns' heads as last read (format 5),
+	// headBytes their bytes.
+	heads     map[*plan]*[]byte
+	headBytes int
+	headLeft  int // the bytes of hd left after numColumn read a head
+	// at is the record's time (format 5's times may be written from it).
+	at time.Time
 }
 
 func (d *decoder) uvarint() (uint64, error) {
@@ -259,23 +270,7 @@ func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
 			*(*string)(f) = s
 		}
 	case kindTime:
-		ds, err := d.varint()
-		if err != nil {
-			return err
-		}
-		dn, err := d.varint()
-		if err != nil {
-			return err
-		}
-		if f != nil {
-			t := (*time.Time)(f)
-			sec, nsec := t.Unix()+ds, int64(t.Nanosecond())+dn
-			if sec == zeroSec && nsec == 0 {
-				*t = time.Time{}
-			} else {
-				*t = time.Unix(sec, nsec)
-			}
-		}
+		return d.time(f)
 	case kindSlice, kindColumns:
 		var typ reflect.Type
 		if l != nil {
@@ -289,6 +284,65 @@ func (d *decoder) leaf(pl *planLeaf, f unsafe.Pointer) error {
 		return d.mapOf(pl, f)
 	default:
 		return errCorrupt
+	}
+	return nil
+}
+
+// time reads a time leaf's difference into the time at f (nil: drop
+// it): from format 5 as encoder.time writes it.
+func (d *decoder) time(f unsafe.Pointer) error {
+	x, err := d.varint()
+	if err != nil {
+		return err
+	}
+	mode := timeSecs
+	if d.carry {
+		mode, x = int(uint64(x)&3), x>>2
+	}
+	var base time.Time
+	var ds, dn int64
+	switch mode {
+	case timeSecs:
+		if d.carry {
+			if x != 0 {
+				return errCorrupt
+			}
+			if x, err = d.varint(); err != nil {
+				return err
+			}
+		}
+		if dn, err = d.varint(); err != nil {
+			return err
+		}
+		ds = x
+	case timeFromPrev, timeFromRecord:
+		v := (x >> 1) * 1e6
+		if x&1 != 0 {
+			r, err := d.varint()
+			if err != nil || r == 0 || r <= -1e6 || r >= 1e6 {
+				return errCorrupt
+			}
+			v += r
+		}
+		ds, dn = v/1e9, v%1e9
+		if mode == timeFromRecord {
+			base = d.at
+		}
+	default:
+		return errCorrupt
+	}
+	if f == nil {
+		return nil
+	}
+	t := (*time.Time)(f)
+	if mode != timeFromRecord {
+		base = *t
+	}
+	sec, nsec := base.Unix()+ds, int64(base.Nanosecond())+dn
+	if sec == zeroSec && nsec == 0 {
+		*t = time.Time{}
+	} else {
+		*t = time.Unix(sec, nsec)
 	}
 	return nil
 }

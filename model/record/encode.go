@@ -17,10 +17,24 @@ type encoder struct {
 	mask []uint64
 	// scratch holds a column written on trial (numColumn).
 	scratch []byte
-	// rc, rcbuf and models code a column through the range coder.
-	rc     rangeEncoder
-	rcbuf  []byte
-	models colModels
+	// rc and rcbuf code a column through the range coder; carried
+	// holds each column's models from one record to the next (format
+	// 5), saved the models of a column coded on trial.
+	rc      rangeEncoder
+	rcbuf   []byte
+	rcUsed  bool // a column of the slice is in rc
+	carried carriedModels[*codec]
+	saved   colModels
+	// lastHeads are each slice's columns' heads as last written (format
+	// 5); heads, head and section what columns notes of them.
+	lastHeads map[*codec]*[]byte
+	heads     []int
+	head      []byte
+	section   []byte
+	// at is the record's time (timeFromRecord); tbuf a time written on
+	// trial.
+	at   time.Time
+	tbuf []byte
 	// parts are a column's sampled residuals by context, then all of
 	// them (context).
 	parts [numCtx + 1][]byte
@@ -90,14 +104,73 @@ func (e *encoder) leaf(l *leaf, prev, cur unsafe.Pointer) {
 	case kindString:
 		e.buf = e.strs.append(e.buf, *(*string)(cur))
 	case kindTime:
-		tp, tc := (*time.Time)(prev), (*time.Time)(cur)
-		e.buf = binary.AppendVarint(e.buf, tc.Unix()-tp.Unix())
-		e.buf = binary.AppendVarint(e.buf, int64(tc.Nanosecond()-tp.Nanosecond()))
+		e.time((*time.Time)(prev), (*time.Time)(cur))
 	case kindSlice:
 		e.columns(l.elem, (*sliceHeader)(prev), (*sliceHeader)(cur))
 	case kindMap:
 		e.mapOf(l, reflect.NewAt(l.typ, cur).Elem())
 	}
+}
+
+// Time leaves (format 5). A poll's times are clock readings a few
+// milliseconds from the record's own (At): what moves is their
+// nanoseconds, the same jitter in each, which as a second and
+// nanoseconds from the time before (formats 1 to 4) is written every
+// time. So a time is a varint x, whose low two bits (x&3) say how it is
+// written and the rest (x>>2) the start of it: 0 (x is 0), then varints
+// of its seconds and its nanoseconds from the time before (as formats 1
+// to 4, and the only way for times far apart: one zero); 1, its difference
+// from the time before as a duration is written (whole milliseconds
+// shifted left, the low bit saying a varint of the nanoseconds left
+// follows); 2, so its difference from the record's time.
+const (
+	timeSecs = iota
+	timeFromPrev
+	timeFromRecord
+)
+
+// maxTimeSecs bounds the seconds between two times written as a
+// duration (timeFromPrev, timeFromRecord): their nanoseconds fit an
+// int64.
+const maxTimeSecs = 1 << 32
+
+// nanosBetween is cur less base in nanoseconds; ok is false when that
+// does not fit.
+func nanosBetween(base, cur *time.Time) (int64, bool) {
+	ds := cur.Unix() - base.Unix()
+	if ds <= -maxTimeSecs || ds >= maxTimeSecs {
+		return 0, false
+	}
+	return ds*1e9 + int64(cur.Nanosecond()-base.Nanosecond()), true
+}
+
+// time appends the time leaf cur, prev before it, in the fewest bytes.
+func (e *encoder) time(prev, cur *time.Time) {
+	at := len(e.buf)
+	e.buf = binary.AppendVarint(e.buf, timeSecs)
+	e.buf = binary.AppendVarint(e.buf, cur.Unix()-prev.Unix())
+	e.buf = binary.AppendVarint(e.buf, int64(cur.Nanosecond()-prev.Nanosecond()))
+	best := e.buf[at:]
+	try := func(mode int64, base *time.Time) {
+		d, ok := nanosBetween(base, cur)
+		if !ok {
+			return
+		}
+		q, r := d/1e6, d%1e6
+		e.tbuf = e.tbuf[:0]
+		if r == 0 {
+			e.tbuf = binary.AppendVarint(e.tbuf, (q<<1)<<2|mode)
+		} else {
+			e.tbuf = binary.AppendVarint(e.tbuf, (q<<1|1)<<2|mode)
+			e.tbuf = binary.AppendVarint(e.tbuf, r)
+		}
+		if len(e.tbuf) < len(best) {
+			e.buf = append(e.buf[:at], e.tbuf...)
+			best = e.buf[at:]
+		}
+	}
+	try(timeFromPrev, prev)
+	try(timeFromRecord, &e.at)
 }
 
 // mapOf appends a map whole: its length (0 for nil, else length+1), then

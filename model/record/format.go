@@ -39,8 +39,9 @@ import (
 // Version is the format this package writes. It reads every format up to
 // it; a file of a later format is refused (NewerFormatError). Format 2
 // wrote durations in milliseconds, 3 the overview as read, 4 slices
-// column by column (columns.go).
-const Version = 4
+// column by column (columns.go), 5 each column's range coder models
+// carried from one record to the next (rangecoder.go).
+const Version = 5
 
 // magic starts every recording, followed by the format and a newline.
 const magic = "kgwatch recording format "

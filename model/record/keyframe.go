@@ -14,7 +14,9 @@ import (
 // keyframeBytes have been written since the last, the writer starts a
 // keyframe before a poll's record: it ends the gzip member and starts
 // another (gzip members concatenate, and deflate's window does not cross
-// one), starts the string table afresh and writes each group's next
+// one), starts the string table afresh (and, from format 5, the number
+// columns' models and heads, carried from record to record between
+// keyframes) and writes each group's next
 // snapshot, the next demo read and the next overview whole (diffed from
 // the zero value). A reader met the member's end the same way, and
 // starts over too; one that has not read the records before (Resume) can
@@ -63,6 +65,10 @@ func (w *Writer) poll() {
 	}
 	w.z.Reset(w.dst)
 	w.strs = strtab{}
+	w.enc.carried.reset()
+	for _, h := range w.enc.lastHeads {
+		*h = (*h)[:0] // none: the next heads are written
+	}
 	for _, s := range w.groups {
 		s.prev = model.Snapshot{}
 	}
@@ -154,6 +160,8 @@ func (r *Reader) nextMember() error {
 // strings, and the values the next are diffed from.
 func (r *Reader) startOver() {
 	r.strs = strtab{}
+	r.dec.carried.clear()
+	r.dec.heads, r.dec.headBytes = nil, 0
 	for _, s := range r.groups {
 		s.prev, s.held = model.Snapshot{}, 0
 	}

@@ -1,6 +1,9 @@
 package record
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // A number column may be written through a range coder (LZMA's, with
 // adaptive binary probabilities) rather than as varints: deflate codes
@@ -67,6 +70,72 @@ func (m *colModels) reset(all bool) {
 	for c := range n {
 		m[c][0].reset()
 		m[c][1].reset()
+	}
+}
+
+// carriedModels are the models of every number column coded so far
+// since the last keyframe (format 5: they carry from one record to the
+// next, so a column's first numbers are not coded by models knowing
+// nothing), by the slice's codec (the writer) or plan (the reader), the
+// leaf and its prediction (i*numCol+mode: a keyframe's numbers, from
+// the element before, are not the next polls' moves). A context's
+// models are made when first used, in the state reset gives them.
+type carriedModels[K comparable] struct {
+	cols map[colKey[K]]*[numCtx]*[2]numModel
+	sets int // the [2]numModel made
+}
+
+type colKey[K comparable] struct {
+	of K
+	i  int
+}
+
+// modelSize is the bytes of a context's models (a [2]numModel).
+const modelSize = uint64(unsafe.Sizeof([2]numModel{}))
+
+// maxCarried bounds the contexts' models a reader carries (each
+// modelSize, ~5 KB): kgwatch's schemas have far fewer number columns in
+// slices, times the contexts.
+const maxCarried = 1 << 10
+
+// of is the models of leaf i of the slice of, made when first used.
+func (c *carriedModels[K]) of(of K, i int) *[numCtx]*[2]numModel {
+	k := colKey[K]{of, i}
+	m := c.cols[k]
+	if m == nil {
+		if c.cols == nil {
+			c.cols = make(map[colKey[K]]*[numCtx]*[2]numModel)
+		}
+		m = new([numCtx]*[2]numModel)
+		c.cols[k] = m
+	}
+	return m
+}
+
+// ctx is context b of m, made (and counted) when first used.
+func (c *carriedModels[K]) ctx(m *[numCtx]*[2]numModel, b int) *[2]numModel {
+	if m[b] == nil {
+		m[b] = new([2]numModel)
+		m[b][0].reset()
+		m[b][1].reset()
+		c.sets++
+	}
+	return m[b]
+}
+
+// clear forgets every model: a keyframe.
+func (c *carriedModels[K]) clear() { *c = carriedModels[K]{} }
+
+// reset readies every model made as new, in place (the writer's
+// keyframe: the models are made once, not at each keyframe).
+func (c *carriedModels[K]) reset() {
+	for _, m := range c.cols {
+		for _, ms := range m {
+			if ms != nil {
+				ms[0].reset()
+				ms[1].reset()
+			}
+		}
 	}
 }
 

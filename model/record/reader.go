@@ -129,6 +129,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		return nil, err
 	}
 	rd.h = fh.Header
+	rd.dec.carry = format >= 5
 	for name, dst := range map[string]**plan{
 		"snapshot": &rd.snapshot, "event": &rd.event, "demo": &rd.demo,
 		"action": &rd.action, "overview": &rd.overview, "overview_poll": &rd.overviewPoll,
@@ -267,6 +268,7 @@ func (r *Reader) next(copies bool) (rec Record, skip bool, err error) {
 		return rec, false, &DamagedError{After: r.good, Err: fmt.Errorf("%s: dated %s, %s from the start", k, rec.At.UTC().Format(time.RFC3339), off.Round(time.Second))}
 	}
 	r.last = rec.At
+	r.dec.at = rec.At
 	if err := r.body(&rec, copies); err != nil {
 		return rec, false, &DamagedError{After: r.good, Err: fmt.Errorf("%s: %w", k, err)}
 	}

@@ -295,10 +295,10 @@ func TestRefusesWhatIsNotARecording(t *testing.T) {
 			t.Errorf("%s: %v, want ErrNotRecording", name, err)
 		}
 	}
-	_, err := NewReader(strings.NewReader(magic + "5\n" + "whatever follows"))
+	_, err := NewReader(strings.NewReader(magic + "6\n" + "whatever follows"))
 	var nf *NewerFormatError
-	if !errors.As(err, &nf) || nf.Format != 5 || err.Error() != "recorded by a newer kgwatch (format 5)" {
-		t.Errorf("format 5: %v", err)
+	if !errors.As(err, &nf) || nf.Format != 6 || err.Error() != "recorded by a newer kgwatch (format 6)" {
+		t.Errorf("format 6: %v", err)
 	}
 }
 
@@ -446,7 +446,7 @@ func TestOlderAndNewerSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rstrs strtab
-	d := decoder{buf: e.buf, strs: &rstrs, grow: budget(len(e.buf))}
+	d := decoder{buf: e.buf, strs: &rstrs, grow: budget(len(e.buf)), carry: true}
 	var got readBy
 	if err := d.value(p, unsafe.Pointer(&got)); err != nil {
 		t.Fatal(err)
@@ -794,7 +794,7 @@ func TestDamageInABody(t *testing.T) {
 		want string
 	}{
 		{"a byte too many", func(_ []Kind, b [][]byte) { b[2] = append(b[2], 0) }, "a record is corrupt (a poll: 1 bytes left over)"},
-		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 4)"},
+		{"an unknown kind", func(k []Kind, _ [][]byte) { k[2] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 5)"},
 		{"dated 146 years on", func(_ []Kind, b [][]byte) {
 			b[2] = append(binary.AppendVarint(nil, 1<<62), b[2][1:]...) // its time was 1s, one byte
 		}, "a record is corrupt (a poll: dated 2172-"},
@@ -961,7 +961,7 @@ func TestDurationsCarried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := decoder{buf: e.buf, strs: &rstrs, grow: budget(len(e.buf))}
+	dec := decoder{buf: e.buf, strs: &rstrs, grow: budget(len(e.buf)), carry: true}
 	var got v
 	for i, want := range seq {
 		if err := dec.value(p, unsafe.Pointer(&got)); err != nil {

@@ -120,6 +120,7 @@ func (w *Writer) begin(at time.Time) {
 	w.enc.buf = w.enc.buf[:0]
 	w.enc.buf = binary.AppendVarint(w.enc.buf, at.UnixNano()-w.last.UnixNano())
 	w.last = at
+	w.enc.at = at
 }
 
 func (w *Writer) end(k Kind) error {
