@@ -463,7 +463,7 @@ func TestReplayRobustFiles(t *testing.T) {
 		"garbage.kgw": {[]byte("{\"time\":\"2026-03-14\"}\n"), "is not a kgwatch recording"},
 		"empty.kgw":   {nil, "is not a kgwatch recording"},
 		"gzip.kgw":    {data[len("kgwatch recording format 1\n"):], "is not a kgwatch recording"},
-		"future.kgw":  {append([]byte("kgwatch recording format 5\n"), data[len("kgwatch recording format 1\n"):]...), "was recorded by a newer kgwatch (format 5)"},
+		"future.kgw":  {append([]byte("kgwatch recording format 6\n"), data[len("kgwatch recording format 1\n"):]...), "was recorded by a newer kgwatch (format 6)"},
 	} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, c.data, 0o644)
@@ -687,7 +687,7 @@ func TestReplayDamageEveryPath(t *testing.T) {
 		why  string
 	}{
 		{"a byte too many", func(_ []byte, b [][]byte) { b[3] = append(b[3], 0) }, "a record is corrupt (a poll: 1 bytes left over)"},
-		{"an unknown kind", func(k []byte, _ [][]byte) { k[3] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 4)"},
+		{"an unknown kind", func(k []byte, _ [][]byte) { k[3] = 'Q' }, "a record is corrupt (a record of unknown kind 'Q': not a kind of format 5)"},
 	} {
 		p := filepath.Join(dir, "n\x1b]0;T\a.kgw")
 		os.Remove(p)
