@@ -112,6 +112,9 @@ type partState struct {
 	oldestSeen bool
 	gap        bool
 	inherited  bool
+	// endsSorted: every sample in hist has a log end read, none lower
+	// than the one before it (update keeps it; trackOldest reads it).
+	endsSorted bool
 }
 
 // History remembers recent snapshots of one group, compactly, and derives
@@ -184,7 +187,9 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	}
 	h.polls++
 	h.lastT = now
-	h.align(s.Partitions)
+	if len(s.Partitions) != len(h.keys) {
+		h.align(s.Partitions)
+	}
 
 	empty := s.Group.State == StateEmpty
 	staffed := len(s.Members) > 0 && !s.Group.Rebalancing() && s.Group.State != StateEmpty
@@ -199,6 +204,12 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	loc := s.TakenAt.Location()
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
+		if p.TopicPartition != h.keys[i] {
+			// Not the partitions of the last poll: the states are
+			// matched up by key from here on (those before i are
+			// the same partitions, each tracked where it was).
+			h.align(s.Partitions)
+		}
 		st := &h.states[i]
 		prevStatus := st.was()
 		if st.unreadable(p) {
@@ -305,7 +316,8 @@ func (h *History) Annotate(s *Snapshot) []Event {
 
 // align makes h.states[i] track s.Partitions[i]. Polls of a stable group
 // list the same partitions in the same order, so the common case is one
-// comparison per partition and no map.
+// comparison per partition and no map; Annotate makes it in its own walk
+// of the rows, calling align where a partition differs (or the count).
 func (h *History) align(rows []PartitionLag) {
 	if len(rows) == len(h.keys) {
 		same := true

@@ -197,18 +197,8 @@ func (st *partState) trackOldest(p *PartitionLag, now int64) {
 		// it; existed: the first after that one whose log went past it.
 		// Newest first, the look back ends at notYet: one sample when the
 		// consumer keeps up.
-		st.oldest, st.oldestSeen, st.notYet, st.existed = at, true, 0, 0
-		for i := st.hist.len() - 2; i >= 0; i-- {
-			s := st.hist.at(i)
-			if s.logEnd < 0 {
-				continue
-			}
-			if s.logEnd <= at {
-				st.notYet = s.t
-				break
-			}
-			st.existed = s.t
-		}
+		st.oldest, st.oldestSeen = at, true
+		st.notYet, st.existed = st.hist.lookBack(at, st.endsSorted)
 	}
 	switch {
 	case p.LogEnd <= at:
@@ -216,4 +206,38 @@ func (st *partState) trackOldest(p *PartitionLag, now int64) {
 	case st.existed == 0:
 		st.existed = now
 	}
+}
+
+// lookBack returns, of the samples before the newest, the time of the
+// last whose log ended at or before at (notYet), and of the first after
+// that one whose log went past it (existed); 0 when there is none.
+// Samples whose log end was not read count for neither.
+//
+// sorted says the ring's log ends were all read and never go down,
+// oldest to newest (partState.endsSorted): then when the oldest is past
+// at, all are, and the answer is that oldest sample, so a consumer far
+// behind reads two samples, not the ring. The newest first is the other
+// common case, a consumer that keeps up.
+func (r *samples) lookBack(at int64, sorted bool) (notYet, existed int64) {
+	n := r.len() - 1 // the samples before the newest
+	if n <= 0 {
+		return 0, 0
+	}
+	if s := r.at(n - 1); s.logEnd >= 0 && s.logEnd <= at {
+		return s.t, 0
+	}
+	if s := r.at(0); sorted && s.logEnd > at {
+		return 0, s.t
+	}
+	for i := n - 1; i >= 0; i-- {
+		s := r.at(i)
+		if s.logEnd < 0 {
+			continue
+		}
+		if s.logEnd <= at {
+			return s.t, existed
+		}
+		existed = s.t
+	}
+	return 0, existed
 }
