@@ -40,19 +40,10 @@ func (e *entry) sharedOwners() []int {
 // The entries returned live in scratch, until its next use; so does the
 // count of partitions with an OldestRecord (scratch.oldest).
 func collectEntries(obs []TopicObservation, members []Member, scratch *entryScratch) []entry {
-	committed, oldest := 0, 0
+	read := 0 // partitions read: at most one commit each
 	for i := range obs {
-		for k := range obs[i].Partitions {
-			p := &obs[i].Partitions[k]
-			if p.HasCommit {
-				committed++
-			}
-			if p.HasOldestRecord {
-				oldest++
-			}
-		}
+		read += len(obs[i].Partitions)
 	}
-	scratch.oldest = oldest
 	owned := 0
 	for _, m := range members {
 		owned += len(m.Partitions) + len(m.TargetPartitions)
@@ -60,7 +51,7 @@ func collectEntries(obs []TopicObservation, members []Member, scratch *entryScra
 	// raw holds every mention in turn: commits, then owners, then
 	// targets, each keyed by the topic's discovery number for now.
 	raw := scratch.raw[:0]
-	if need := committed + owned; cap(raw) < need {
+	if need := read + owned; cap(raw) < need {
 		raw = make([]entry, 0, need)
 	}
 	defer func() { scratch.raw = raw[:0] }()
@@ -79,15 +70,21 @@ func collectEntries(obs []TopicObservation, members []Member, scratch *entryScra
 		dense = dense && tp.Partition >= 0
 		return k
 	}
+	oldest := 0
 	for i := range obs {
 		t := &obs[i]
 		for k := range t.Partitions {
-			if p := &t.Partitions[k]; p.HasCommit {
+			p := &t.Partitions[k]
+			if p.HasOldestRecord {
+				oldest++
+			}
+			if p.HasCommit {
 				tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
 				raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: -1, committed: p.Committed})
 			}
 		}
 	}
+	scratch.oldest = oldest
 	for i := range members {
 		for _, tp := range members[i].Partitions {
 			raw = append(raw, entry{key: note(tp), tp: tp, owner: int32(i), pending: -1, committed: NoOffset})
