@@ -262,3 +262,84 @@ func TestLastEndsKeepAsTheyCompare(t *testing.T) {
 		t.Fatal("no log end ever went back: the test proves nothing")
 	}
 }
+
+// slotEntries, where it applies, lists what mentionEntries does: the same
+// entries in the same order, the same count of oldest records, over
+// random observations and members (commits, owners, targets; topics only
+// owned; empty slots; and the groups it leaves to mentionEntries:
+// shared partitions, negative or sparse numbers).
+func TestSlotEntriesAsMentions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	applied, left := 0, 0
+	var mine, theirs entryScratch // each path its own, as build reuses one
+	for trial := range 3000 {
+		var o Observation
+		for _, topic := range []string{"b", "a", "c", "d"}[:1+rng.IntN(4)] {
+			n := rng.IntN(12)
+			for p := range int32(n) {
+				if rng.IntN(4) == 0 {
+					continue
+				}
+				tp := TopicPartition{Topic: topic, Partition: p}
+				switch rng.IntN(5) {
+				case 0:
+					o.Part(tp) // a slot read nothing of
+				case 1:
+					o.SetOffsets(tp, PartitionOffsets{LogEnd: 9})
+				default:
+					o.SetCommitted(tp, int64(rng.IntN(100)))
+				}
+				if rng.IntN(3) == 0 {
+					o.SetOldestRecord(tp, OldestRecord{})
+				}
+			}
+			switch rng.IntN(20) {
+			case 0:
+				o.SetCommitted(TopicPartition{Topic: topic, Partition: -1}, 3)
+			case 1:
+				o.SetCommitted(TopicPartition{Topic: topic, Partition: 1 << 20}, 3)
+			}
+		}
+		members := make([]Member, rng.IntN(4))
+		for i := range members {
+			members[i].MemberID = fmt.Sprint("m", i)
+			for range rng.IntN(8) {
+				tp := TopicPartition{Topic: []string{"a", "b", "e"}[rng.IntN(3)], Partition: int32(rng.IntN(10))}
+				if rng.IntN(4) == 0 {
+					members[i].TargetPartitions = append(members[i].TargetPartitions, tp)
+				} else if rng.IntN(3) > 0 || trial%5 == 0 { // a fifth may share partitions
+					members[i].Partitions = append(members[i].Partitions, tp)
+				}
+			}
+		}
+		if trial%5 != 0 { // one owner at most, as most groups have
+			seen := map[TopicPartition]bool{}
+			for i := range members {
+				members[i].Partitions = slices.DeleteFunc(members[i].Partitions, func(tp TopicPartition) bool {
+					was := seen[tp]
+					seen[tp] = true
+					return was
+				})
+			}
+		}
+		got, ok := slotEntries(o.Topics, members, &mine)
+		want := mentionEntries(o.Topics, members, &theirs)
+		if !ok {
+			left++
+			continue
+		}
+		applied++
+		for k := range want {
+			want[k].key = 0 // the mentions' order, not read once they are in it
+		}
+		if !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+			t.Fatalf("trial %d: slots give\n%+v\nmentions\n%+v", trial, got, want)
+		}
+		if mine.oldest != theirs.oldest {
+			t.Fatalf("trial %d: %d oldest records, mentions count %d", trial, mine.oldest, theirs.oldest)
+		}
+	}
+	if applied < 1000 || left < 100 {
+		t.Fatalf("slots applied %d times, left %d: the trials do not cover both", applied, left)
+	}
+}
