@@ -84,16 +84,26 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 	for i := range members {
 		mentions += len(members[i].Partitions) + len(members[i].TargetPartitions)
 	}
+	// keys: each owner's and target's provisional key, in the order the
+	// slots are marked below (one topic lookup a mention, not two).
+	keys := scratch.keys[:0]
+	defer func() { scratch.keys = keys[:0] }()
 	for i := range members {
 		for _, tp := range members[i].Partitions {
-			if _, ok := note(tp); !ok {
+			k, ok := note(tp)
+			if !ok {
 				return nil, false
 			}
+			keys = append(keys, k)
 		}
+	}
+	for i := range members {
 		for _, tp := range members[i].TargetPartitions {
-			if _, ok := note(tp); !ok {
+			k, ok := note(tp)
+			if !ok {
 				return nil, false
 			}
+			keys = append(keys, k)
 		}
 	}
 	slots := int64(0)
@@ -120,8 +130,10 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 	for k := range owner {
 		owner[k], pending[k] = -1, -1
 	}
+	next := 0 // keys[next] is the next mention's
 	slot := func(tp TopicPartition) int64 {
-		k := topics.key(tp)
+		k := keys[next]
+		next++
 		return base[rank[k>>32]] + int64(tp.Partition)
 	}
 	for i := range members {
@@ -164,15 +176,15 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 		if t := obsOf[r]; t >= 0 {
 			ps, topic = obs[t].Partitions, obs[t].Topic
 		}
-		next := 0 // ps[next] is the first not yet passed
+		at := 0 // ps[at] is the first not yet passed
 		for q := int64(0); q < byRank[r]; q++ {
 			s := base[r] + q
 			e := entry{owner: owner[s], pending: pending[s], committed: NoOffset}
-			for next < len(ps) && int64(ps[next].Partition) < q {
-				next++
+			for at < len(ps) && int64(ps[at].Partition) < q {
+				at++
 			}
-			if next < len(ps) && int64(ps[next].Partition) == q {
-				p := &ps[next]
+			if at < len(ps) && int64(ps[at].Partition) == q {
+				p := &ps[at]
 				if p.HasOldestRecord {
 					oldest++
 				}
@@ -343,6 +355,7 @@ type entryScratch struct {
 	// topic per rank), names the topics by rank.
 	at, pending, obsOf []int32
 	names              []string
+	keys               []uint64
 	// parts and lists hold members' partitions and targets while
 	// NewSnapshot makes them (settle copies them out).
 	parts, lists []TopicPartition
