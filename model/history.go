@@ -367,23 +367,25 @@ func (st *partState) unreadable(p *PartitionLag) bool {
 // not rebalancing and none owns p. Transaction markers alone are no work
 // waiting.
 func (h *History) judgeRow(p *PartitionLag, st *partState, now int64, empty, unowned bool) Status {
-	return judge(h.facts(p, st, now, p.Lag > 0 && !p.LagMarkersOnly, empty, unowned, st.was()))
+	var f facts
+	h.facts(&f, p, st, now, p.Lag > 0 && !p.LagMarkersOnly, empty, unowned, st.was())
+	return judge(&f)
 }
 
 // facts gathers what judge reads of p: this poll's row, and st's history
 // up to it (update has recorded it). was is p's status at the last poll.
 // Without lag judge reads no more than rewound, so no more is gathered: a
-// partition that keeps up costs little.
-func (h *History) facts(p *PartitionLag, st *partState, now int64, lag, empty, unowned bool, was Status) facts {
-	f := facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was, gone: p.LagAgeGone}
+// partition that keeps up costs little. f is written in place, every
+// field (a facts is copied for nothing otherwise, each row each poll).
+func (h *History) facts(f *facts, p *PartitionLag, st *partState, now int64, lag, empty, unowned bool, was Status) {
+	*f = facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was, gone: p.LagAgeGone}
 	if !lag {
-		return f
+		return
 	}
 	f.stuck, f.allow = time.Duration(now-st.stuckAt), st.allowance(h.opts.MaxLagAge)
 	f.stallAt = max(h.opts.StallAfter, st.cadence()*3/2)
 	f.waited, f.ageKnown = st.waited(p, now)
 	f.behind = ratesBehind(p, 0.5)
-	return f
 }
 
 // rowWorse orders partitions for "look here first": worse status, then
