@@ -112,6 +112,9 @@ type partState struct {
 	oldestSeen bool
 	gap        bool
 	inherited  bool
+	// endsSorted: every sample in hist has a log end read, none lower
+	// than the one before it (update keeps it; trackOldest reads it).
+	endsSorted bool
 }
 
 // History remembers recent snapshots of one group, compactly, and derives
@@ -184,7 +187,9 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	}
 	h.polls++
 	h.lastT = now
-	h.align(s.Partitions)
+	if len(s.Partitions) != len(h.keys) {
+		h.align(s.Partitions)
+	}
 
 	empty := s.Group.State == StateEmpty
 	staffed := len(s.Members) > 0 && !s.Group.Rebalancing() && s.Group.State != StateEmpty
@@ -199,6 +204,12 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	loc := s.TakenAt.Location()
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
+		if p.TopicPartition != h.keys[i] {
+			// Not the partitions of the last poll: the states are
+			// matched up by key from here on (those before i are
+			// the same partitions, each tracked where it was).
+			h.align(s.Partitions)
+		}
 		st := &h.states[i]
 		prevStatus := st.was()
 		if st.unreadable(p) {
@@ -305,7 +316,8 @@ func (h *History) Annotate(s *Snapshot) []Event {
 
 // align makes h.states[i] track s.Partitions[i]. Polls of a stable group
 // list the same partitions in the same order, so the common case is one
-// comparison per partition and no map.
+// comparison per partition and no map; Annotate makes it in its own walk
+// of the rows, calling align where a partition differs (or the count).
 func (h *History) align(rows []PartitionLag) {
 	if len(rows) == len(h.keys) {
 		same := true
@@ -355,23 +367,25 @@ func (st *partState) unreadable(p *PartitionLag) bool {
 // not rebalancing and none owns p. Transaction markers alone are no work
 // waiting.
 func (h *History) judgeRow(p *PartitionLag, st *partState, now int64, empty, unowned bool) Status {
-	return judge(h.facts(p, st, now, p.Lag > 0 && !p.LagMarkersOnly, empty, unowned, st.was()))
+	var f facts
+	h.facts(&f, p, st, now, p.Lag > 0 && !p.LagMarkersOnly, empty, unowned, st.was())
+	return judge(&f)
 }
 
 // facts gathers what judge reads of p: this poll's row, and st's history
 // up to it (update has recorded it). was is p's status at the last poll.
 // Without lag judge reads no more than rewound, so no more is gathered: a
-// partition that keeps up costs little.
-func (h *History) facts(p *PartitionLag, st *partState, now int64, lag, empty, unowned bool, was Status) facts {
-	f := facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was, gone: p.LagAgeGone}
+// partition that keeps up costs little. f is written in place, every
+// field (a facts is copied for nothing otherwise, each row each poll).
+func (h *History) facts(f *facts, p *PartitionLag, st *partState, now int64, lag, empty, unowned bool, was Status) {
+	*f = facts{lag: lag, empty: empty, unowned: unowned, rewound: st.rewound, was: was, gone: p.LagAgeGone}
 	if !lag {
-		return f
+		return
 	}
 	f.stuck, f.allow = time.Duration(now-st.stuckAt), st.allowance(h.opts.MaxLagAge)
 	f.stallAt = max(h.opts.StallAfter, st.cadence()*3/2)
 	f.waited, f.ageKnown = st.waited(p, now)
 	f.behind = ratesBehind(p, 0.5)
-	return f
 }
 
 // rowWorse orders partitions for "look here first": worse status, then

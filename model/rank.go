@@ -40,19 +40,179 @@ func (e *entry) sharedOwners() []int {
 // The entries returned live in scratch, until its next use; so does the
 // count of partitions with an OldestRecord (scratch.oldest).
 func collectEntries(obs []TopicObservation, members []Member, scratch *entryScratch) []entry {
-	committed, oldest := 0, 0
+	if entries, ok := slotEntries(obs, members, scratch); ok {
+		return entries
+	}
+	return mentionEntries(obs, members, scratch)
+}
+
+// slotEntries is collectEntries for the common group: partitions numbered
+// densely from 0, each owned by one member at most. It lists no mentions
+// (at 10,000 partitions they were 1.1 MB written and read back a poll):
+// owners and targets are marked in slots, one int32 each, and the
+// entries made walking the slots in order beside the observation's
+// partitions. ok is false, and nothing returned, where it does not
+// apply (a partition with several owners, numbers negative or too
+// sparse): mentionEntries lists them then.
+func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch) (_ []entry, ok bool) {
+	topics := &scratch.topics
+	topics.reset()
+	top := scratch.top[:0] // slots per discovery number, less one
+	defer func() { scratch.top = top[:0] }()
+	note := func(tp TopicPartition) (uint64, bool) {
+		k := topics.key(tp)
+		id := int(k >> 32)
+		for len(top) <= id {
+			top = append(top, -1)
+		}
+		top[id] = max(top[id], int64(tp.Partition))
+		return k, tp.Partition >= 0
+	}
+	mentions := 0
 	for i := range obs {
-		for k := range obs[i].Partitions {
-			p := &obs[i].Partitions[k]
-			if p.HasCommit {
-				committed++
+		ps := obs[i].Partitions
+		if len(ps) == 0 {
+			continue
+		}
+		// Sorted by number: the first is the lowest, the last the highest.
+		if ps[0].Partition < 0 {
+			return nil, false
+		}
+		note(TopicPartition{Topic: obs[i].Topic, Partition: ps[len(ps)-1].Partition})
+		mentions += len(ps)
+	}
+	for i := range members {
+		mentions += len(members[i].Partitions) + len(members[i].TargetPartitions)
+	}
+	// keys: each owner's and target's provisional key, in the order the
+	// slots are marked below (one topic lookup a mention, not two).
+	keys := scratch.keys[:0]
+	defer func() { scratch.keys = keys[:0] }()
+	for i := range members {
+		for _, tp := range members[i].Partitions {
+			k, ok := note(tp)
+			if !ok {
+				return nil, false
 			}
-			if p.HasOldestRecord {
-				oldest++
+			keys = append(keys, k)
+		}
+	}
+	for i := range members {
+		for _, tp := range members[i].TargetPartitions {
+			k, ok := note(tp)
+			if !ok {
+				return nil, false
+			}
+			keys = append(keys, k)
+		}
+	}
+	slots := int64(0)
+	for _, t := range top {
+		slots += t + 1
+	}
+	if slots > 2*int64(mentions)+1024 {
+		return nil, false
+	}
+	rank := topics.ranks()
+	base := grown(&scratch.base, len(top)+1) // first slot per rank
+	base[0] = 0
+	byRank := grown(&scratch.byRank, len(top))
+	for id, t := range top {
+		byRank[rank[id]] = t + 1
+	}
+	for r, n := range byRank {
+		base[r+1] = base[r] + n
+	}
+	// owner and pending hold, per slot, the first member owning the
+	// partition, and the first whose target holds it (-1: none).
+	owner := grown(&scratch.at, int(slots))
+	pending := grown(&scratch.pending, int(slots))
+	for k := range owner {
+		owner[k], pending[k] = -1, -1
+	}
+	next := 0 // keys[next] is the next mention's
+	slot := func(tp TopicPartition) int64 {
+		k := keys[next]
+		next++
+		return base[rank[k>>32]] + int64(tp.Partition)
+	}
+	for i := range members {
+		for _, tp := range members[i].Partitions {
+			switch at := &owner[slot(tp)]; {
+			case *at < 0:
+				*at = int32(i)
+			case *at != int32(i):
+				return nil, false // shared (a share group): mentionEntries
 			}
 		}
 	}
+	for i := range members {
+		for _, tp := range members[i].TargetPartitions {
+			if at := &pending[slot(tp)]; *at < 0 {
+				*at = int32(i)
+			}
+		}
+	}
+	// The observation's topic per rank (-1: none).
+	obsOf := grown(&scratch.obsOf, len(top))
+	for r := range obsOf {
+		obsOf[r] = -1
+	}
+	for i := range obs {
+		if len(obs[i].Partitions) > 0 {
+			obsOf[rank[topics.key(TopicPartition{Topic: obs[i].Topic})>>32]] = int32(i)
+		}
+	}
+	names := grown(&scratch.names, len(top))
+	for id, name := range topics.names {
+		names[rank[id]] = name
+	}
+	entries := scratch.entries[:0]
+	defer func() { scratch.entries = entries[:0] }()
+	oldest := 0
+	for r := range byRank {
+		var ps []PartitionObservation
+		topic := names[r]
+		if t := obsOf[r]; t >= 0 {
+			ps, topic = obs[t].Partitions, obs[t].Topic
+		}
+		at := 0 // ps[at] is the first not yet passed
+		for q := int64(0); q < byRank[r]; q++ {
+			s := base[r] + q
+			e := entry{owner: owner[s], pending: pending[s], committed: NoOffset}
+			for at < len(ps) && int64(ps[at].Partition) < q {
+				at++
+			}
+			if at < len(ps) && int64(ps[at].Partition) == q {
+				p := &ps[at]
+				if p.HasOldestRecord {
+					oldest++
+				}
+				if p.HasCommit {
+					e.committed = p.Committed
+				} else if e.owner < 0 && e.pending < 0 {
+					continue
+				}
+			} else if e.owner < 0 && e.pending < 0 {
+				continue
+			}
+			e.tp = TopicPartition{Topic: topic, Partition: int32(q)}
+			entries = append(entries, e) // key unset: only the mentions sort by it
+
+		}
+	}
 	scratch.oldest = oldest
+	return entries, true
+}
+
+// mentionEntries is collectEntries for any group: every mention of a
+// partition (a commit, an owner, a target) listed, then folded into one
+// entry per partition, by slot where numbers are dense, else by map.
+func mentionEntries(obs []TopicObservation, members []Member, scratch *entryScratch) []entry {
+	read := 0 // partitions read: at most one commit each
+	for i := range obs {
+		read += len(obs[i].Partitions)
+	}
 	owned := 0
 	for _, m := range members {
 		owned += len(m.Partitions) + len(m.TargetPartitions)
@@ -60,7 +220,7 @@ func collectEntries(obs []TopicObservation, members []Member, scratch *entryScra
 	// raw holds every mention in turn: commits, then owners, then
 	// targets, each keyed by the topic's discovery number for now.
 	raw := scratch.raw[:0]
-	if need := committed + owned; cap(raw) < need {
+	if need := read + owned; cap(raw) < need {
 		raw = make([]entry, 0, need)
 	}
 	defer func() { scratch.raw = raw[:0] }()
@@ -79,15 +239,21 @@ func collectEntries(obs []TopicObservation, members []Member, scratch *entryScra
 		dense = dense && tp.Partition >= 0
 		return k
 	}
+	oldest := 0
 	for i := range obs {
 		t := &obs[i]
 		for k := range t.Partitions {
-			if p := &t.Partitions[k]; p.HasCommit {
+			p := &t.Partitions[k]
+			if p.HasOldestRecord {
+				oldest++
+			}
+			if p.HasCommit {
 				tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
 				raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: -1, committed: p.Committed})
 			}
 		}
 	}
+	scratch.oldest = oldest
 	for i := range members {
 		for _, tp := range members[i].Partitions {
 			raw = append(raw, entry{key: note(tp), tp: tp, owner: int32(i), pending: -1, committed: NoOffset})
@@ -184,8 +350,12 @@ func collectEntries(obs []TopicObservation, members []Member, scratch *entryScra
 // back, while the rows (which snapshots keep) are 3.4 MB.
 type entryScratch struct {
 	raw, entries []entry
-	// The slots and their topics' bounds (dense partition numbers).
-	at []int32
+	// The slots and their topics' bounds (dense partition numbers);
+	// pending and obsOf are slotEntries' (targets per slot, observed
+	// topic per rank), names the topics by rank.
+	at, pending, obsOf []int32
+	names              []string
+	keys               []uint64
 	// parts and lists hold members' partitions and targets while
 	// NewSnapshot makes them (settle copies them out).
 	parts, lists []TopicPartition

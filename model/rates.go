@@ -57,6 +57,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 		st.seen, st.movedAt, st.stuckAt, st.stuckExact = true, now, now, lag == 0
 		st.since = now
 		st.hist.pushSpaced(cur, h.spacing)
+		st.endsSorted = st.hist.len() == 1 && cur.logEnd >= 0
 	} else {
 		prev := *st.hist.newest()
 		reset := false
@@ -105,7 +106,10 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			st.hist.clear()
 			st.lastRateAt = 0 // the old rates say nothing of the new log
 			st.oldestSeen = false
+			st.endsSorted = true
 		}
+		// A replaced newest was no higher than cur: the order holds.
+		st.endsSorted = st.endsSorted && cur.logEnd >= 0 && (st.hist.len() == 0 || cur.logEnd >= st.hist.newest().logEnd)
 		st.hist.pushSpaced(cur, h.spacing)
 	}
 	st.trackOldest(p, now)

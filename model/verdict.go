@@ -65,7 +65,7 @@ type facts struct {
 // judge is a partition's status, by precedence: STOPPED, REWOUND,
 // STALLED, UNOWNED, LAGGING, OK. The group view and the overview both
 // judge with it.
-func judge(f facts) Status {
+func judge(f *facts) Status {
 	switch {
 	case f.lag && f.empty:
 		return StatusStopped
@@ -90,7 +90,7 @@ func judge(f facts) Status {
 // until the wait (or the standing still) is under half the allowance (the
 // troughs of a batch committer's sawtooth must not end it), unless the
 // partition's rates still say it falls behind.
-func lagging(f facts) bool {
+func lagging(f *facts) bool {
 	if f.gone {
 		return true // records deleted unread: it is behind retention
 	}
@@ -137,7 +137,9 @@ func (st *partState) addGap(gap int64) {
 		st.gaps[st.ngaps] = gap
 		st.ngaps++
 	} else {
-		copy(st.gaps[:], st.gaps[1:])
+		for k := range cadenceGaps - 1 { // not copy: a call to memmove for 24 bytes
+			st.gaps[k] = st.gaps[k+1]
+		}
 		st.gaps[cadenceGaps-1] = gap
 	}
 	g, n := st.gaps, int(st.ngaps) // sorted in a copy, by insertion: at most 4
@@ -197,18 +199,8 @@ func (st *partState) trackOldest(p *PartitionLag, now int64) {
 		// it; existed: the first after that one whose log went past it.
 		// Newest first, the look back ends at notYet: one sample when the
 		// consumer keeps up.
-		st.oldest, st.oldestSeen, st.notYet, st.existed = at, true, 0, 0
-		for i := st.hist.len() - 2; i >= 0; i-- {
-			s := st.hist.at(i)
-			if s.logEnd < 0 {
-				continue
-			}
-			if s.logEnd <= at {
-				st.notYet = s.t
-				break
-			}
-			st.existed = s.t
-		}
+		st.oldest, st.oldestSeen = at, true
+		st.notYet, st.existed = st.hist.lookBack(at, st.endsSorted)
 	}
 	switch {
 	case p.LogEnd <= at:
@@ -216,4 +208,38 @@ func (st *partState) trackOldest(p *PartitionLag, now int64) {
 	case st.existed == 0:
 		st.existed = now
 	}
+}
+
+// lookBack returns, of the samples before the newest, the time of the
+// last whose log ended at or before at (notYet), and of the first after
+// that one whose log went past it (existed); 0 when there is none.
+// Samples whose log end was not read count for neither.
+//
+// sorted says the ring's log ends were all read and never go down,
+// oldest to newest (partState.endsSorted): then when the oldest is past
+// at, all are, and the answer is that oldest sample, so a consumer far
+// behind reads two samples, not the ring. The newest first is the other
+// common case, a consumer that keeps up.
+func (r *samples) lookBack(at int64, sorted bool) (notYet, existed int64) {
+	n := r.len() - 1 // the samples before the newest
+	if n <= 0 {
+		return 0, 0
+	}
+	if s := r.at(n - 1); s.logEnd >= 0 && s.logEnd <= at {
+		return s.t, 0
+	}
+	if s := r.at(0); sorted && s.logEnd > at {
+		return 0, s.t
+	}
+	for i := n - 1; i >= 0; i-- {
+		s := r.at(i)
+		if s.logEnd < 0 {
+			continue
+		}
+		if s.logEnd <= at {
+			return s.t, existed
+		}
+		existed = s.t
+	}
+	return 0, existed
 }
