@@ -53,10 +53,10 @@ func TestOverviewPipelineSortIsSortGroupsBy(t *testing.T) {
 			in := slices.Clone(gs)
 			want := slices.Clone(in)
 			SortGroupsBy(want, GroupsByStatus)
-			before := slices.Clone(p.order)
+			before := slices.Clone(p.ids)
 			got := slices.Clone(in)
 			p.sort(got)
-			if slices.Equal(before, p.order) && len(before) > 0 {
+			if slices.Equal(before, p.ids) && len(before) > 0 {
 				kept++
 			}
 			if !reflect.DeepEqual(got, want) {
