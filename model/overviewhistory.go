@@ -67,12 +67,12 @@ type OverviewObservation struct {
 	Judged []GroupSummary
 }
 
-// row fills r with partition tp of g as NewSnapshot computes its lag:
-// committed (NoOffset: none), log offsets, lag (from the log start with no
-// commit; a share group's from the broker).
-func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPartition, committed int64) {
+// rowOf fills r with partition tp of g as NewSnapshot computes its lag:
+// committed (NoOffset: none), log offsets (off, when read), lag (from the
+// log start with no commit; a share group's from the broker).
+func rowOf(r *PartitionLag, g *OverviewGroup, tp TopicPartition, committed int64, off PartitionOffsets, read bool) {
 	*r = PartitionLag{TopicPartition: tp, Committed: committed, LogStart: NoOffset, LogEnd: NoOffset}
-	if off, ok := o.Offsets[tp]; ok {
+	if read {
 		r.LogStart, r.LogEnd, r.Err = off.LogStart, off.LogEnd, off.Err
 	}
 	if bad := impossibleOffsets(r.Committed, r.LogStart, r.LogEnd); bad != "" {
@@ -86,28 +86,33 @@ func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPar
 }
 
 // eachRow calls f with every row the group view would show for g, its
-// lag computed (row) in r, and whether a member owns it.
-func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(r *PartitionLag, owned bool)) {
+// lag computed (rowOf) in h.row, its track in gt (found before the row is
+// filled: the row's offsets are found by the track's topic number,
+// offsetsOf) and whether a member owns it.
+func (h *OverviewHistory) eachRow(o *OverviewObservation, g *OverviewGroup, gt *groupTrack, f func(r *PartitionLag, pt *partTrack, owned bool)) {
+	r := &h.row
+	one := func(tp TopicPartition, committed int64, owned bool) {
+		pt := gt.part(tp)
+		off, ok := h.offsetsOf(o, pt)
+		rowOf(r, g, tp, committed, off, ok)
+		r.MemberID = g.Owner[tp]
+		f(r, pt, owned)
+	}
 	listed := 0 // committed partitions that are assigned too
 	for tp, c := range g.Committed {
-		o.row(r, g, tp, c)
-		r.MemberID = g.Owner[tp]
 		owned, ok := g.Assigned[tp]
 		if ok {
 			listed++
 		}
-		f(r, owned)
+		one(tp, c, owned)
 	}
 	if listed == len(g.Assigned) {
 		return // every assigned partition has a commit: no row left
 	}
 	for tp, owned := range g.Assigned {
-		if _, ok := g.Committed[tp]; ok {
-			continue
+		if _, ok := g.Committed[tp]; !ok {
+			one(tp, NoOffset, owned)
 		}
-		o.row(r, g, tp, NoOffset)
-		r.MemberID = g.Owner[tp]
-		f(r, owned)
 	}
 }
 
@@ -258,6 +263,68 @@ type OverviewHistory struct {
 	lastT  int64
 	polls  int64
 	row    PartitionLag // scratch: the row being judged
+	// topics numbers each topic a poll's offsets or a group's partition
+	// named (from 1), for as long as the history lives; offs holds the
+	// poll's offsets by topic number, then partition (tableParts at most):
+	// a row finds its offsets by its track's topic number, not a hash.
+	topics map[string]int32
+	offs   [][]offSlot
+}
+
+// offSlot is one partition's log offsets, read in poll poll.
+type offSlot struct {
+	PartitionOffsets
+	poll int64
+}
+
+// tableParts bounds the partitions offs holds: past it (or below 0), a
+// row's offsets are looked up in the poll's map.
+const tableParts = 1 << 16
+
+// topicID returns topic's number, given it when new.
+func (h *OverviewHistory) topicID(topic string) int32 {
+	id, ok := h.topics[topic]
+	if !ok {
+		id = int32(len(h.topics) + 1)
+		h.topics[topic] = id
+	}
+	return id
+}
+
+// indexOffsets files the poll's offsets in offs.
+func (h *OverviewHistory) indexOffsets(o *OverviewObservation) {
+	for tp, off := range o.Offsets {
+		if tp.Partition < 0 || tp.Partition >= tableParts {
+			continue
+		}
+		id := int(h.topicID(tp.Topic))
+		if id >= len(h.offs) {
+			h.offs = append(h.offs, make([][]offSlot, id+1-len(h.offs))...)
+		}
+		if p := int(tp.Partition); p >= len(h.offs[id]) {
+			h.offs[id] = append(h.offs[id], make([]offSlot, p+1-len(h.offs[id]))...)
+		}
+		h.offs[id][tp.Partition] = offSlot{PartitionOffsets: off, poll: h.polls}
+	}
+}
+
+// offsetsOf returns the poll's offsets of pt's partition, as
+// o.Offsets[pt.tp] does.
+func (h *OverviewHistory) offsetsOf(o *OverviewObservation, pt *partTrack) (PartitionOffsets, bool) {
+	p := pt.tp.Partition
+	if p < 0 || p >= tableParts {
+		off, ok := o.Offsets[pt.tp]
+		return off, ok
+	}
+	if pt.topic == 0 {
+		pt.topic = h.topicID(pt.tp.Topic)
+	}
+	if int(pt.topic) < len(h.offs) {
+		if parts := h.offs[pt.topic]; int(p) < len(parts) && parts[p].poll == h.polls {
+			return parts[p].PartitionOffsets, true
+		}
+	}
+	return PartitionOffsets{}, false
 }
 
 // groupTrack is one group's partitions; poll is the last poll that listed
@@ -308,6 +375,9 @@ type partTrack struct {
 	partState
 	tp   TopicPartition
 	poll int64
+	// topic is tp's topic's number in the history's topics; 0 until
+	// looked up.
+	topic int32
 }
 
 // smallGroup is the most partitions a group's track searches rather than
@@ -365,7 +435,7 @@ func (gt *groupTrack) forget(poll int64) {
 // NewOverviewHistory returns an empty history. Of opts, StallAfter,
 // MaxLagAge and Window (how long REWOUND sticks) count.
 func NewOverviewHistory(opts HistoryOptions) *OverviewHistory {
-	return &OverviewHistory{rules: NewHistory(opts), groups: make(map[string]*groupTrack)}
+	return &OverviewHistory{rules: NewHistory(opts), groups: make(map[string]*groupTrack), topics: make(map[string]int32)}
 }
 
 // Observe computes every group's summary from one poll, by the group
@@ -381,6 +451,7 @@ func (h *OverviewHistory) Observe(o *OverviewObservation) []GroupSummary {
 	}
 	h.polls++
 	h.lastT = now
+	h.indexOffsets(o)
 	out := make([]GroupSummary, len(o.Groups))
 	for i := range o.Groups {
 		out[i] = h.observe(o, &o.Groups[i], now)
@@ -428,7 +499,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 
 	status := StatusOK
 	missing := 0
-	o.eachRow(g, &h.row, func(r *PartitionLag, owned bool) {
+	h.eachRow(o, g, gt, func(r *PartitionLag, pt *partTrack, owned bool) {
 		s.Partitions++
 		o.ageOf(r)
 		if r.LogEnd < 0 {
@@ -443,7 +514,6 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 			s.MaxLagAge, s.MaxLagAgeKnown = r.LagAge, true
 		}
 
-		pt := gt.part(r.TopicPartition)
 		pt.poll = h.polls
 		st := &pt.partState
 		if st.unreadable(r) {

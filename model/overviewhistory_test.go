@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -800,4 +801,115 @@ func TestGroupTrackFindsEachPartitionsOwnState(t *testing.T) {
 	check(4, few)
 	add(5, all)
 	check(5, all)
+}
+
+// The reference the history's eachRow is checked against
+// (TestObserveRowsAsTheGroupViewSays): the group view's rows of g, each
+// partition's offsets looked up in the poll's map, as observe found them
+// before they were filed by topic number.
+
+// row fills r with partition tp of g as NewSnapshot computes its lag:
+// committed (NoOffset: none), log offsets, lag (from the log start with no
+// commit; a share group's from the broker).
+func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPartition, committed int64) {
+	*r = PartitionLag{TopicPartition: tp, Committed: committed, LogStart: NoOffset, LogEnd: NoOffset}
+	if off, ok := o.Offsets[tp]; ok {
+		r.LogStart, r.LogEnd, r.Err = off.LogStart, off.LogEnd, off.Err
+	}
+	if bad := impossibleOffsets(r.Committed, r.LogStart, r.LogEnd); bad != "" {
+		r.Err = joinErr(r.Err, bad)
+		r.Committed, r.LogStart, r.LogEnd = max(r.Committed, NoOffset), NoOffset, NoOffset
+	}
+	r.Lag, r.LagFromStart = Lag(r.Committed, r.LogStart, r.LogEnd)
+	if l, ok := g.ShareLag[tp]; ok && l >= 0 && r.LogEnd >= 0 {
+		r.Lag, r.LagFromBroker = l, true
+	}
+}
+
+// eachRow calls f with every row the group view would show for g, its
+// lag computed (row) in r, and whether a member owns it.
+func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(r *PartitionLag, owned bool)) {
+	listed := 0 // committed partitions that are assigned too
+	for tp, c := range g.Committed {
+		o.row(r, g, tp, c)
+		r.MemberID = g.Owner[tp]
+		owned, ok := g.Assigned[tp]
+		if ok {
+			listed++
+		}
+		f(r, owned)
+	}
+	if listed == len(g.Assigned) {
+		return // every assigned partition has a commit: no row left
+	}
+	for tp, owned := range g.Assigned {
+		if _, ok := g.Committed[tp]; ok {
+			continue
+		}
+		o.row(r, g, tp, NoOffset)
+		r.MemberID = g.Owner[tp]
+		f(r, owned)
+	}
+}
+
+// The rows observe judges (the history's eachRow, offsets found by topic
+// number) are the group view's (the poll's map), poll after poll of
+// random groups: topics coming and going, partitions without offsets,
+// partitions past the table and below 0, share lag, owners.
+func TestObserveRowsAsTheGroupViewSays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 19))
+	h := NewOverviewHistory(HistoryOptions{})
+	parts := []int32{0, 1, 2, 3, 7, tableParts - 1, tableParts, -1}
+	for poll := 0; poll < 200; poll++ {
+		o := &OverviewObservation{TakenAt: ht0.Add(time.Duration(poll) * time.Second), Offsets: map[TopicPartition]PartitionOffsets{}}
+		topics := []string{"a", "b", "c", fmt.Sprintf("t%d", poll%9)}[:1+rng.IntN(4)]
+		tp := func() TopicPartition {
+			return TopicPartition{Topic: topics[rng.IntN(len(topics))], Partition: parts[rng.IntN(len(parts))]}
+		}
+		for range rng.IntN(20) {
+			end := int64(rng.IntN(100)) - 1
+			o.Offsets[tp()] = PartitionOffsets{LogStart: int64(rng.IntN(50)) - 1, LogEnd: end}
+		}
+		for gi := range 1 + rng.IntN(6) {
+			g := OverviewGroup{Summary: GroupSummary{ID: fmt.Sprintf("g%d", gi), State: StateStable, Type: TypeClassic, Members: 1}}
+			if rng.IntN(2) == 0 {
+				g.Committed = map[TopicPartition]int64{}
+				for range rng.IntN(8) {
+					g.Committed[tp()] = int64(rng.IntN(120)) - 1
+				}
+			}
+			if rng.IntN(2) == 0 {
+				g.Assigned, g.Owner, g.ShareLag = map[TopicPartition]bool{}, map[TopicPartition]string{}, map[TopicPartition]int64{}
+				for range rng.IntN(8) {
+					p := tp()
+					g.Assigned[p], g.Owner[p] = rng.IntN(2) == 0, pick2(rng, "m1", "m2")
+					if rng.IntN(3) == 0 {
+						g.ShareLag[p] = int64(rng.IntN(10)) - 1
+					}
+				}
+			}
+			o.Groups = append(o.Groups, g)
+		}
+		h.Observe(o)
+		for i := range o.Groups {
+			g := &o.Groups[i]
+			type row struct {
+				PartitionLag
+				owned bool
+			}
+			want := map[TopicPartition]row{}
+			var r PartitionLag
+			o.eachRow(g, &r, func(r *PartitionLag, owned bool) { want[r.TopicPartition] = row{*r, owned} })
+			got := map[TopicPartition]row{}
+			h.eachRow(o, g, h.groups[g.Summary.ID], func(r *PartitionLag, pt *partTrack, owned bool) {
+				if pt.tp != r.TopicPartition {
+					t.Fatalf("poll %d: row %v has the track of %v", poll, r.TopicPartition, pt.tp)
+				}
+				got[r.TopicPartition] = row{*r, owned}
+			})
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("poll %d group %s: rows\n%v\nwant\n%v", poll, g.Summary.ID, got, want)
+			}
+		}
+	}
 }
