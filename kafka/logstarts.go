@@ -20,19 +20,11 @@ const logStartEvery = 30 * time.Second
 // 10,000 partitions); numbers no topic has that many of (negative, or
 // beyond maxSlot) are kept in a map.
 type startCache struct {
-	topics map[string][]startRead
-	other  map[model.TopicPartition]*startRead
-	// last and lastRow are the topic looked up last and its slice.
-	last    string
-	lastRow []startRead
+	slots[startRead]
 	// gone holds partitions whose record at the commit the last lag-age
 	// Fetch found deleted: retention passed the commit, the start moved.
 	gone map[model.TopicPartition]bool
 }
-
-// maxSlot bounds the partition numbers kept in a topic's slice, as
-// model.Observation bounds its slots (a stray number costs at most 12 MB).
-const maxSlot = 1 << 18
 
 type startRead struct {
 	offset int64
@@ -42,35 +34,6 @@ type startRead struct {
 	// has: a start was read; asked: the poll in hand asks it (need
 	// said so).
 	has, asked bool
-}
-
-// slot returns tp's entry, made when missing.
-func (c *startCache) slot(tp model.TopicPartition) *startRead {
-	p := tp.Partition
-	if p < 0 || p >= maxSlot {
-		if c.other == nil {
-			c.other = make(map[model.TopicPartition]*startRead)
-		}
-		s := c.other[tp]
-		if s == nil {
-			s = new(startRead)
-			c.other[tp] = s
-		}
-		return s
-	}
-	row := c.lastRow
-	if c.last != tp.Topic || row == nil {
-		if c.topics == nil {
-			c.topics = make(map[string][]startRead)
-		}
-		row = c.topics[tp.Topic]
-	}
-	if int(p) >= len(row) {
-		row = append(row, make([]startRead, int(p)+1-len(row))...)
-		c.topics[tp.Topic] = row
-	}
-	c.last, c.lastRow = tp.Topic, row
-	return &row[p]
 }
 
 // need reports whether tp's log start must be read in a poll at now, the

@@ -126,11 +126,7 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 // a partition's record once a poll no longer wants one, as stampCache
 // does.
 type lagCache struct {
-	topics map[string][]lagSlot
-	other  map[model.TopicPartition]*lagSlot
-	// last and lastRow are the topic looked up last and its slice.
-	last    string
-	lastRow []lagSlot
+	slots[lagSlot]
 	// gen counts the polls; wants are this poll's partitions to read
 	// (the last poll's until lagStamps lists them again), held the
 	// partitions the cache held a record or misses of before this poll.
@@ -160,36 +156,6 @@ type lagWant struct {
 	tp      model.TopicPartition
 	at, end int64
 	p       *model.PartitionObservation
-}
-
-// slot returns tp's entry, made when missing. The pointer is valid until
-// the next slot of another partition.
-func (c *lagCache) slot(tp model.TopicPartition) *lagSlot {
-	p := tp.Partition
-	if p < 0 || p >= maxSlot {
-		if c.other == nil {
-			c.other = make(map[model.TopicPartition]*lagSlot)
-		}
-		s := c.other[tp]
-		if s == nil {
-			s = new(lagSlot)
-			c.other[tp] = s
-		}
-		return s
-	}
-	row := c.lastRow
-	if c.last != tp.Topic || row == nil {
-		if c.topics == nil {
-			c.topics = make(map[string][]lagSlot)
-		}
-		row = c.topics[tp.Topic]
-	}
-	if int(p) >= len(row) {
-		row = append(row, make([]lagSlot, int(p)+1-len(row))...)
-		c.topics[tp.Topic] = row
-	}
-	c.last, c.lastRow = tp.Topic, row
-	return &row[p]
 }
 
 // readLagStamps records in the observation what is known of the record
