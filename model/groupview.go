@@ -107,6 +107,12 @@ func SortGroupsBy(gs []GroupSummary, key GroupSortKey) {
 		idx[i] = int32(i)
 	}
 	slices.SortFunc(idx, func(a, b int32) int { return compareGroups(&gs[a], &gs[b], key) })
+	permuteGroups(gs, idx)
+}
+
+// permuteGroups puts gs[idx[i]] at i for every i, moving each summary
+// once, along its cycle; it overwrites idx.
+func permuteGroups(gs []GroupSummary, idx []int32) {
 	for i := range idx {
 		if idx[i] < 0 {
 			continue

@@ -92,23 +92,8 @@ func (p *OverviewPipeline) sort(gs []GroupSummary) {
 		slices.SortFunc(p.order, func(a, b int32) int { return compareGroups(&gs[a], &gs[b], GroupsByStatus) })
 	}
 	// Each summary is moved once, along its cycle, as SortGroupsBy does.
-	idx := append(p.moves[:0], p.order...)
-	p.moves = idx
-	for i := range idx {
-		if idx[i] < 0 {
-			continue
-		}
-		tmp, j := gs[i], i
-		for {
-			k := int(idx[j])
-			idx[j] = -1
-			if k == i {
-				gs[j] = tmp
-				break
-			}
-			gs[j], j = gs[k], k
-		}
-	}
+	p.moves = append(p.moves[:0], p.order...)
+	permuteGroups(gs, p.moves)
 	p.ids = p.ids[:0]
 	for i := range gs {
 		p.ids = append(p.ids, gs[i].ID)
