@@ -89,42 +89,48 @@ func NewLanes(horizon time.Duration) *Lanes {
 // with "+N" for the N others.
 func (l *Lanes) Observe(s Snapshot) {
 	at := s.TakenAt
-	state := normState(s.Group.State)
-	broker := s.Group.CoordinatorAssigned()
-	// read: this snapshot's owners are read (else it is recorded as a
-	// rebalance or unowned). They are read in the same walk of the rows
-	// that finds their row ids: a row is 344 bytes, and at 10,000
-	// partitions a second walk was a third of Observe.
-	read := broker && s.Group.AssignmentsKnown() || !rebalancing(state) && state == StateStable
 	ids := l.ids[:0]
-	owners := l.scratch[:0]
 	for i := range s.Partitions { // by index: a row is 344 bytes
-		p := &s.Partitions[i]
-		tp := p.TopicPartition
-		var id int
+		tp := s.Partitions[i].TopicPartition
 		if i < len(l.seen) && l.seen[i] == tp {
-			id = l.seenIDs[i]
-		} else {
-			var ok bool
-			id, ok = l.rowIdx[tp]
-			if !ok {
-				id = len(l.rows)
-				l.rowIdx[tp] = id
-				l.rows = append(l.rows, tp)
-				l.sorted = nil
-			}
-			if i < len(l.seen) { // seen[i] was compared above: keep this poll's
-				l.seen[i] = tp
-			} else {
-				l.seen = append(l.seen, tp)
-			}
-		}
-		ids = append(ids, id)
-		if !read || !p.Owned() {
+			ids = append(ids, l.seenIDs[i])
 			continue
 		}
-		for len(owners) <= id {
-			owners = append(owners, LaneUnowned)
+		id, ok := l.rowIdx[tp]
+		if !ok {
+			id = len(l.rows)
+			l.rowIdx[tp] = id
+			l.rows = append(l.rows, tp)
+			l.sorted = nil
+		}
+		ids = append(ids, id)
+		if i < len(l.seen) { // seen[i] was compared above: keep this poll's
+			l.seen[i] = tp
+		} else {
+			l.seen = append(l.seen, tp)
+		}
+	}
+	l.seen = l.seen[:len(s.Partitions)]
+	l.ids, l.seenIDs = l.seenIDs[:0], ids
+	state := normState(s.Group.State)
+	broker := s.Group.CoordinatorAssigned()
+	switch {
+	case broker && s.Group.AssignmentsKnown():
+	case rebalancing(state):
+		l.record(laneSample{At: at, Kind: LaneRebalancing})
+		return
+	case state != StateStable:
+		l.record(laneSample{At: at, Kind: LaneUnowned})
+		return
+	}
+	owners := l.scratch[:0]
+	for range l.rows {
+		owners = append(owners, LaneUnowned)
+	}
+	for i := range s.Partitions {
+		p := &s.Partitions[i]
+		if !p.Owned() {
+			continue
 		}
 		label := p.ClientID
 		if label == "" {
@@ -133,21 +139,7 @@ func (l *Lanes) Observe(s Snapshot) {
 		if len(p.Owners) > 1 {
 			label += " +" + strconv.Itoa(len(p.Owners)-1)
 		}
-		owners[id] = l.rowOwner(id, label)
-	}
-	l.seen = l.seen[:len(s.Partitions)]
-	l.ids, l.seenIDs = l.seenIDs[:0], ids
-	switch {
-	case read:
-	case rebalancing(state):
-		l.record(laneSample{At: at, Kind: LaneRebalancing})
-		return
-	default:
-		l.record(laneSample{At: at, Kind: LaneUnowned})
-		return
-	}
-	for len(owners) < len(l.rows) {
-		owners = append(owners, LaneUnowned)
+		owners[ids[i]] = l.rowOwner(ids[i], label)
 	}
 	l.scratch = owners
 	members := memberSum(s.Members)
