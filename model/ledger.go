@@ -38,6 +38,25 @@ type OrderBook struct {
 	// fetched is, per partition, the offset after the last one a demo
 	// consumer was handed.
 	fetched map[TopicPartition]int64
+	// unsettled lists, per partition, the orders a consumer gave up while
+	// the group had not (as far as the book knows) committed past them:
+	// a commit that lands later, its own or a successor's, makes them lost.
+	unsettled map[TopicPartition][]unsettled
+}
+
+type unsettled struct {
+	id             string
+	client, member string
+}
+
+// A Loss is an order that has just become lost, and who gave it up.
+type Loss struct {
+	ID     string
+	TP     TopicPartition
+	Offset int64
+	// Client and Member are the consumer that had the order in hand when
+	// it died.
+	Client, Member string
 }
 
 type orderEntry struct {
@@ -56,6 +75,7 @@ func NewOrderBook() *OrderBook {
 		orders:    make(map[string]*orderEntry),
 		committed: make(map[TopicPartition]int64),
 		fetched:   make(map[TopicPartition]int64),
+		unsettled: make(map[TopicPartition][]unsettled),
 	}
 }
 
@@ -94,12 +114,29 @@ func (b *OrderBook) Start(id string) {
 	}
 }
 
-// Abort records that a consumer gave up processing order id without
-// finishing it (it was killed).
-func (b *OrderBook) Abort(id string) {
-	if e, ok := b.orders[id]; ok && e.processing > 0 {
-		e.processing--
+// Abort records that consumer client (as member) gave up processing order
+// id without finishing it (it was killed). It returns the loss when the
+// group has committed past the order already. Otherwise the order stays in
+// flight, and the commit that later moves past it (the dying consumer's own
+// commit, whose answer it never saw, or a successor's) returns the loss.
+func (b *OrderBook) Abort(id, client, member string) (Loss, bool) {
+	e, ok := b.orders[id]
+	if !ok || e.processing == 0 {
+		return Loss{}, false
 	}
+	e.processing--
+	if b.lost(e) {
+		return Loss{ID: id, TP: e.tp, Offset: e.offset, Client: client, Member: member}, true
+	}
+	if e.processing == 0 && e.done == 0 && !e.outside && e.offset != NoOffset {
+		b.unsettled[e.tp] = append(b.unsettled[e.tp], unsettled{id: id, client: client, member: member})
+	}
+	return Loss{}, false
+}
+
+// lost reports whether order e counts as lost now.
+func (b *OrderBook) lost(e *orderEntry) bool {
+	return e.done == 0 && !e.outside && e.processing == 0 && e.offset != NoOffset && e.offset < b.committedOr(e.tp)
 }
 
 // Finish records that a consumer finished processing order id and returns
@@ -125,9 +162,35 @@ func (b *OrderBook) Times(id string) int {
 }
 
 // Commit records a successful commit: next is the offset the group will
-// resume tp from.
-func (b *OrderBook) Commit(tp TopicPartition, next int64) {
+// resume tp from. It returns the orders given up on tp that this commit
+// makes lost.
+func (b *OrderBook) Commit(tp TopicPartition, next int64) []Loss {
 	b.committed[tp] = next
+	list := b.unsettled[tp]
+	if len(list) == 0 {
+		return nil
+	}
+	var losses []Loss
+	kept := list[:0]
+	for _, u := range list {
+		e, ok := b.orders[u.id]
+		switch {
+		case !ok || e.done > 0 || e.processing > 0 || e.outside:
+			// Picked up again (or settled otherwise): the next holder
+			// answers for it now.
+		case b.lost(e):
+			losses = append(losses, Loss{ID: u.id, TP: tp, Offset: e.offset, Client: u.client, Member: u.member})
+		default:
+			kept = append(kept, u)
+		}
+	}
+	clear(list[len(kept):])
+	if len(kept) == 0 {
+		delete(b.unsettled, tp)
+	} else {
+		b.unsettled[tp] = kept
+	}
+	return losses
 }
 
 // Fetched records that a demo consumer was handed the record at offset of
@@ -174,7 +237,7 @@ func (b *OrderBook) Ledger() Ledger {
 			}
 		case e.outside:
 			l.Outside++
-		case e.processing == 0 && e.offset != NoOffset && e.offset < b.committedOr(e.tp):
+		case b.lost(e):
 			l.Lost++
 		default:
 			l.InFlight++

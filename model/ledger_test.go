@@ -54,7 +54,7 @@ func TestOrderBookLedger(t *testing.T) {
 				b.Fetched(p0, 0)
 				b.Commit(p0, 1)
 				b.Start("o1")
-				b.Abort("o1")
+				b.Abort("o1", "consumer-a", "m-a")
 				b.Fetched(p0, 1)
 				b.Commit(p0, 2)
 				b.Start("o2")
@@ -95,7 +95,7 @@ func TestOrderBookLedger(t *testing.T) {
 				b.Place("o2", p0, 1)
 				b.Commit(p0, 1)
 				b.Start("o1")
-				b.Abort("o1")
+				b.Abort("o1", "consumer-a", "m-a")
 			},
 			want: Ledger{Produced: 2, Lost: 1, InFlight: 1},
 		},
@@ -173,4 +173,95 @@ func TestOrderBookFinishCountsTimes(t *testing.T) {
 	if l := b.Ledger(); l.Duplicates != 1 || l.Processed != 1 {
 		t.Fatalf("an order processed 3 times: %+v, want 1 processed, 1 duplicate", l)
 	}
+}
+
+// A consumer that dies with its commit in flight does not know whether the
+// commit landed. The loss shows when a commit past the order lands (its
+// own, whose answer came back to a dead process, or a successor's): Commit
+// says it then, once, in the dead consumer's name; an order picked up again
+// is the new holder's, and no loss.
+func TestOrderBookReportsEachLossOnce(t *testing.T) {
+	p0 := TopicPartition{Topic: "orders", Partition: 0}
+	p1 := TopicPartition{Topic: "orders", Partition: 1}
+	place := func(b *OrderBook, id string, tp TopicPartition, off int64) {
+		b.Produce(id)
+		b.Place(id, tp, off)
+	}
+	t.Run("lost at the abort", func(t *testing.T) {
+		b := NewOrderBook()
+		place(b, "o1", p0, 0)
+		b.Fetched(p0, 0)
+		b.Start("o1")
+		if l := b.Commit(p0, 1); l != nil {
+			t.Fatalf("commit while o1 is in hand: losses %v, want none", l)
+		}
+		loss, ok := b.Abort("o1", "consumer-b", "m-b")
+		if !ok || loss != (Loss{ID: "o1", TP: p0, Offset: 0, Client: "consumer-b", Member: "m-b"}) {
+			t.Fatalf("Abort = %+v, %v: want o1 lost by consumer-b", loss, ok)
+		}
+		if l := b.Commit(p0, 2); l != nil {
+			t.Fatalf("a later commit reports %v again", l)
+		}
+	})
+	t.Run("lost at a successor's commit", func(t *testing.T) {
+		b := NewOrderBook()
+		place(b, "o1", p0, 0)
+		place(b, "o2", p0, 1)
+		place(b, "o3", p1, 3)
+		b.Fetched(p0, 0)
+		b.Start("o1")
+		// consumer-b's commit of 1 lands, but it dies before the answer.
+		if _, ok := b.Abort("o1", "consumer-b", "m-b"); ok {
+			t.Fatal("Abort reports a loss the book cannot know yet")
+		}
+		if got := b.Ledger(); got.InFlight != 3 || got.Lost != 0 {
+			t.Fatalf("ledger %+v: o1 is in flight until a commit passes it", got)
+		}
+		if l := b.Commit(p1, 1); l != nil {
+			t.Fatalf("a commit on another partition reports %v", l)
+		}
+		// consumer-a resumes p0 at 1 and commits past o2.
+		b.Fetched(p0, 1)
+		b.Start("o2")
+		b.Finish("o2")
+		l := b.Commit(p0, 2)
+		want := []Loss{{ID: "o1", TP: p0, Offset: 0, Client: "consumer-b", Member: "m-b"}}
+		if len(l) != 1 || l[0] != want[0] {
+			t.Fatalf("Commit = %+v, want %+v", l, want)
+		}
+		if got := b.Ledger(); got.Lost != 1 {
+			t.Fatalf("ledger %+v, want o1 lost", got)
+		}
+		if l := b.Commit(p0, 3); l != nil {
+			t.Fatalf("the loss is reported again: %v", l)
+		}
+	})
+	t.Run("picked up again", func(t *testing.T) {
+		b := NewOrderBook()
+		place(b, "o1", p0, 0)
+		b.Fetched(p0, 0)
+		b.Start("o1")
+		b.Abort("o1", "consumer-b", "m-b") // its commit never landed
+		b.Fetched(p0, 0)                   // consumer-a gets o1 again
+		b.Start("o1")
+		if l := b.Commit(p0, 1); l != nil {
+			t.Fatalf("o1 is in consumer-a's hand: losses %v", l)
+		}
+		b.Finish("o1")
+		if got := b.Ledger(); got.Processed != 1 || got.Lost != 0 {
+			t.Fatalf("ledger %+v, want o1 processed", got)
+		}
+	})
+	t.Run("a commit short of the order", func(t *testing.T) {
+		b := NewOrderBook()
+		place(b, "o1", p0, 5)
+		b.Start("o1")
+		b.Abort("o1", "consumer-b", "m-b")
+		if l := b.Commit(p0, 5); l != nil {
+			t.Fatalf("commit 5 does not pass offset 5: %v", l)
+		}
+		if l := b.Commit(p0, 6); len(l) != 1 || l[0].ID != "o1" {
+			t.Fatalf("commit 6 passes offset 5: losses %v", l)
+		}
+	})
 }

@@ -94,29 +94,37 @@ func (p *proc) handle(r *kgo.Record) bool {
 }
 
 // abort gives up the order in hand (the process died with it). If the
-// group had committed past it, it is lost now: demo_lost says which.
+// group had committed past it, it is lost now: demo_lost says which. If the
+// commit's fate is not known yet (the process died with it in flight), the
+// commit that moves past the order later says it.
 func (p *proc) abort(ours bool, id string, tp model.TopicPartition, offset int64) {
 	if !ours {
 		return
 	}
 	c, d := p.c, p.c.d
+	member := p.member()
 	d.mu.Lock()
-	before := c.g.book.Ledger().Lost
-	c.g.book.Abort(id)
-	lost := c.g.book.Ledger().Lost > before
+	loss, lost := c.g.book.Abort(id, c.id, member)
 	closing := d.closed
 	d.mu.Unlock()
-	if !lost || closing {
-		return
+	if lost && !closing {
+		d.emitLosses(c.g, []model.Loss{loss})
 	}
-	d.emit(c.g, model.Event{
-		Type:       model.EventDemoLost,
-		ClientID:   c.id,
-		MemberID:   p.member(),
-		Partitions: []model.TopicPartition{tp},
-		Detail: fmt.Sprintf("%s lost %s (p%d, offset %d): committed before processing, and it died before the order was done",
-			c.id, id, tp.Partition, offset),
-	})
+}
+
+// emitLosses says demo_lost for each order that became lost, in the name of
+// the consumer that died with it.
+func (d *Demo) emitLosses(g *group, losses []model.Loss) {
+	for _, l := range losses {
+		d.emit(g, model.Event{
+			Type:       model.EventDemoLost,
+			ClientID:   l.Client,
+			MemberID:   l.Member,
+			Partitions: []model.TopicPartition{l.TP},
+			Detail: fmt.Sprintf("%s lost %s (p%d, offset %d): committed before processing, and it died before the order was done",
+				l.Client, l.ID, l.TP.Partition, l.Offset),
+		})
+	}
 }
 
 // work spends d on an order. Past deadline it calls onLate once. It reports
@@ -167,20 +175,33 @@ func (p *proc) commit(r *kgo.Record, tp model.TopicPartition) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(d.ctx, 10*time.Second)
+	go func() { // a dead process stops waiting
+		select {
+		case <-p.killed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	err := p.cl.CommitRecords(ctx, r)
 	cancel()
-	if p.isKilled() {
-		return // a dead process reports nothing
-	}
+	// A commit the coordinator took is in the book even when the process
+	// died waiting for the answer: the group resumes past it all the same.
+	killed := p.isKilled()
 	next := r.Offset + 1
+	var losses []model.Loss
 	d.mu.Lock()
-	if err != nil {
+	switch {
+	case err == nil:
+		losses = c.g.book.Commit(tp, next)
+	case !killed:
 		c.g.book.CommitFailed()
-	} else {
-		c.g.book.Commit(tp, next)
 	}
+	closing := d.closed
 	d.mu.Unlock()
-	if err != nil {
+	if !closing {
+		d.emitLosses(c.g, losses)
+	}
+	if err != nil && !killed { // a dead process reports nothing
 		d.emit(c.g, model.Event{
 			Type:       model.EventDemoCommitFailed,
 			ClientID:   c.id,

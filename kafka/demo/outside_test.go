@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // An outside franz-go consumer joins the demo group through --listen with
@@ -133,7 +134,7 @@ func TestListenOutsideConsumersOrdersAreNotLost(t *testing.T) {
 	t.Parallel()
 	cfg := fastConfig()
 	cfg.Listen = freePorts(t, 3)
-	d, _ := startDemo(t, cfg)
+	d, rec := startDemo(t, cfg)
 	waitTwoOwnAll(t, d, ownsAllRecorded)
 	cl := outsider(t, d, cfg.Listen[1],
 		kgo.AutoCommitInterval(100*time.Millisecond),
@@ -143,12 +144,14 @@ func TestListenOutsideConsumersOrdersAreNotLost(t *testing.T) {
 	wg.Add(1)
 	var polled int
 	var mu sync.Mutex
+	last := map[int32]int64{} // the last offset the outsider got, per partition
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
-			n := cl.PollFetches(ctx).NumRecords()
+			fs := cl.PollFetches(ctx)
 			mu.Lock()
-			polled += n
+			polled += fs.NumRecords()
+			fs.EachRecord(func(r *kgo.Record) { last[r.Partition] = r.Offset })
 			mu.Unlock()
 		}
 	}()
@@ -166,9 +169,22 @@ func TestListenOutsideConsumersOrdersAreNotLost(t *testing.T) {
 		return cl.CommitUncommittedOffsets(context.Background()) == nil
 	})
 	cl.Close() // leaves
-	waitFor(t, 40*time.Second, "the demo's consumers resumed past the outsider's commits", func() bool {
-		return d.Ledger().Outside > 0
-	})
+	deadline := time.Now().Add(40 * time.Second)
+	for d.Ledger().Outside == 0 {
+		if time.Now().After(deadline) {
+			// Say enough to tell why: what it polled, what the demo did.
+			mu.Lock()
+			t.Logf("the outsider's last offsets: %v; ledger %+v; committed %v", last, d.Ledger(), committedOffsets(t, d))
+			mu.Unlock()
+			rec.mu.Lock()
+			for _, e := range rec.events {
+				t.Logf("event %s %s: %s", e.Type, e.ClientID, e.Detail)
+			}
+			rec.mu.Unlock()
+			t.Fatal("timed out after 40s waiting for the demo's consumers to resume past the outsider's commits")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	waitFor(t, 5*time.Second, "later orders processed", func() bool { return d.Ledger().Processed > 10 })
 	if l := d.Ledger(); l.Lost != 0 || l.Processed+l.Outside+l.Lost+l.InFlight != l.Produced {
 		t.Errorf("ledger after the outsider left: %+v, want nothing lost (its orders outside)", l)
@@ -193,4 +209,31 @@ func outsider(t *testing.T, d *Demo, port int, opts ...kgo.Opt) *kgo.Client {
 		t.Fatal(err)
 	}
 	return cl
+}
+
+// committedOffsets is d's group's committed offset per partition, as the
+// coordinator has them (nil when they cannot be read).
+func committedOffsets(t *testing.T, d *Demo) map[int32]int64 {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(d.brokers...), kgo.DisableClientMetrics())
+	if err != nil {
+		return nil
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Group = d.Group()
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Logf("fetch the group's offsets: %v", err)
+		return nil
+	}
+	out := map[int32]int64{}
+	for _, tp := range resp.Topics {
+		for _, p := range tp.Partitions {
+			out[p.Partition] = p.Offset
+		}
+	}
+	return out
 }

@@ -320,7 +320,7 @@ func TestCommitBeforeKillDuringProcessingLosesTheOrder(t *testing.T) {
 	waitFor(t, 10*time.Second, "a few orders produced", func() bool { return d.Ledger().Produced >= 6 })
 	killIn(t, d, "consumer-b", phaseProcessing)
 	waitFor(t, 10*time.Second, "a loss counted", func() bool { return d.Ledger().Lost >= 1 })
-	checkLostEvent(t, rec, "consumer-b")
+	checkLostEvent(t, d, rec, "consumer-b")
 	l := quiet(t, d, 20*time.Second)
 	t.Logf("ledger after quiet: %+v", l)
 	if l.Lost < 1 || l.Duplicates != 0 {
@@ -333,15 +333,24 @@ func TestCommitBeforeKillDuringProcessingLosesTheOrder(t *testing.T) {
 
 // checkLostEvent checks that a demo_lost event from id names the order
 // and its offset, as demo_duplicate does.
-func checkLostEvent(t *testing.T, rec *recorder, id string) {
+func checkLostEvent(t *testing.T, d *Demo, rec *recorder, id string) {
 	t.Helper()
 	// The ledger counts the loss before the event goes out (the book is
 	// written under the demo's lock, the event after it): wait for it.
 	var evs []model.Event
-	waitFor(t, 5*time.Second, "a demo_lost event from "+id, func() bool {
-		evs = rec.find(model.EventDemoLost, id)
-		return len(evs) > 0
-	})
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if evs = rec.find(model.EventDemoLost, id); len(evs) > 0 {
+			break
+		}
+		if time.Now().After(end) {
+			rec.mu.Lock()
+			for _, e := range rec.events { // say what happened instead
+				t.Logf("event %s %s: %s", e.Type, e.ClientID, e.Detail)
+			}
+			rec.mu.Unlock()
+			t.Fatalf("timed out after 5s waiting for a demo_lost event from %s (ledger %+v)", id, d.Ledger())
+		}
+	}
 	e := evs[0]
 	if !strings.Contains(e.Detail, "order-") || !strings.Contains(e.Detail, "offset ") || len(e.Partitions) != 1 {
 		t.Fatalf("demo_lost %q (partitions %v): want the order, its offset and partition", e.Detail, e.Partitions)
