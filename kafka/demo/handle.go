@@ -44,6 +44,9 @@ func (p *proc) handle(r *kgo.Record) bool {
 	// consumer dies with it.
 	if ours {
 		d.mu.Lock()
+		// Where the order is, as the consumer sees it: the producer may
+		// not have heard back yet, and a loss is judged by the offset.
+		c.g.book.Place(o.OrderID, tp, r.Offset)
 		c.g.book.Start(o.OrderID)
 		d.mu.Unlock()
 	}
