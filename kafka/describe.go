@@ -141,6 +141,9 @@ func offsetGroups(r *kmsg.OffsetFetchResponse, group string) []kmsg.OffsetFetchR
 // fillCommitted puts one group's OffsetFetch answer in obs, in place:
 // committed offsets, their leader epochs and per-partition errors.
 func fillCommitted(g kmsg.OffsetFetchResponseGroup, obs *model.Observation) {
+	for _, t := range g.Topics {
+		obs.Reserve(t.Topic, len(t.Partitions))
+	}
 	eachCommit(g, func(tp model.TopicPartition, p *kmsg.OffsetFetchResponseGroupTopicPartition) {
 		switch {
 		case p.ErrorCode != 0:

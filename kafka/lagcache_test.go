@@ -61,3 +61,51 @@ func TestLagCacheKeepsStrayPartitionNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotsReserve: reserve grows a topic's slice to the partitions asked
+// at once and keeps what the slots held, also through the slice slot
+// looked up last; a cold poll's lag ages and log starts then fill their
+// slots without growing them one partition at a time (50,000 partitions
+// grown by append allocated five times their size).
+func TestSlotsReserve(t *testing.T) {
+	var c slots[int]
+	*c.slot(model.TopicPartition{Topic: "t", Partition: 2}) = 7
+	c.reserve("t", 1000)
+	if n := len(c.topics["t"]); n != 1000 {
+		t.Fatalf("reserved 1000, the slice holds %d", n)
+	}
+	if v := *c.slot(model.TopicPartition{Topic: "t", Partition: 2}); v != 7 {
+		t.Fatalf("partition 2 holds %d after reserve, want 7", v)
+	}
+	*c.slot(model.TopicPartition{Topic: "t", Partition: 999}) = 9
+	if c.topics["t"][999] != 9 {
+		t.Fatal("a slot written after reserve is not in the topic's slice")
+	}
+	c.reserve("t", 10) // smaller: nothing moves
+	c.reserve("u", maxSlot+5)
+	if n := len(c.topics["u"]); n != maxSlot {
+		t.Fatalf("reserve past maxSlot holds %d slots, want %d", n, maxSlot)
+	}
+	if allocs := testing.AllocsPerRun(1, func() {
+		for p := range int32(1000) {
+			c.slot(model.TopicPartition{Topic: "t", Partition: p})
+		}
+	}); allocs != 0 {
+		t.Fatalf("slots of reserved partitions allocated %.0f times", allocs)
+	}
+
+	// A cold lag-age pass over 5,000 lagging partitions whose records are
+	// all cached but for none (no broker: none is read) grows the cache's
+	// slice once.
+	var w Watcher
+	var obs model.Observation
+	for p := range int32(5000) {
+		tp := model.TopicPartition{Topic: "t", Partition: p}
+		obs.SetCommitted(tp, 5)
+		obs.SetOffsets(tp, model.PartitionOffsets{LogStart: 0, LogEnd: 10})
+	}
+	w.lagStamps(context.Background(), &obs)
+	if n, c := len(w.lag.topics["t"]), cap(w.lag.topics["t"]); n != 5000 || c != 5000 {
+		t.Fatalf("the lag cache's slice: %d slots in %d, want 5000 in 5000 (one allocation)", n, c)
+	}
+}

@@ -39,6 +39,9 @@ func (w *Watcher) listOffsets(ctx context.Context, brokers map[int32]broker, top
 	for _, t := range topics {
 		if tm, ok := w.meta.topics[t]; ok {
 			n += len(tm.partitions)
+			if tm.dense {
+				w.starts.reserve(t, len(tm.partitions))
+			}
 		}
 	}
 	all := func(yield func(model.TopicPartition) bool) {

@@ -115,6 +115,19 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 		}
 	}
 	c.wants = wants
+	// Each topic's slots at once, up to the highest partition wanted that
+	// a slice holds (the committed ones come in order, topic by topic).
+	for i := 0; i < len(wants); {
+		topic, top := wants[i].tp.Topic, int32(-1)
+		for ; i < len(wants) && wants[i].tp.Topic == topic; i++ {
+			if p := wants[i].tp.Partition; p < maxSlot {
+				top = max(top, p)
+			}
+		}
+		if top >= 0 {
+			c.reserve(topic, int(top)+1)
+		}
+	}
 	w.readLagStamps(ctx, c)
 }
 

@@ -47,3 +47,24 @@ func (c *slots[T]) slot(tp model.TopicPartition) *T {
 	c.last, c.lastRow = tp.Topic, row
 	return &row[p]
 }
+
+// reserve makes topic's slice hold partitions 0 to n-1 (n at most
+// maxSlot), so that the slots a poll then asks for in order do not grow it
+// one partition at a time: grown by append, a slice of 50,000 entries
+// allocates about five times its size on the way.
+func (c *slots[T]) reserve(topic string, n int) {
+	n = min(n, maxSlot)
+	if c.topics == nil {
+		c.topics = make(map[string][]T)
+	}
+	row := c.topics[topic]
+	if n <= len(row) {
+		return
+	}
+	grown := make([]T, n)
+	copy(grown, row)
+	c.topics[topic] = grown
+	if c.last == topic {
+		c.lastRow = grown
+	}
+}

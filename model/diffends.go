@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // lastEnds is what the tracker keeps of the last snapshot's partitions
 // for log_end_backwards: their keys and readable log ends, 32 bytes a
 // partition, so a poll is compared without reading the last one's rows.
@@ -88,7 +90,11 @@ func (l *lastEnds) keep(rows []PartitionLag) {
 		return
 	}
 	l.kept = nil
-	l.ends = l.ends[:0]
+	// Grown once to the rows, not by append.
+	l.ends = slices.Grow(l.ends[:0], len(rows))
+	if len(rows) > len(l.keys) {
+		l.keys = slices.Grow(l.keys, len(rows)-len(l.keys))
+	}
 	for i := range rows {
 		r := &rows[i]
 		switch {

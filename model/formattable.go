@@ -1,7 +1,9 @@
 package model
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,18 +26,41 @@ const ShareLagNote = "LAG of a share group is the broker's count of records not 
 // committed offset's leader epoch, after PARTITION.
 func formatOffsets(s Snapshot, verbose bool) string {
 	var b strings.Builder
+	w := bufio.NewWriter(&b)
+	writeOffsets(w, s, verbose)
+	w.Flush()
+	return b.String()
+}
+
+// WriteTableView writes the snapshot in view v to w, as FormatTableView
+// gives it. The offsets view is written as it is laid out, a row at a
+// time: a table of 50,000 partitions is never held whole (its cells and
+// text were 16 MB of --once's peak).
+func WriteTableView(w io.Writer, s Snapshot, v TableView) error {
+	if v.State || v.Members {
+		_, err := io.WriteString(w, FormatTableView(s, v))
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	writeOffsets(bw, s, v.Verbose)
+	return bw.Flush()
+}
+
+// writeOffsets writes the offsets view to b; its errors are b's, for the
+// caller's Flush to return.
+func writeOffsets(b *bufio.Writer, s Snapshot, verbose bool) {
 	group := Name(s.Group.ID)
 	switch {
 	case s.Group.State == StateEmpty:
-		fmt.Fprintf(&b, "\nConsumer group '%s' has no active members.\n\n", group)
+		fmt.Fprintf(b, "\nConsumer group '%s' has no active members.\n\n", group)
 	case s.Group.Rebalancing():
-		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", group)
+		fmt.Fprintf(b, "\nWarning: Consumer group '%s' is rebalancing.\n\n", group)
 	case s.Group.State == StateUnknown:
 		what := "is not a classic group kgwatch can describe"
 		if k := s.Group.Kind(); s.Group.Type.Known() && !k.Described {
 			what = "is a " + k.Label + " group, which kgwatch lists but cannot describe yet"
 		}
-		fmt.Fprintf(&b, "\nWarning: Consumer group '%s' %s: its members are unknown, its offsets are shown.\n\n", group, what)
+		fmt.Fprintf(b, "\nWarning: Consumer group '%s' %s: its members are unknown, its offsets are shown.\n\n", group, what)
 	default:
 		b.WriteString("\n")
 	}
@@ -46,16 +71,18 @@ func formatOffsets(s Snapshot, verbose bool) string {
 	if verbose {
 		header = slices.Insert(header, 3, "LEADER-EPOCH")
 	}
-	// One grid of cells, row after row, for every partition: no slice a
-	// row; the group's cell, the same on every row, is made once, and so
-	// is a topic's for its run of partitions.
-	cols := len(header)
-	cells := make([]string, 0, (len(s.Partitions)+1)*cols)
-	cells = append(cells, header...)
+	// The cells of a row are made when the grid asks for them, twice (to
+	// size the columns, then to write them): the group's cell, the same
+	// on every row, is made once, and so is a topic's for its run of
+	// partitions.
 	groupCell := NameCell(s.Group.ID, MaxNameCells)
 	topic, topicCell := "", ""
 	fromStart, fromBroker := false, false
-	for i, p := range s.Partitions {
+	row := func(i int, cells []string) []string {
+		if i == 0 {
+			return append(cells, header...)
+		}
+		p := &s.Partitions[i-1]
 		lag := "-" // unknown, as kafka-consumer-groups writes it; so is a row's in error
 		if p.LogEnd >= 0 && p.Err == "" {
 			lag = strconv.FormatInt(p.Lag, 10)
@@ -69,7 +96,7 @@ func formatOffsets(s Snapshot, verbose bool) string {
 			age = Age(p.LagAge)
 		}
 		fromBroker = fromBroker || (p.LagFromBroker && lag != "-")
-		if i == 0 || p.Topic != topic {
+		if topicCell == "" || p.Topic != topic {
 			topic, topicCell = p.Topic, NameCell(p.Topic, MaxNameCells)
 		}
 		cells = append(cells, groupCell, topicCell, strconv.Itoa(int(p.Partition)))
@@ -80,10 +107,10 @@ func formatOffsets(s Snapshot, verbose bool) string {
 			}
 			cells = append(cells, epoch)
 		}
-		cells = append(cells, Offset(p.Committed), Offset(p.LogEnd), lag,
+		return append(cells, Offset(p.Committed), Offset(p.LogEnd), lag,
 			dash(p.MemberID), dash(p.Host), dash(p.ClientID), age, dash(string(p.Status)))
 	}
-	writeGrid(&b, cells, cols, nil)
+	streamGrid(b, len(s.Partitions)+1, len(header), row, nil)
 	if fromStart {
 		b.WriteString("\n" + LagFromStartNote + "\n")
 	}
@@ -109,8 +136,9 @@ func formatOffsets(s Snapshot, verbose bool) string {
 			b.WriteString("error " + e + "\n")
 		}
 	}
-	writeStuckNotes(&b, s)
-	return b.String()
+	var notes strings.Builder
+	writeStuckNotes(&notes, s)
+	b.WriteString(notes.String())
 }
 
 // writeColumns writes rows of cells as columns padded to their widest cell
@@ -136,44 +164,90 @@ func writeGrid(b *strings.Builder, cells []string, cols int, right []bool) {
 	if len(cells) == 0 || cols == 0 {
 		return
 	}
-	widths := make([]int, cols)
-	size := 0
 	for i := range cells {
 		cells[i] = Printable(cells[i])
-		widths[i%cols] = max(widths[i%cols], Width(cells[i]))
+	}
+	widths := gridWidths(len(cells)/cols, cols, func(r int, _ []string) []string { return cells[r*cols : (r+1)*cols] })
+	size := 0
+	for i := range cells {
 		size += len(cells[i])
 	}
-	rows := len(cells) / cols
 	line := cols
 	for _, w := range widths {
 		line += w
 	}
+	rows := len(cells) / cols
 	b.Grow(max(line*rows, size+cols*rows))
 	for r := 0; r < rows; r++ {
-		row := cells[r*cols : (r+1)*cols]
-		for i, c := range row {
-			pad := widths[i] - Width(c)
-			if i < len(right) && right[i] {
-				writeSpaces(b, pad)
-				b.WriteString(c)
-			} else {
-				b.WriteString(c)
-				if i < cols-1 {
-					writeSpaces(b, pad)
-				}
-			}
+		writeGridRow(b, cells[r*cols:(r+1)*cols], widths, right)
+	}
+}
+
+// streamGrid is writeGrid of rows rows of cols cells that are not held:
+// row(i, dst) appends row i's cells to dst and returns it. It is called
+// twice a row, to size the columns and then to write the row, and must
+// give the same cells both times.
+func streamGrid(b *bufio.Writer, rows, cols int, row func(i int, dst []string) []string, right []bool) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	widths := gridWidths(rows, cols, row)
+	cells := make([]string, 0, cols)
+	for r := 0; r < rows; r++ {
+		cells = row(r, cells[:0])
+		for i := range cells {
+			cells[i] = Printable(cells[i])
+		}
+		writeGridRow(b, cells, widths, right)
+	}
+}
+
+// gridWidths is each column's widest cell, in terminal cells, of the rows
+// row gives (Printable first).
+func gridWidths(rows, cols int, row func(i int, dst []string) []string) []int {
+	widths := make([]int, cols)
+	cells := make([]string, 0, cols)
+	for r := 0; r < rows; r++ {
+		cells = row(r, cells[:0])
+		for i, c := range cells {
+			widths[i] = max(widths[i], Width(Printable(c)))
+		}
+	}
+	return widths
+}
+
+// gridWriter is what a grid is written to: a strings.Builder or a
+// bufio.Writer.
+type gridWriter interface {
+	WriteString(string) (int, error)
+	WriteByte(byte) error
+}
+
+// writeGridRow writes one row of printable cells padded to widths.
+func writeGridRow(b gridWriter, row []string, widths []int, right []bool) {
+	cols := len(row)
+	for i, c := range row {
+		pad := widths[i] - Width(c)
+		if i < len(right) && right[i] {
+			writeSpaces(b, pad)
+			b.WriteString(c)
+		} else {
+			b.WriteString(c)
 			if i < cols-1 {
-				b.WriteByte(' ')
+				writeSpaces(b, pad)
 			}
 		}
-		b.WriteString("\n")
+		if i < cols-1 {
+			b.WriteByte(' ')
+		}
 	}
+	b.WriteString("\n")
 }
 
 const spaces = "                                                                "
 
 // writeSpaces writes n spaces.
-func writeSpaces(b *strings.Builder, n int) {
+func writeSpaces(b gridWriter, n int) {
 	for n > len(spaces) {
 		b.WriteString(spaces)
 		n -= len(spaces)

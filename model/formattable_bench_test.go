@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"io"
 	"testing"
 	"time"
 )
@@ -9,7 +10,18 @@ import (
 // BenchmarkFormatTable50k is the --once table of a 50,000-partition
 // group: every partition lagging, owned by one of 10 members.
 func BenchmarkFormatTable50k(b *testing.B) {
-	const n = 50000
+	s := wideTable(50000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(FormatTable(s)) == 0 {
+			b.Fatal("empty table")
+		}
+	}
+}
+
+// wideTable is a snapshot of n partitions, every one lagging, owned by one
+// of 10 members.
+func wideTable(n int) Snapshot {
 	s := Snapshot{Group: Group{ID: "wide-workers", State: StateStable}, Partitions: make([]PartitionLag, n)}
 	for i := range s.Partitions {
 		m := i % 10
@@ -20,10 +32,17 @@ func BenchmarkFormatTable50k(b *testing.B) {
 			LagAge: time.Duration(i) * time.Millisecond, LagAgeKnown: true, Status: StatusOK,
 		}
 	}
+	return s
+}
+
+// BenchmarkWriteTable50k is BenchmarkFormatTable50k written as --once
+// writes it, a row at a time.
+func BenchmarkWriteTable50k(b *testing.B) {
+	s := wideTable(50000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if len(FormatTable(s)) == 0 {
-			b.Fatal("empty table")
+		if err := WriteTableView(io.Discard, s, TableView{}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -87,6 +87,24 @@ func (o *Observation) Part(tp TopicPartition) *PartitionObservation {
 	return o.Topics[i].part(tp.Partition)
 }
 
+// Reserve makes room in o for partitions 0 to n-1 of topic, so that the
+// Parts filling them do not grow its slots one step at a time: a topic of
+// 50,000 partitions grown by append copies about five times its 10 MB.
+// n past the dense range (maxDense) reserves nothing.
+func (o *Observation) Reserve(topic string, n int) {
+	if n <= 0 || n > maxDense {
+		return
+	}
+	i, ok := o.topicIndex(topic)
+	if !ok {
+		o.Topics = slices.Insert(o.Topics, i, TopicObservation{Topic: topic})
+	}
+	t := &o.Topics[i]
+	if more := n - len(t.Partitions); more > 0 {
+		t.Partitions = slices.Grow(t.Partitions, more)
+	}
+}
+
 // topicIndex finds a topic by name in the sorted Topics, or where it
 // would go. A group has few topics: they are scanned; many are searched.
 func (o *Observation) topicIndex(name string) (int, bool) {

@@ -64,16 +64,25 @@ type PipelineOptions struct {
 	// MaxRebalances is `--max-rebalances`: more rebalances than this in
 	// the last 10 minutes are a storm (RebalanceStorm); 0: no limit.
 	MaxRebalances int
+	// OnePoll is a pipeline fed one poll and dropped (`--once`): it keeps
+	// no ownership lanes (Lanes returns nil), which nothing of one poll
+	// shows and which cost about 500 bytes a partition. The snapshot and
+	// events are the same as any pipeline's first.
+	OnePoll bool
 }
 
 // NewPipeline returns a pipeline that has seen nothing yet.
 func NewPipeline(o PipelineOptions) *Pipeline {
 	tracker := NewTracker(o.Group, o.TimelineSize)
 	tracker.rate.max = o.MaxRebalances
+	var lanes *Lanes
+	if !o.OnePoll {
+		lanes = NewLanes(o.LaneHorizon)
+	}
 	return &Pipeline{
 		history: NewHistory(o.History),
 		tracker: tracker,
-		lanes:   NewLanes(o.LaneHorizon),
+		lanes:   lanes,
 		deploys: newDeployWatch(o.Group),
 		tap:     o.Tap,
 
@@ -108,7 +117,9 @@ func (p *Pipeline) Observe(s *Snapshot) []Event {
 		p.cluster = s.ClusterID
 	}
 	status := p.history.Annotate(s)
-	p.lanes.Observe(*s)
+	if p.lanes != nil {
+		p.lanes.Observe(*s)
+	}
 	events := p.tracker.Observe(*s)
 	s.Rebalances = p.tracker.Rebalances()
 	deploys := p.deploys.observe(s, events)
@@ -136,7 +147,7 @@ func (p *Pipeline) PollFailed(started, at time.Time, err error) []Event {
 		p.tap.Failed(started, at, err)
 	}
 	events := p.tracker.PollFailed(started, at, err)
-	if len(events) > 0 {
+	if len(events) > 0 && p.lanes != nil {
 		p.lanes.Lost(at)
 	}
 	return events
@@ -158,5 +169,5 @@ func (p *Pipeline) Rebalances() RebalanceStats { return p.tracker.Rebalances() }
 // Timeline returns the events filed so far.
 func (p *Pipeline) Timeline() *Timeline { return p.tracker.Timeline() }
 
-// Lanes returns the ownership history.
+// Lanes returns the ownership history; nil with OnePoll.
 func (p *Pipeline) Lanes() *Lanes { return p.lanes }

@@ -81,12 +81,14 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 		note(TopicPartition{Topic: obs[i].Topic, Partition: ps[len(ps)-1].Partition})
 		mentions += len(ps)
 	}
+	owned := 0
 	for i := range members {
-		mentions += len(members[i].Partitions) + len(members[i].TargetPartitions)
+		owned += len(members[i].Partitions) + len(members[i].TargetPartitions)
 	}
+	mentions += owned
 	// keys: each owner's and target's provisional key, in the order the
 	// slots are marked below (one topic lookup a mention, not two).
-	keys := scratch.keys[:0]
+	keys := slices.Grow(scratch.keys[:0], owned)
 	defer func() { scratch.keys = keys[:0] }()
 	for i := range members {
 		for _, tp := range members[i].Partitions {
@@ -167,7 +169,9 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 	for id, name := range topics.names {
 		names[rank[id]] = name
 	}
-	entries := scratch.entries[:0]
+	// At most one entry a slot: grown once, not by append (five times
+	// the entries' size on the way at 50,000 partitions).
+	entries := slices.Grow(scratch.entries[:0], int(slots))
 	defer func() { scratch.entries = entries[:0] }()
 	oldest := 0
 	for r := range byRank {

@@ -14,11 +14,10 @@ import (
 // Formats.
 type Format struct {
 	Name string
-	// Snapshot encodes a snapshot; Text, when set, is a text format's,
-	// written as it is (a table of 50,000 partitions is ~6 MB: not copied
-	// into bytes first).
+	// Snapshot encodes a snapshot; Write, when set, writes it as it is
+	// laid out (a table of 50,000 partitions is ~7 MB: not held whole).
 	Snapshot func(model.Snapshot, model.TableView) ([]byte, error)
-	Text     func(model.Snapshot, model.TableView) string
+	Write    func(io.Writer, model.Snapshot, model.TableView) error
 	Overview func([]model.GroupSummary) ([]byte, error)
 	// Views: the format prints the views of --members, --state and
 	// --verbose; one that does not holds every field in any view.
@@ -30,7 +29,7 @@ type Format struct {
 // Formats are the formats of --output, the default first.
 func Formats() []Format {
 	return []Format{
-		{Name: "table", Text: model.FormatTableView, Snapshot: func(s model.Snapshot, v model.TableView) ([]byte, error) {
+		{Name: "table", Write: model.WriteTableView, Snapshot: func(s model.Snapshot, v model.TableView) ([]byte, error) {
 			return []byte(model.FormatTableView(s, v)), nil
 		},
 			Overview: text(model.FormatOverview), Views: true},
@@ -83,9 +82,8 @@ func LookupFormat(name string) (Format, error) {
 
 // PrintSnapshot writes s, annotated, to w.
 func (f Format) PrintSnapshot(w io.Writer, s model.Snapshot) error {
-	if f.Text != nil {
-		_, err := io.WriteString(w, f.Text(s, f.View))
-		return err
+	if f.Write != nil {
+		return f.Write(w, s, f.View)
 	}
 	b, err := f.Snapshot(s, f.View)
 	if err != nil {

@@ -31,7 +31,9 @@ func Once(ctx context.Context, src Source, opts Options, f Format, out io.Writer
 	}
 	// One poll: no interval, no tap, and a timeline of which nothing is
 	// printed.
-	pipe := model.NewPipeline(opts.Pipeline(opts.Group, 0, nil))
+	po := opts.Pipeline(opts.Group, 0, nil)
+	po.OnePoll = true
+	pipe := model.NewPipeline(po)
 	pipe.Observe(&snap)
 	return snap, f.PrintSnapshot(out, snap)
 }
