@@ -1,7 +1,11 @@
 package model
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"time"
 )
@@ -275,51 +279,102 @@ func (s Snapshot) ToJSON() JSONSnapshot {
 		}
 		j.Members = append(j.Members, jm)
 	}
-	for _, p := range s.Partitions {
-		jp := JSONPartition{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, LagFromStart: p.LagFromStart,
-			LagFromBroker: p.LagFromBroker, Error: p.Err, Owners: make([]JSONOwner, 0, len(p.Owners))}
-		if p.Owned() {
-			jp.MemberID, jp.ClientID, jp.Host = ptr(p.MemberID), ptr(p.ClientID), ptr(p.Host)
-		}
-		for _, o := range p.Owners {
-			jp.Owners = append(jp.Owners, JSONOwner(o))
-		}
-		if len(p.Owners) == 0 && p.Owned() {
-			// A row built without NewSnapshot: its one owner.
-			jp.Owners = append(jp.Owners, JSONOwner{MemberID: p.MemberID, ClientID: p.ClientID, Host: p.Host})
-		}
-		if p.PendingMemberID != "" {
-			jp.PendingMemberID, jp.PendingClientID = ptr(p.PendingMemberID), ptr(p.PendingClientID)
-		}
-		if p.Committed >= 0 {
-			jp.Committed = ptr(p.Committed)
-		}
-		if p.LeaderEpochKnown {
-			jp.LeaderEpoch = ptr(p.LeaderEpoch)
-		}
-		if p.LogStart >= 0 {
-			jp.LogStart = ptr(p.LogStart)
-		}
-		if p.LogEnd >= 0 {
-			jp.LogEnd = ptr(p.LogEnd)
-		}
-		if p.LagAgeKnown {
-			jp.LagAgeMs = ptr(p.LagAge.Milliseconds())
-		}
-		jp.LagAgeGone = p.LagAgeGone
-		if p.CommitMoveSeen {
-			jp.CommitDelayMs = ptr(p.CommitDelay.Milliseconds())
-		}
-		jp.CommitEveryMs = msJSON(p.CommitEvery)
-		jp.OldestRecord = oldestJSON(&p)
-		jp.Status = statusJSON(p.Status)
-		jp.ConsumeRate, jp.ProduceRate = rateJSON(p.ConsumeRate), rateJSON(p.ProduceRate)
-		if p.Status == StatusStalled && !p.StalledSince.IsZero() {
-			jp.StalledSince = p.StalledSince.UTC().Format(time.RFC3339Nano)
-		}
-		j.Partitions = append(j.Partitions, jp)
+	for i := range s.Partitions {
+		j.Partitions = append(j.Partitions, partitionJSON(&s.Partitions[i]))
 	}
 	return j
+}
+
+// partitionJSON is one partition in JSONSnapshot.
+func partitionJSON(p *PartitionLag) JSONPartition {
+	jp := JSONPartition{Topic: p.Topic, Partition: p.Partition, Lag: p.Lag, LagFromStart: p.LagFromStart,
+		LagFromBroker: p.LagFromBroker, Error: p.Err, Owners: make([]JSONOwner, 0, len(p.Owners))}
+	if p.Owned() {
+		jp.MemberID, jp.ClientID, jp.Host = ptr(p.MemberID), ptr(p.ClientID), ptr(p.Host)
+	}
+	for _, o := range p.Owners {
+		jp.Owners = append(jp.Owners, JSONOwner(o))
+	}
+	if len(p.Owners) == 0 && p.Owned() {
+		// A row built without NewSnapshot: its one owner.
+		jp.Owners = append(jp.Owners, JSONOwner{MemberID: p.MemberID, ClientID: p.ClientID, Host: p.Host})
+	}
+	if p.PendingMemberID != "" {
+		jp.PendingMemberID, jp.PendingClientID = ptr(p.PendingMemberID), ptr(p.PendingClientID)
+	}
+	if p.Committed >= 0 {
+		jp.Committed = ptr(p.Committed)
+	}
+	if p.LeaderEpochKnown {
+		jp.LeaderEpoch = ptr(p.LeaderEpoch)
+	}
+	if p.LogStart >= 0 {
+		jp.LogStart = ptr(p.LogStart)
+	}
+	if p.LogEnd >= 0 {
+		jp.LogEnd = ptr(p.LogEnd)
+	}
+	if p.LagAgeKnown {
+		jp.LagAgeMs = ptr(p.LagAge.Milliseconds())
+	}
+	jp.LagAgeGone = p.LagAgeGone
+	if p.CommitMoveSeen {
+		jp.CommitDelayMs = ptr(p.CommitDelay.Milliseconds())
+	}
+	jp.CommitEveryMs = msJSON(p.CommitEvery)
+	jp.OldestRecord = oldestJSON(p)
+	jp.Status = statusJSON(p.Status)
+	jp.ConsumeRate, jp.ProduceRate = rateJSON(p.ConsumeRate), rateJSON(p.ProduceRate)
+	if p.Status == StatusStalled && !p.StalledSince.IsZero() {
+		jp.StalledSince = p.StalledSince.UTC().Format(time.RFC3339Nano)
+	}
+	return jp
+}
+
+// WriteJSONSnapshot writes MarshalJSONSnapshot's JSON to w a partition
+// at a time: the partitions, most of a large group's document (100 MB of
+// garbage at 50,000 partitions, held whole), are encoded one by one, the
+// rest of the snapshot before them.
+func WriteJSONSnapshot(w io.Writer, s Snapshot) error {
+	head := s
+	head.Partitions = nil
+	hj := head.ToJSON()
+	hb, err := json.MarshalIndent(hj, "", "  ")
+	if err != nil {
+		return err
+	}
+	// The partitions are the document's last field: "[]\n}" ends it.
+	const empty = "[]\n}"
+	if !bytes.HasSuffix(hb, []byte(empty)) {
+		return fmt.Errorf("encode snapshot: the partitions are not its last field")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if len(s.Partitions) == 0 {
+		bw.Write(SafeJSON(hb))
+		bw.WriteByte('\n')
+		return bw.Flush()
+	}
+	bw.Write(SafeJSON(hb[:len(hb)-len(empty)]))
+	bw.WriteByte('[')
+	// One encoder into one buffer: its encoding and indenting buffers
+	// are kept from partition to partition. It ends each with a newline.
+	var pbuf bytes.Buffer
+	enc := json.NewEncoder(&pbuf)
+	enc.SetIndent("    ", "  ")
+	for i := range s.Partitions {
+		pbuf.Reset()
+		if err := enc.Encode(partitionJSON(&s.Partitions[i])); err != nil {
+			return err
+		}
+		pb := bytes.TrimSuffix(pbuf.Bytes(), []byte{'\n'})
+		bw.WriteString("\n    ")
+		bw.Write(SafeJSON(pb))
+		if i < len(s.Partitions)-1 {
+			bw.WriteByte(',')
+		}
+	}
+	bw.WriteString("\n  ]\n}\n")
+	return bw.Flush()
 }
 
 // MarshalJSONSnapshot encodes the snapshot as indented JSON with a trailing

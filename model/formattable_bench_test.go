@@ -46,3 +46,26 @@ func BenchmarkWriteTable50k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkJSON50k and BenchmarkWriteJSON50k are --once -o json of the
+// 50,000 partitions of BenchmarkFormatTable50k, held whole and written a
+// partition at a time.
+func BenchmarkJSON50k(b *testing.B) {
+	s := wideTable(50000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := MarshalJSONSnapshot(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWriteJSON50k(b *testing.B) {
+	s := wideTable(50000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteJSONSnapshot(io.Discard, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

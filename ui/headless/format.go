@@ -33,7 +33,8 @@ func Formats() []Format {
 			return []byte(model.FormatTableView(s, v)), nil
 		},
 			Overview: text(model.FormatOverview), Views: true},
-		{Name: "json", Snapshot: anyView(model.MarshalJSONSnapshot), Overview: model.MarshalJSONOverview},
+		{Name: "json", Snapshot: anyView(model.MarshalJSONSnapshot), Overview: model.MarshalJSONOverview,
+			Write: func(w io.Writer, s model.Snapshot, _ model.TableView) error { return model.WriteJSONSnapshot(w, s) }},
 	}
 }
 
