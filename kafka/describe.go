@@ -80,7 +80,7 @@ func (w *Watcher) fetchCommitted(ctx context.Context, brokers map[int32]broker, 
 	if err != nil {
 		return c, err
 	}
-	fillCommitted(og, obs)
+	fillCommitted(og, obs, &w.commits)
 	return c, nil
 }
 
@@ -140,11 +140,21 @@ func offsetGroups(r *kmsg.OffsetFetchResponse, group string) []kmsg.OffsetFetchR
 
 // fillCommitted puts one group's OffsetFetch answer in obs, in place:
 // committed offsets, their leader epochs and per-partition errors.
-func fillCommitted(g kmsg.OffsetFetchResponseGroup, obs *model.Observation) {
-	for _, t := range g.Topics {
+func fillCommitted(g kmsg.OffsetFetchResponseGroup, obs *model.Observation, sc *commitStage) {
+	for i := range g.Topics {
+		t := &g.Topics[i]
 		obs.Reserve(t.Topic, len(t.Partitions))
+		if len(t.Partitions) < stageFrom || !sc.fill(t, obs) {
+			fillTopicCommits(t, obs)
+		}
 	}
-	eachCommit(g, func(tp model.TopicPartition, p *kmsg.OffsetFetchResponseGroupTopicPartition) {
+}
+
+// fillTopicCommits is fillCommitted of one topic, in the answer's order.
+func fillTopicCommits(t *kmsg.OffsetFetchResponseGroupTopic, obs *model.Observation) {
+	for i := range t.Partitions {
+		p := &t.Partitions[i]
+		tp := model.TopicPartition{Topic: t.Topic, Partition: p.Partition}
 		switch {
 		case p.ErrorCode != 0:
 			obs.SetCommitErr(tp, partErrText("committed offset", p.ErrorCode))
@@ -156,7 +166,76 @@ func fillCommitted(g kmsg.OffsetFetchResponseGroup, obs *model.Observation) {
 				po.LeaderEpochKnown, po.LeaderEpoch = true, p.LeaderEpoch
 			}
 		}
-	})
+	}
+}
+
+// stageFrom is the fewest partitions of a topic that commitStage fills.
+const stageFrom = 256
+
+// commitStage is fillCommitted's scratch, kept by the watcher. A broker
+// answers OffsetFetch in no order (Kafka and kfake answer a fetch of all
+// commits from a map), so writing each commit straight into the
+// observation's 208-byte slot is a cache miss a partition: 2 ms a poll at
+// 10,000 partitions. A large topic's commits are put first in this small
+// array by partition number (16 bytes each: 160 KB at 10,000, in the
+// cache), then copied into the slots in order.
+type commitStage struct {
+	slots []stagedCommit
+}
+
+type stagedCommit struct {
+	offset          int64
+	epoch           int32
+	set, epochKnown bool
+}
+
+// fill fills obs with t's commits through the stage, and reports false,
+// having filled nothing, when t's partition numbers do not suit it
+// (negative, or far more slots than partitions).
+func (sc *commitStage) fill(t *kmsg.OffsetFetchResponseGroupTopic, obs *model.Observation) bool {
+	top := int32(-1)
+	for i := range t.Partitions {
+		p := t.Partitions[i].Partition
+		if p < 0 {
+			return false
+		}
+		top = max(top, p)
+	}
+	if int(top) >= 2*len(t.Partitions)+1024 {
+		return false
+	}
+	n := int(top) + 1
+	if cap(sc.slots) < n {
+		sc.slots = make([]stagedCommit, n)
+	}
+	slots := sc.slots[:n]
+	clear(slots)
+	for i := range t.Partitions {
+		p := &t.Partitions[i]
+		switch {
+		case p.ErrorCode != 0:
+			obs.SetCommitErr(model.TopicPartition{Topic: t.Topic, Partition: p.Partition}, partErrText("committed offset", p.ErrorCode))
+		case p.Offset >= 0:
+			s := &slots[p.Partition]
+			s.offset, s.set = p.Offset, true
+			if p.LeaderEpoch >= 0 { // as Part's slot keeps one an earlier duplicate gave
+				s.epoch, s.epochKnown = p.LeaderEpoch, true
+			}
+		}
+	}
+	parts := obsSlots{obs: obs}
+	for q := range slots {
+		s := &slots[q]
+		if !s.set {
+			continue
+		}
+		po := parts.part(model.TopicPartition{Topic: t.Topic, Partition: int32(q)})
+		po.HasCommit, po.Committed = true, s.offset
+		if s.epochKnown {
+			po.LeaderEpochKnown, po.LeaderEpoch = true, s.epoch
+		}
+	}
+	return true
 }
 
 // committed turns one group's OffsetFetch answer into committed offsets and

@@ -78,7 +78,9 @@ type Watcher struct {
 	// logOffsetsFor's buffers.
 	stamps stampCache
 	lag    lagCache
-	logBuf logScratch
+	// commits is fillCommitted's scratch.
+	commits commitStage
+	logBuf  logScratch
 	// topics is the last poll's Observation.Topics, cleared and filled
 	// again by the next (NewSnapshot keeps nothing of them). With reuse
 	// (ReuseSnapshots), snaps builds the snapshots in the rows of earlier
