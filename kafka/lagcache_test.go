@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -107,5 +109,98 @@ func TestSlotsReserve(t *testing.T) {
 	w.lagStamps(context.Background(), &obs)
 	if n, c := len(w.lag.topics["t"]), cap(w.lag.topics["t"]); n != 5000 || c != 5000 {
 		t.Fatalf("the lag cache's slice: %d slots in %d, want 5000 in 5000 (one allocation)", n, c)
+	}
+}
+
+// lagStamps lists the owned partitions without a commit through a bit set
+// in the observation's order; it wants what looking each member's
+// partitions up in the observation wanted: random groups with partitions
+// owned twice, numbers negative and past the slices, owned partitions the
+// observation lacks, commits below the log start.
+func TestLagStampsOwnedAsLookedUp(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	type key = model.TopicPartition // wanted (the offset and log end follow from the observation)
+	for trial := 0; trial < 100; trial++ {
+		seed := r.Uint64()
+		// make builds the trial's observation, the same each call.
+		make := func() model.Observation {
+			r := rand.New(rand.NewPCG(seed, 7))
+			var obs model.Observation
+			var all []model.TopicPartition
+			for _, topic := range []string{"a", "b"} {
+				n := 1 + r.IntN(300)
+				for p := range int32(n) {
+					all = append(all, model.TopicPartition{Topic: topic, Partition: p})
+				}
+			}
+			all = append(all, model.TopicPartition{Topic: "a", Partition: -1}, model.TopicPartition{Topic: "b", Partition: maxSlot + 3})
+			for _, tp := range all {
+				if r.IntN(3) > 0 {
+					obs.SetCommitted(tp, int64(r.IntN(8)))
+				}
+				if r.IntN(8) > 0 {
+					obs.SetOffsets(tp, model.PartitionOffsets{LogStart: int64(r.IntN(3)), LogEnd: int64(r.IntN(10))})
+				}
+			}
+			for m := 0; m < 3; m++ {
+				var ps []model.TopicPartition
+				for _, tp := range all {
+					if r.IntN(3) == 0 {
+						ps = append(ps, tp)
+					}
+				}
+				ps = append(ps, model.TopicPartition{Topic: "c", Partition: 1}) // not in the observation
+				r.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+				obs.Members = append(obs.Members, model.Member{MemberID: "m", Partitions: ps})
+			}
+			return obs
+		}
+		obs := make()
+		// The old way, on a copy: each member's partition looked up.
+		ref := make()
+		wantSet := map[key]bool{}
+		want := func(tp model.TopicPartition, p *model.PartitionObservation, at int64, committed bool) {
+			if p == nil || !p.HasOffsets || p.Offsets.Err != "" {
+				return
+			}
+			if !committed {
+				at = p.Offsets.LogStart
+			}
+			switch {
+			case at >= p.Offsets.LogEnd:
+				return
+			case at < p.Offsets.LogStart:
+				p.OldestGone = true
+				return
+			}
+			wantSet[tp] = true
+		}
+		for tp, p := range ref.All() {
+			if p.HasCommit {
+				want(tp, p, p.Committed, true)
+			}
+		}
+		for _, m := range ref.Members {
+			for _, tp := range m.Partitions {
+				if p := ref.Find(tp); p == nil || !p.HasCommit {
+					want(tp, p, 0, false)
+				}
+			}
+		}
+
+		var w Watcher
+		w.lagStamps(context.Background(), &obs)
+		got := map[key]bool{}
+		for _, tp := range w.lag.held { // what it wanted, kept past the poll
+			got[tp] = true
+		}
+		if !reflect.DeepEqual(got, wantSet) {
+			t.Fatalf("trial %d: wanted %d partitions, looking them up wanted %d", trial, len(got), len(wantSet))
+		}
+		for tp, p := range ref.All() {
+			if q := obs.Find(tp); q == nil || q.OldestGone != p.OldestGone {
+				t.Fatalf("trial %d: %v gone %v, looked up %v", trial, tp, q != nil && q.OldestGone, p.OldestGone)
+			}
+		}
 	}
 }

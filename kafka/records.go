@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	bits64 "math/bits"
 	"slices"
 	"sort"
 	"sync"
@@ -106,11 +107,34 @@ func (w *Watcher) lagStamps(ctx context.Context, obs *model.Observation) {
 			want(tp, p, p.Committed, true)
 		}
 	}
+	// Then the owned ones without a commit, in the observation's order:
+	// the members' partitions are marked in a bit set first (a bit each,
+	// in the cache), rather than each looked up in the observation in
+	// the assignment's order (a cache miss each: 21 ms a poll at 100,000
+	// partitions). Numbers a slice does not hold are looked up.
+	owned := &c.owned
+	owned.reset()
 	slots := obsSlots{obs: obs}
 	for _, m := range obs.Members {
 		for _, tp := range m.Partitions {
-			if p := slots.find(tp); p == nil || !p.HasCommit {
-				want(tp, p, 0, false)
+			if !owned.mark(tp) {
+				if p := slots.find(tp); p == nil || !p.HasCommit {
+					want(tp, p, 0, false)
+				}
+			}
+		}
+	}
+	for i := range obs.Topics {
+		t := &obs.Topics[i]
+		bits := owned.of(t.Topic)
+		for wi, word := range bits {
+			for word != 0 {
+				b := bits64.TrailingZeros64(word)
+				word &^= 1 << b
+				tp := model.TopicPartition{Topic: t.Topic, Partition: int32(wi*64 + b)}
+				if p := slots.find(tp); p == nil || !p.HasCommit {
+					want(tp, p, 0, false)
+				}
 			}
 		}
 	}
@@ -149,6 +173,50 @@ type lagCache struct {
 	// pending and byLeader are readLagStamps's buffers.
 	pending  []int
 	byLeader map[int32][]want
+	// owned is lagStamps's set of the members' partitions.
+	owned ownedSet
+}
+
+// ownedSet is a set of partitions, a bit each by partition number in a
+// slice per topic, kept from poll to poll.
+type ownedSet struct {
+	topics map[string][]uint64
+	last   string
+	bits   []uint64
+}
+
+// reset empties the set, keeping its slices.
+func (o *ownedSet) reset() {
+	for _, b := range o.topics {
+		clear(b)
+	}
+	o.last, o.bits = "", nil
+}
+
+// mark adds tp; false, adding nothing, for a number no slice holds
+// (negative, or from maxSlot).
+func (o *ownedSet) mark(tp model.TopicPartition) bool {
+	p := tp.Partition
+	if p < 0 || p >= maxSlot {
+		return false
+	}
+	if o.bits == nil || o.last != tp.Topic {
+		if o.topics == nil {
+			o.topics = make(map[string][]uint64)
+		}
+		o.last, o.bits = tp.Topic, o.topics[tp.Topic]
+	}
+	if w := int(p / 64); w >= len(o.bits) {
+		o.bits = append(o.bits, make([]uint64, w+1-len(o.bits))...)
+		o.topics[tp.Topic] = o.bits
+	}
+	o.bits[p/64] |= 1 << (p % 64)
+	return true
+}
+
+// of returns topic's bits, nil when none is set.
+func (o *ownedSet) of(topic string) []uint64 {
+	return o.topics[topic]
 }
 
 // lagSlot is one partition's entry in lagCache.
