@@ -11,6 +11,17 @@ import (
 	"github.com/kgwatch/kgwatch/model"
 )
 
+// commitBeforeWithDelay is the demo of the kill-in-the-delay tests: commit
+// before processing, a 300 ms delay after the commit, a 1 s session.
+func commitBeforeWithDelay() Config {
+	cfg := fastConfig()
+	cfg.Rate = 10
+	cfg.SessionTimeout = time.Second
+	cfg.Commit = CommitBefore
+	cfg.CommitDelay = 300 * time.Millisecond
+	return cfg
+}
+
 // A consumer killed with its commit (--commit before) in flight never
 // hears whether the commit landed. When it did, the group resumes past the
 // order and it is lost: the ledger counts it, and demo_lost says so in the
@@ -20,12 +31,7 @@ import (
 // applies it.
 func TestKilledWithTheCommitInFlightIsLost(t *testing.T) {
 	t.Parallel()
-	cfg := fastConfig()
-	cfg.Rate = 10
-	cfg.SessionTimeout = time.Second
-	cfg.Commit = CommitBefore
-	cfg.CommitDelay = 300 * time.Millisecond
-	d, rec := startDemo(t, cfg)
+	d, rec := startDemo(t, commitBeforeWithDelay())
 	waitTwoOwnAll(t, d, ownsAllRecorded)
 	member := info(d, "consumer-b").MemberID
 	held, release := make(chan struct{}), make(chan struct{})
@@ -65,12 +71,7 @@ func TestKilledWithTheCommitInFlightIsLost(t *testing.T) {
 // delay.
 func TestCommitBeforeDelayIsInFlightUntilAKill(t *testing.T) {
 	t.Parallel()
-	cfg := fastConfig()
-	cfg.Rate = 10
-	cfg.SessionTimeout = time.Second
-	cfg.Commit = CommitBefore
-	cfg.CommitDelay = 300 * time.Millisecond
-	d, rec := startDemo(t, cfg)
+	d, rec := startDemo(t, commitBeforeWithDelay())
 	waitTwoOwnAll(t, d, ownsAll)
 	// Sample while both consumers sit in their delays most of the time.
 	end := time.Now().Add(1500 * time.Millisecond)
