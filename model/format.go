@@ -341,7 +341,7 @@ func WriteJSONSnapshot(w io.Writer, s Snapshot) error {
 	hj := head.ToJSON()
 	hb, err := json.MarshalIndent(hj, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("encode snapshot: %w", err)
 	}
 	// The partitions are the document's last field: "[]\n}" ends it.
 	const empty = "[]\n}"
@@ -364,7 +364,8 @@ func WriteJSONSnapshot(w io.Writer, s Snapshot) error {
 	for i := range s.Partitions {
 		pbuf.Reset()
 		if err := enc.Encode(partitionJSON(&s.Partitions[i])); err != nil {
-			return err
+			bw.Flush()
+			return fmt.Errorf("encode snapshot: %w", err)
 		}
 		pb := bytes.TrimSuffix(pbuf.Bytes(), []byte{'\n'})
 		bw.WriteString("\n    ")

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Ledger counts what happened to the orders the demo produced. Every order
 // is in exactly one of four places: processed (at least once), outside
 // (committed past by a member the demo did not start, such as a client
@@ -129,7 +131,15 @@ func (b *OrderBook) Abort(id, client, member string) (Loss, bool) {
 		return Loss{ID: id, TP: e.tp, Offset: e.offset, Client: client, Member: member}, true
 	}
 	if e.processing == 0 && e.done == 0 && !e.outside && e.offset != NoOffset {
-		b.unsettled[e.tp] = append(b.unsettled[e.tp], unsettled{id: id, client: client, member: member})
+		// Given up again (its commit never landed the first time): the
+		// last holder answers for it, once.
+		list := b.unsettled[e.tp]
+		i := slices.IndexFunc(list, func(u unsettled) bool { return u.id == id })
+		if i < 0 {
+			b.unsettled[e.tp] = append(list, unsettled{id: id, client: client, member: member})
+		} else {
+			list[i].client, list[i].member = client, member
+		}
 	}
 	return Loss{}, false
 }

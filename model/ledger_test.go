@@ -252,6 +252,24 @@ func TestOrderBookReportsEachLossOnce(t *testing.T) {
 			t.Fatalf("ledger %+v, want o1 processed", got)
 		}
 	})
+	t.Run("given up twice", func(t *testing.T) {
+		// consumer-a dies with its commit in flight, which never lands;
+		// consumer-b gets the order again and dies the same way, but its
+		// commit lands: one loss, consumer-b's.
+		b := NewOrderBook()
+		place(b, "o1", p0, 5)
+		b.Start("o1")
+		b.Abort("o1", "consumer-a", "m-a")
+		b.Start("o1")
+		b.Abort("o1", "consumer-b", "m-b")
+		l := b.Commit(p0, 6)
+		if len(l) != 1 || l[0].Client != "consumer-b" {
+			t.Fatalf("Commit = %+v, want one loss, consumer-b's", l)
+		}
+		if got := b.Ledger(); got.Lost != 1 {
+			t.Fatalf("ledger %+v, want 1 lost", got)
+		}
+	})
 	t.Run("a commit short of the order", func(t *testing.T) {
 		b := NewOrderBook()
 		place(b, "o1", p0, 5)
