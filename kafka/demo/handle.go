@@ -57,7 +57,7 @@ func (p *proc) handle(r *kgo.Record) bool {
 		c.setPending(pending{order: name, tp: tp, offset: r.Offset, phase: model.DemoPhaseCommitted,
 			until: time.Now().Add(cfg.CommitDelay + pt)})
 		if !p.work(cfg.CommitDelay, deadline, onLate) {
-			p.abort(ours, o.OrderID, tp, r.Offset)
+			p.abort(ours, o.OrderID)
 			return false
 		}
 	} else {
@@ -67,7 +67,7 @@ func (p *proc) handle(r *kgo.Record) bool {
 	c.setPhase(phaseProcessing)
 	defer c.setPhase(phaseIdle)
 	if !p.work(pt, deadline, onLate) {
-		p.abort(ours, o.OrderID, tp, r.Offset)
+		p.abort(ours, o.OrderID)
 		return false
 	}
 	if ours {
@@ -100,7 +100,7 @@ func (p *proc) handle(r *kgo.Record) bool {
 // group had committed past it, it is lost now: demo_lost says which. If the
 // commit's fate is not known yet (the process died with it in flight), the
 // commit that moves past the order later says it.
-func (p *proc) abort(ours bool, id string, tp model.TopicPartition, offset int64) {
+func (p *proc) abort(ours bool, id string) {
 	if !ours {
 		return
 	}
