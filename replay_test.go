@@ -358,7 +358,15 @@ func TestReplayADemoRecording(t *testing.T) {
 	play.waitScreen(time.Second, "X refused", func(s string) bool { return strings.Contains(s, "replay: X (kill -9) does nothing here") })
 	play.send(tea.KeyPressMsg{Code: tea.KeyEnd})
 	ledger := fmt.Sprintf("produced %s · processed %s", model.Thousands(last.Produced), model.Thousands(last.Processed))
-	s := play.waitScreen(time.Second, "the last ledger", func(s string) bool { return strings.Contains(s, ledger) })
+	// The seek runs off the update loop: the ledger may read its last
+	// figures before the seek to the end is done (the screen then still
+	// says "seeking to"), so wait for the end itself.
+	s := play.waitScreen(5*time.Second, "the end of the recording", func(s string) bool {
+		return strings.Contains(s, "end of recording") && !strings.Contains(s, "seeking to")
+	})
+	if !strings.Contains(s, ledger) {
+		t.Errorf("at the end, not the last ledger (%s):\n%s", ledger, s)
+	}
 	if !evictedAfter.MatchString(s) || !strings.Contains(s, "end of recording") {
 		t.Errorf("at the end, no eviction note or no end:\n%s", s)
 	}
