@@ -12,7 +12,10 @@ import (
 )
 
 // commitBeforeWithDelay is the demo of the kill-in-the-delay tests: commit
-// before processing, a 300 ms delay after the commit, a 1 s session.
+// before processing, a 300 ms delay after the commit, a 1 s session. A
+// consumer then takes about 0.35 s an order: past a kill, the tests lower
+// the rate below what the one consumer left keeps up with (at 10 a second
+// the backlog took it over 20 s to clear under -race).
 func commitBeforeWithDelay() Config {
 	cfg := fastConfig()
 	cfg.Rate = 10
@@ -31,7 +34,9 @@ func commitBeforeWithDelay() Config {
 // applies it.
 func TestKilledWithTheCommitInFlightIsLost(t *testing.T) {
 	t.Parallel()
-	d, rec := startDemo(t, commitBeforeWithDelay())
+	cfg := commitBeforeWithDelay()
+	cfg.Rate = 2 // one order of consumer-b's is all it needs
+	d, rec := startDemo(t, cfg)
 	waitTwoOwnAll(t, d, ownsAllRecorded)
 	member := info(d, "consumer-b").MemberID
 	held, release := make(chan struct{}), make(chan struct{})
@@ -82,6 +87,7 @@ func TestCommitBeforeDelayIsInFlightUntilAKill(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	killIn(t, d, "consumer-b", phaseCommitting)
+	d.SetRate(2) // consumer-a alone keeps up
 	waitFor(t, 10*time.Second, "a loss counted", func() bool { return d.Ledger().Lost >= 1 })
 	checkLostEvent(t, d, rec, "consumer-b")
 	l := quiet(t, d, 20*time.Second)
