@@ -379,13 +379,13 @@ func WriteJSONSnapshot(w io.Writer, s Snapshot) error {
 }
 
 // MarshalJSONSnapshot encodes the snapshot as indented JSON with a trailing
-// newline.
+// newline: WriteJSONSnapshot's bytes.
 func MarshalJSONSnapshot(s Snapshot) ([]byte, error) {
-	b, err := json.MarshalIndent(s.ToJSON(), "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	if err := WriteJSONSnapshot(&b, s); err != nil {
 		return nil, err
 	}
-	return append(SafeJSON(b), '\n'), nil
+	return b.Bytes(), nil
 }
 
 func dash(s string) string {

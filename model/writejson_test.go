@@ -2,12 +2,14 @@ package model
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 	"time"
 )
 
-// WriteJSONSnapshot writes, a partition at a time, the bytes
-// MarshalJSONSnapshot gives: no partitions, one, many; hostile names and
+// WriteJSONSnapshot writes, a partition at a time, the bytes the whole
+// document indented at once gives (heldJSON, as MarshalJSONSnapshot
+// encoded before it wrote through WriteJSONSnapshot): no partitions, one, many; hostile names and
 // record keys (escape sequences, bidi controls, invalid UTF-8, combining
 // marks SafeJSON escapes), stuck records, a judged group.
 func TestWriteJSONSnapshotIsMarshalJSONSnapshot(t *testing.T) {
@@ -31,7 +33,7 @@ func TestWriteJSONSnapshotIsMarshalJSONSnapshot(t *testing.T) {
 		"sample": NewSnapshot(sampleObservation()), "stuck, hostile": stuck, "judged": judged,
 		"one partition": one, "no partition": none, "wide": wideTable(200),
 	} {
-		want, err := MarshalJSONSnapshot(s)
+		want, err := heldJSON(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +42,7 @@ func TestWriteJSONSnapshotIsMarshalJSONSnapshot(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
-			t.Fatalf("%s: WriteJSONSnapshot differs:\n%s\nMarshalJSONSnapshot:\n%s", name, got.Bytes(), want)
+			t.Fatalf("%s: WriteJSONSnapshot differs:\n%s\nheld:\n%s", name, got.Bytes(), want)
 		}
 	}
 
@@ -55,4 +57,15 @@ func TestWriteJSONSnapshotIsMarshalJSONSnapshot(t *testing.T) {
 	if w.n < len(doc)/(64<<10) || w.max > 64<<10 {
 		t.Fatalf("a %d-byte document came in %d writes, the largest %d bytes: held whole, not streamed", len(doc), w.n, w.max)
 	}
+}
+
+// heldJSON is the snapshot's JSON indented whole, as MarshalJSONSnapshot
+// made it before the document was written a partition at a time: the
+// reference.
+func heldJSON(s Snapshot) ([]byte, error) {
+	b, err := json.MarshalIndent(s.ToJSON(), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(SafeJSON(b), '\n'), nil
 }

@@ -14,10 +14,9 @@ import (
 // Formats.
 type Format struct {
 	Name string
-	// Snapshot encodes a snapshot; Write, when set, writes it as it is
-	// laid out (a table of 50,000 partitions is ~7 MB: not held whole).
-	Snapshot func(model.Snapshot, model.TableView) ([]byte, error)
-	Write    func(io.Writer, model.Snapshot, model.TableView) error
+	// Snapshot writes a snapshot as it is laid out (a table of 50,000
+	// partitions is ~7 MB: not held whole).
+	Snapshot func(io.Writer, model.Snapshot, model.TableView) error
 	Overview func([]model.GroupSummary) ([]byte, error)
 	// Views: the format prints the views of --members, --state and
 	// --verbose; one that does not holds every field in any view.
@@ -29,12 +28,8 @@ type Format struct {
 // Formats are the formats of --output, the default first.
 func Formats() []Format {
 	return []Format{
-		{Name: "table", Write: model.WriteTableView, Snapshot: func(s model.Snapshot, v model.TableView) ([]byte, error) {
-			return []byte(model.FormatTableView(s, v)), nil
-		},
-			Overview: text(model.FormatOverview), Views: true},
-		{Name: "json", Snapshot: anyView(model.MarshalJSONSnapshot), Overview: model.MarshalJSONOverview,
-			Write: func(w io.Writer, s model.Snapshot, _ model.TableView) error { return model.WriteJSONSnapshot(w, s) }},
+		{Name: "table", Snapshot: model.WriteTableView, Overview: text(model.FormatOverview), Views: true},
+		{Name: "json", Snapshot: anyView(model.WriteJSONSnapshot), Overview: model.MarshalJSONOverview},
 	}
 }
 
@@ -43,8 +38,8 @@ func text[T any](format func(T) string) func(T) ([]byte, error) {
 }
 
 // anyView is a snapshot printer that prints every view alike.
-func anyView(f func(model.Snapshot) ([]byte, error)) func(model.Snapshot, model.TableView) ([]byte, error) {
-	return func(s model.Snapshot, _ model.TableView) ([]byte, error) { return f(s) }
+func anyView(f func(io.Writer, model.Snapshot) error) func(io.Writer, model.Snapshot, model.TableView) error {
+	return func(w io.Writer, s model.Snapshot, _ model.TableView) error { return f(w, s) }
 }
 
 // WithView is f printing snapshots in view v: a model.UsageError when
@@ -83,15 +78,7 @@ func LookupFormat(name string) (Format, error) {
 
 // PrintSnapshot writes s, annotated, to w.
 func (f Format) PrintSnapshot(w io.Writer, s model.Snapshot) error {
-	if f.Write != nil {
-		return f.Write(w, s, f.View)
-	}
-	b, err := f.Snapshot(s, f.View)
-	if err != nil {
-		return fmt.Errorf("encode snapshot: %w", err)
-	}
-	_, err = w.Write(b)
-	return err
+	return f.Snapshot(w, s, f.View)
 }
 
 // PrintOverview writes the overview's groups to w.

@@ -25,15 +25,15 @@ func TestFormats(t *testing.T) {
 		if err != nil || got.Name != f.Name {
 			t.Fatalf("LookupFormat(%q) = %q, %v", f.Name, got.Name, err)
 		}
-		var out bytes.Buffer
-		want, _ := f.Snapshot(snap, f.View)
-		if err := f.PrintSnapshot(&out, snap); err != nil || out.String() != string(want) || out.Len() == 0 {
-			t.Errorf("%s snapshot: %q, %v; want %q", f.Name, out.String(), err, want)
+		var out, want bytes.Buffer
+		f.Snapshot(&want, snap, f.View)
+		if err := f.PrintSnapshot(&out, snap); err != nil || out.String() != want.String() || out.Len() == 0 {
+			t.Errorf("%s snapshot: %q, %v; want %q", f.Name, out.String(), err, want.String())
 		}
 		out.Reset()
-		want, _ = f.Overview(gs)
-		if err := f.PrintOverview(&out, gs); err != nil || out.String() != string(want) || out.Len() == 0 {
-			t.Errorf("%s overview: %q, %v; want %q", f.Name, out.String(), err, want)
+		wantOverview, _ := f.Overview(gs)
+		if err := f.PrintOverview(&out, gs); err != nil || out.String() != string(wantOverview) || out.Len() == 0 {
+			t.Errorf("%s overview: %q, %v; want %q", f.Name, out.String(), err, wantOverview)
 		}
 	}
 	if got := FormatNames(); got != "table or json" {
