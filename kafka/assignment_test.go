@@ -114,7 +114,11 @@ func TestShareTopicsNamed(t *testing.T) {
 			Partitions: []kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition{{Partition: at.Partitions[0], StartOffset: 5}},
 		})
 	}
-	start, _, errs := shareOffsets(g, name)
+	parts, errs := shareOffsets(g, name)
+	start := map[model.TopicPartition]int64{}
+	for _, p := range parts {
+		start[p.TopicPartition] = p.Committed
+	}
 	wantStart := map[model.TopicPartition]int64{want[0]: 5, want[1]: 5, want[2]: 5}
 	if !reflect.DeepEqual(start, wantStart) || errs != nil {
 		t.Fatalf("share start offsets = %v (errors %v), want %v", start, errs, wantStart)

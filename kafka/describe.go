@@ -240,22 +240,22 @@ func (sc *commitStage) fill(t *kmsg.OffsetFetchResponseGroupTopic, obs *model.Ob
 
 // committed turns one group's OffsetFetch answer into committed offsets and
 // per-partition errors.
-func committed(g kmsg.OffsetFetchResponseGroup) (map[model.TopicPartition]int64, map[model.TopicPartition]string) {
+func committed(g kmsg.OffsetFetchResponseGroup) ([]model.OverviewPart, map[model.TopicPartition]string) {
 	n := 0
 	for _, t := range g.Topics {
 		n += len(t.Partitions)
 	}
-	offsets := make(map[model.TopicPartition]int64, n)
+	parts := make([]model.OverviewPart, 0, n)
 	var errs map[model.TopicPartition]string
 	eachCommit(g, func(tp model.TopicPartition, p *kmsg.OffsetFetchResponseGroupTopicPartition) {
 		switch {
 		case p.ErrorCode != 0:
 			partErr(&errs, tp, "committed offset", p.ErrorCode)
 		case p.Offset >= 0:
-			offsets[tp] = p.Offset
+			parts = append(parts, model.OverviewPart{TopicPartition: tp, Committed: p.Offset, HasCommit: true})
 		}
 	})
-	return offsets, errs
+	return parts, errs
 }
 
 // eachCommit calls f for each partition of an OffsetFetch group.

@@ -102,19 +102,16 @@ func shareAssignment(tps []kmsg.ShareGroupDescribeResponseGroupMemberAssignmentT
 // shareOffsets turns a DescribeShareGroupOffsets group into start offsets
 // (the committed offsets of a share group), the broker's lag and
 // per-partition errors.
-func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]byte) string) (start, lag map[model.TopicPartition]int64, errs map[model.TopicPartition]string) {
-	start = make(map[model.TopicPartition]int64)
-	lag = make(map[model.TopicPartition]int64)
+func shareOffsets(g kmsg.DescribeShareGroupOffsetsResponseGroup, name func([16]byte) string) (parts []model.OverviewPart, errs map[model.TopicPartition]string) {
 	eachShareOffset(g, name, func(tp model.TopicPartition, p *kmsg.DescribeShareGroupOffsetsResponseGroupTopicPartition) {
 		switch {
 		case p.ErrorCode != 0:
 			partErr(&errs, tp, "share start offset", p.ErrorCode)
 		case p.StartOffset >= 0:
-			start[tp] = p.StartOffset
-			lag[tp] = p.Lag
+			parts = append(parts, model.OverviewPart{TopicPartition: tp, Committed: p.StartOffset, HasCommit: true, ShareLag: p.Lag, HasShareLag: true})
 		}
 	})
-	return start, lag, errs
+	return parts, errs
 }
 
 // eachShareOffset calls f for each partition of a DescribeShareGroupOffsets
@@ -169,7 +166,7 @@ func fetchShareStartsMany(ctx context.Context, w *Watcher, b broker, reads []gro
 				return
 			}
 			var errs map[model.TopicPartition]string
-			r.committed, r.shareLag, errs = shareOffsets(*g, w.topicName) // no id is learned meanwhile
+			r.commits, errs = shareOffsets(*g, w.topicName) // no id is learned meanwhile
 			if len(errs) > 0 {
 				r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("start offsets of %s unreadable", model.Count(len(errs), "partition")))
 			}

@@ -164,12 +164,7 @@ func describeStreamsMany(ctx context.Context, w *Watcher, b broker, reads []grou
 					r.own(tp, m.MemberID)
 				}
 				for _, tp := range m.TargetPartitions {
-					if _, ok := r.owned[tp]; !ok {
-						if r.owned == nil {
-							r.owned = make(map[model.TopicPartition]bool)
-						}
-						r.owned[tp] = false // in a target only: being handed over
-					}
+					r.target(tp) // in a target only: being handed over
 				}
 			}
 		})

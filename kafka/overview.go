@@ -73,16 +73,14 @@ func (o *OverviewWatcher) Batched() bool {
 
 // groupRead is what one coordinator said of one group.
 type groupRead struct {
-	sum       model.GroupSummary
-	committed map[model.TopicPartition]int64
-	shareLag  map[model.TopicPartition]int64
-	// owned holds the partitions in a member's assignment: true when a
-	// member owns it now, false when only in a consumer group member's
-	// target (model.OverviewGroup.Assigned).
-	owned map[model.TopicPartition]bool
-	// owner names the member owning each owned partition (the first in
-	// the answer, for a share group's shared ones).
-	owner map[model.TopicPartition]string
+	sum model.GroupSummary
+	// commits holds the group's commits (a share group's start offsets
+	// and lags), as its answer listed them; owned the partitions in a
+	// member's assignment, owned now or only in a consumer group
+	// member's target, each with its member (the first in the answer
+	// owns a share group's shared ones). Parts in the answers' order:
+	// model.OverviewParts sorts and merges them, once a poll.
+	commits, owned []model.OverviewPart
 	// assigned and targeted hold a consumer or share group's current
 	// and (consumer groups) target assignments, read into owned once
 	// their topic ids are named; assignedBy the member of each assigned.
@@ -92,14 +90,22 @@ type groupRead struct {
 
 // own records that member owns tp.
 func (r *groupRead) own(tp model.TopicPartition, member string) {
-	if r.owned == nil {
-		r.owned = make(map[model.TopicPartition]bool)
-		r.owner = make(map[model.TopicPartition]string)
+	r.owned = append(r.owned, model.OverviewPart{TopicPartition: tp, Owner: member, Assigned: true, Owned: true})
+}
+
+// target records that tp is in a member's target assignment: a row,
+// unowned unless a member owns it now.
+func (r *groupRead) target(tp model.TopicPartition) {
+	r.owned = append(r.owned, model.OverviewPart{TopicPartition: tp, Assigned: true})
+}
+
+// parts is the group's partitions, sorted and merged (OverviewParts).
+func (r *groupRead) parts() []model.OverviewPart {
+	parts := r.commits
+	if len(r.owned) > 0 {
+		parts = append(slices.Clip(parts), r.owned...)
 	}
-	r.owned[tp] = true
-	if _, ok := r.owner[tp]; !ok {
-		r.owner[tp] = member
-	}
+	return model.OverviewParts(parts)
 }
 
 // Overview reads every group of the cluster: what its coordinator says
@@ -168,7 +174,7 @@ func (o *OverviewWatcher) overview(ctx context.Context) (model.OverviewObservati
 	o.ownedPartitions(ctx, brokers, all)
 	obs := model.OverviewObservation{TakenAt: takenAt, Groups: make([]model.OverviewGroup, len(all))}
 	for i, r := range all {
-		obs.Groups[i] = model.OverviewGroup{Summary: r.sum, Committed: r.committed, ShareLag: r.shareLag, Assigned: r.owned, Owner: r.owner}
+		obs.Groups[i] = model.OverviewGroup{Summary: r.sum, Parts: r.parts()}
 	}
 	obs.Offsets, obs.LogErr = o.logOffsets(ctx, brokers, obs.Groups)
 	obs.Records = o.lagRecords(ctx, &obs)
@@ -217,12 +223,7 @@ func (o *OverviewWatcher) ownedPartitions(ctx context.Context, brokers map[int32
 		}
 		for _, a := range r.targeted {
 			for _, tp := range assigned(a, w.topicName) {
-				if r.owned == nil {
-					r.owned = make(map[model.TopicPartition]bool)
-				}
-				if _, ok := r.owned[tp]; !ok {
-					r.owned[tp] = false // being handed over: a row, unowned
-				}
+				r.target(tp) // being handed over: a row, unowned
 			}
 		}
 		r.assigned, r.targeted, r.assignedBy = nil, nil, nil
@@ -286,7 +287,7 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker) (reads 
 		// Dead to DescribeGroups yet holding commits: a group of a type
 		// the broker did not name (a ListGroups before v5), as
 		// Watcher.Poll reports it.
-		if r.sum.State == model.StateDead && len(r.committed) > 0 {
+		if r.sum.State == model.StateDead && len(r.commits) > 0 {
 			r.sum.State = model.StateUnknown
 		}
 	}

@@ -104,7 +104,7 @@ func benchOverviewCold(b *testing.B, tc *testCluster) {
 // what BenchmarkOverview5000's client must at least do with the answers:
 // ListGroups, DescribeGroups and OffsetFetch (v9) for every group, as
 // three coordinators answer them (here one answer each, 5,000 groups),
-// decoded by kmsg, and each group's commits read into its map
+// decoded by kmsg, and each group's commits read into its parts
 // (committed). No network, no model.
 func BenchmarkOverviewDecode5000(b *testing.B) {
 	names := groupNames(5000)

@@ -22,13 +22,15 @@ func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]brok
 	union := make(map[model.TopicPartition]int64)
 	starts := make(map[model.TopicPartition]bool)
 	for _, g := range groups {
-		for tp, c := range g.Committed {
-			union[tp] = c
+		for i := range g.Parts {
+			if p := &g.Parts[i]; p.HasCommit {
+				union[p.TopicPartition] = p.Committed
+			}
 		}
-		for tp := range g.Assigned {
-			if _, ok := g.Committed[tp]; !ok {
-				union[tp] = model.NoOffset
-				starts[tp] = true
+		for i := range g.Parts {
+			if p := &g.Parts[i]; p.Assigned && !p.HasCommit {
+				union[p.TopicPartition] = model.NoOffset
+				starts[p.TopicPartition] = true
 			}
 		}
 	}

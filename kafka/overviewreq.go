@@ -137,7 +137,7 @@ func takeCommits(r *groupRead, g kmsg.OffsetFetchResponseGroup) {
 		return
 	}
 	var cerrs map[model.TopicPartition]string
-	r.committed, cerrs = committed(g)
+	r.commits, cerrs = committed(g)
 	if len(cerrs) > 0 {
 		r.sum.Err = joinText(r.sum.Err, fmt.Sprintf("commits of %s unreadable", model.Count(len(cerrs), "partition")))
 	}

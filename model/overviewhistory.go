@@ -11,21 +11,113 @@ type OverviewGroup struct {
 	// Summary is what the coordinator said: ID, State, Type, ProtocolType,
 	// Members and Err. Observe fills in the rest.
 	Summary GroupSummary
-	// Committed maps each committed partition to its offset (a share
-	// group's share-partition start offset).
-	Committed map[TopicPartition]int64
-	// ShareLag holds a share group's lag per partition as the broker
-	// counts it; absent or negative where it gives none.
-	ShareLag map[TopicPartition]int64
-	// Assigned holds the partitions in a member's assignment: true when
-	// a member owns it now, false when it is only in a consumer group
-	// member's target (being handed over). The group view has a row for
-	// each, committed or not.
-	Assigned map[TopicPartition]bool
-	// Owner names the member owning an assigned partition (its member
-	// id): as in the group view, a partition another member takes has its
-	// commit cadence learnt anew. Nil: owners unknown.
-	Owner map[TopicPartition]string
+	// Parts holds each partition the group committed, is assigned or has
+	// a share lag on, once, sorted by topic then partition: the group
+	// view has a row for each one committed or assigned. A slice walked
+	// in order, not maps hashed a partition at a time: an overview poll
+	// of 5,000 groups has 30,000 of them. OverviewParts sorts and merges
+	// parts listed in any order; Observe does it for parts not in order.
+	Parts []OverviewPart
+}
+
+// OverviewPart is one partition of an overview group.
+type OverviewPart struct {
+	TopicPartition
+	// Committed is the group's committed offset (a share group's
+	// share-partition start offset), when HasCommit.
+	Committed int64
+	// ShareLag is a share group's lag on the partition as the broker
+	// counts it, when HasShareLag; negative where it gives none.
+	ShareLag int64
+	// Owner names the member owning it (its member id), "" when unknown:
+	// as in the group view, a partition another member takes has its
+	// commit cadence learnt anew.
+	Owner string
+	// Assigned: in a member's assignment; Owned, a member owns it now
+	// (false: only in a consumer group member's target, being handed
+	// over).
+	HasCommit   bool
+	HasShareLag bool
+	Assigned    bool
+	Owned       bool
+}
+
+// row reports whether the group view has a row for p.
+func (p *OverviewPart) row() bool { return p.HasCommit || p.Assigned }
+
+// committed is p's committed offset, NoOffset when it has none.
+func (p *OverviewPart) committed() int64 {
+	if p.HasCommit {
+		return p.Committed
+	}
+	return NoOffset
+}
+
+// OverviewParts returns parts sorted by topic and partition, each
+// partition once, as if each part in turn had been written into maps by
+// partition: a later commit or share lag replaces an earlier one, a
+// partition is assigned (and owned) when any of its parts says so, and
+// its owner is the first one named by a part that owns it. It sorts in
+// place and reuses parts' storage.
+func OverviewParts(parts []OverviewPart) []OverviewPart {
+	if partsInOrder(parts) {
+		return parts
+	}
+	slices.SortStableFunc(parts, func(a, b OverviewPart) int { return CompareTP(a.TopicPartition, b.TopicPartition) })
+	out := parts[:0]
+	for _, p := range parts {
+		n := len(out)
+		if n == 0 || out[n-1].TopicPartition != p.TopicPartition {
+			out = append(out, p)
+			continue
+		}
+		q := &out[n-1]
+		if p.HasCommit {
+			q.Committed, q.HasCommit = p.Committed, true
+		}
+		if p.HasShareLag {
+			q.ShareLag, q.HasShareLag = p.ShareLag, true
+		}
+		if p.Owned && q.Owner == "" && !q.Owned {
+			q.Owner = p.Owner
+		}
+		q.Assigned = q.Assigned || p.Assigned
+		q.Owned = q.Owned || p.Owned
+	}
+	clear(parts[len(out):])
+	return out
+}
+
+// OverviewGroupOf returns the group of summary s with its partitions
+// given by partition, as maps (any may be nil): committed offsets, share
+// lags, assigned ones (true when a member owns it now) and their owners'
+// member ids. For callers that hold them so, as tests do.
+func OverviewGroupOf(s GroupSummary, committed, shareLag map[TopicPartition]int64, assigned map[TopicPartition]bool, owner map[TopicPartition]string) OverviewGroup {
+	parts := make([]OverviewPart, 0, len(committed)+len(shareLag)+len(assigned)+len(owner))
+	for tp, c := range committed {
+		parts = append(parts, OverviewPart{TopicPartition: tp, Committed: c, HasCommit: true})
+	}
+	for tp, l := range shareLag {
+		parts = append(parts, OverviewPart{TopicPartition: tp, ShareLag: l, HasShareLag: true})
+	}
+	for tp, owned := range assigned {
+		parts = append(parts, OverviewPart{TopicPartition: tp, Assigned: true, Owned: owned})
+	}
+	parts = OverviewParts(parts)
+	for i := range parts {
+		parts[i].Owner = owner[parts[i].TopicPartition]
+	}
+	return OverviewGroup{Summary: s, Parts: parts}
+}
+
+// partsInOrder reports whether parts are sorted, each partition once.
+func partsInOrder(parts []OverviewPart) bool {
+	for i := 1; i < len(parts); i++ {
+		if CompareTP(parts[i-1].TopicPartition, parts[i].TopicPartition) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // RecordAt names the record at one offset of a partition.
@@ -70,8 +162,8 @@ type OverviewObservation struct {
 // rowOf fills r with partition tp of g as NewSnapshot computes its lag:
 // committed (NoOffset: none), log offsets (off, when read), lag (from the
 // log start with no commit; a share group's from the broker).
-func rowOf(r *PartitionLag, g *OverviewGroup, tp TopicPartition, committed int64, off PartitionOffsets, read bool) {
-	*r = PartitionLag{TopicPartition: tp, Committed: committed, LogStart: NoOffset, LogEnd: NoOffset}
+func rowOf(r *PartitionLag, p *OverviewPart, off PartitionOffsets, read bool) {
+	*r = PartitionLag{TopicPartition: p.TopicPartition, Committed: p.committed(), LogStart: NoOffset, LogEnd: NoOffset}
 	if read {
 		r.LogStart, r.LogEnd, r.Err = off.LogStart, off.LogEnd, off.Err
 	}
@@ -80,39 +172,30 @@ func rowOf(r *PartitionLag, g *OverviewGroup, tp TopicPartition, committed int64
 		r.Committed, r.LogStart, r.LogEnd = max(r.Committed, NoOffset), NoOffset, NoOffset
 	}
 	r.Lag, r.LagFromStart = Lag(r.Committed, r.LogStart, r.LogEnd)
-	if l, ok := g.ShareLag[tp]; ok && l >= 0 && r.LogEnd >= 0 {
-		r.Lag, r.LagFromBroker = l, true
+	if p.HasShareLag && p.ShareLag >= 0 && r.LogEnd >= 0 {
+		r.Lag, r.LagFromBroker = p.ShareLag, true
 	}
 }
 
-// eachRow calls f with every row the group view would show for g, its
+// eachRow calls f with every row the group view would show for a group
+// of these parts (in order, each once: OverviewParts), its
 // lag computed (rowOf) in h.row, its track in gt (found before the row is
 // filled: the row's offsets are found by the track's topic number,
 // offsetsOf) and whether a member owns it.
-func (h *OverviewHistory) eachRow(o *OverviewObservation, g *OverviewGroup, gt *groupTrack, f func(r *PartitionLag, pt *partTrack, owned bool)) {
+func (h *OverviewHistory) eachRow(o *OverviewObservation, parts []OverviewPart, gt *groupTrack, f func(r *PartitionLag, pt *partTrack, owned bool)) {
 	r := &h.row
-	one := func(tp TopicPartition, committed int64, owned bool) {
-		pt := gt.part(tp)
+	n := 0 // rows so far: where the track of a group as it was keeps it
+	for i := range parts {
+		p := &parts[i]
+		if !p.row() {
+			continue
+		}
+		pt := gt.part(p.TopicPartition, n)
+		n++
 		off, ok := h.offsetsOf(o, pt)
-		rowOf(r, g, tp, committed, off, ok)
-		r.MemberID = g.Owner[tp]
-		f(r, pt, owned)
-	}
-	listed := 0 // committed partitions that are assigned too
-	for tp, c := range g.Committed {
-		owned, ok := g.Assigned[tp]
-		if ok {
-			listed++
-		}
-		one(tp, c, owned)
-	}
-	if listed == len(g.Assigned) {
-		return // every assigned partition has a commit: no row left
-	}
-	for tp, owned := range g.Assigned {
-		if _, ok := g.Committed[tp]; !ok {
-			one(tp, NoOffset, owned)
-		}
+		rowOf(r, p, off, ok)
+		r.MemberID = p.Owner
+		f(r, pt, p.Assigned && p.Owned)
 	}
 }
 
@@ -155,15 +238,15 @@ func (o *OverviewObservation) OldestRecords() []RecordAt {
 		parts = append(parts, partOffsets{PartitionOffsets: off})
 	}
 	var out []RecordAt
-	take := func(g *OverviewGroup, tp TopicPartition, committed int64) {
-		i, ok := idx[tp]
+	take := func(p *OverviewPart) {
+		i, ok := idx[p.TopicPartition]
 		if !ok {
 			return // no log end: no lag
 		}
 		po := &parts[i]
 		var r PartitionLag
-		r.TopicPartition = tp
-		r.Committed, r.LogStart, r.LogEnd, r.Lag = lagOf(g, tp, committed, po.PartitionOffsets, true)
+		r.TopicPartition = p.TopicPartition
+		r.Committed, r.LogStart, r.LogEnd, r.Lag = lagOf(p, po.PartitionOffsets, true)
 		at, ok := oldest(&r)
 		if !ok {
 			return
@@ -189,30 +272,19 @@ func (o *OverviewObservation) OldestRecords() []RecordAt {
 		out = append(out, at)
 	}
 	for i := range o.Groups {
-		g := &o.Groups[i]
-		listed := 0
-		for tp, c := range g.Committed {
-			if _, ok := g.Assigned[tp]; ok {
-				listed++
-			}
-			take(g, tp, c)
-		}
-		if listed == len(g.Assigned) {
-			continue
-		}
-		for tp := range g.Assigned {
-			if _, ok := g.Committed[tp]; !ok {
-				take(g, tp, NoOffset)
+		for j := range o.Groups[i].Parts {
+			if p := &o.Groups[i].Parts[j]; p.row() {
+				take(p)
 			}
 		}
 	}
 	return out
 }
 
-// lagOf is the committed offset, log offsets and lag row gives tp of g,
-// and no more of the row, from tp's offsets (off, when read).
-func lagOf(g *OverviewGroup, tp TopicPartition, committed int64, off PartitionOffsets, read bool) (c, logStart, logEnd, lag int64) {
-	c, logStart, logEnd = committed, NoOffset, NoOffset
+// lagOf is the committed offset, log offsets and lag rowOf gives p, and
+// no more of the row, from p's offsets (off, when read).
+func lagOf(p *OverviewPart, off PartitionOffsets, read bool) (c, logStart, logEnd, lag int64) {
+	c, logStart, logEnd = p.committed(), NoOffset, NoOffset
 	if read {
 		logStart, logEnd = off.LogStart, off.LogEnd
 	}
@@ -220,20 +292,25 @@ func lagOf(g *OverviewGroup, tp TopicPartition, committed int64, off PartitionOf
 		c, logStart, logEnd = max(c, NoOffset), NoOffset, NoOffset // impossibleOffsets
 	}
 	lag, _ = Lag(c, logStart, logEnd)
-	if l, ok := g.ShareLag[tp]; ok && l >= 0 && logEnd >= 0 {
-		lag = l
+	if p.HasShareLag && p.ShareLag >= 0 && logEnd >= 0 {
+		lag = p.ShareLag
 	}
 	return c, logStart, logEnd, lag
 }
 
 // ageOf fills r's lag age from the record read at its oldest offset, as
 // NewSnapshot does from an Observation's OldestTimestamp, OldestGone and
-// OldestMarkerOnly.
-func (o *OverviewObservation) ageOf(r *PartitionLag) {
+// OldestMarkerOnly; pt is r's track, whose topic number finds the record
+// among the poll's (indexRecords).
+func (h *OverviewHistory) ageOf(o *OverviewObservation, r *PartitionLag, pt *partTrack) {
 	var rs RecordStamp
 	var has bool
 	if at, ok := oldest(r); ok {
-		rs, has = o.Records[at]
+		if p := at.Partition; p >= 0 && p < tableParts && pt.topic != 0 {
+			rs, has = h.recs[recKey{topic: pt.topic, partition: p, offset: at.Offset}]
+		} else {
+			rs, has = o.Records[at]
+		}
 	}
 	r.LagMarkersOnly = r.Lag > 0 && has && rs.MarkersOnly
 	hasTS := has && !rs.Gone && !rs.MarkersOnly && !rs.Time.IsZero()
@@ -269,6 +346,29 @@ type OverviewHistory struct {
 	// a row finds its offsets by its track's topic number, not a hash.
 	topics map[string]int32
 	offs   [][]offSlot
+	// recs holds the poll's records (Records) by topic number, for
+	// those whose partition offs would hold: a key of three numbers
+	// hashes faster than a topic's name.
+	recs map[recKey]RecordStamp
+}
+
+// recKey names a record by its topic's number, partition and offset.
+type recKey struct {
+	topic, partition int32
+	offset           int64
+}
+
+// indexRecords files the poll's records in recs.
+func (h *OverviewHistory) indexRecords(o *OverviewObservation) {
+	if h.recs == nil {
+		h.recs = make(map[recKey]RecordStamp, len(o.Records))
+	}
+	clear(h.recs)
+	for at, rs := range o.Records {
+		if p := at.Partition; p >= 0 && p < tableParts {
+			h.recs[recKey{topic: h.topicID(at.Topic), partition: p, offset: at.Offset}] = rs
+		}
+	}
 }
 
 // offSlot is one partition's log offsets, read in poll poll.
@@ -384,8 +484,13 @@ type partTrack struct {
 // indexes: a search of a few is cheaper than a hash.
 const smallGroup = 16
 
-// part returns tp's track, added (new) when the group had none.
-func (gt *groupTrack) part(tp TopicPartition) *partTrack {
+// part returns tp's track, added (new) when the group had none. at is
+// where the track of a group whose partitions are as they were holds
+// it: the group's rows come in order, so most polls find each there.
+func (gt *groupTrack) part(tp TopicPartition, at int) *partTrack {
+	if at < len(gt.parts) && gt.parts[at].tp == tp {
+		return &gt.parts[at]
+	}
 	if gt.index != nil {
 		if i, ok := gt.index[tp]; ok {
 			return &gt.parts[i]
@@ -452,6 +557,7 @@ func (h *OverviewHistory) Observe(o *OverviewObservation) []GroupSummary {
 	h.polls++
 	h.lastT = now
 	h.indexOffsets(o)
+	h.indexRecords(o)
 	out := make([]GroupSummary, len(o.Groups))
 	for i := range o.Groups {
 		out[i] = h.observe(o, &o.Groups[i], now)
@@ -467,15 +573,19 @@ func (h *OverviewHistory) Observe(o *OverviewObservation) []GroupSummary {
 // observe summarizes one group and judges its partitions.
 func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now int64) GroupSummary {
 	s := g.Summary
-	s.Partitions, s.Committed = 0, len(g.Committed)
+	s.Partitions, s.Committed = 0, 0
+	parts := g.Parts
+	if !partsInOrder(parts) {
+		parts = OverviewParts(slices.Clone(parts))
+	}
 	s.TotalLag, s.MaxLag, s.LagFromStart, s.FromStartPartitions = 0, 0, false, 0
 	s.MaxLagAge, s.MaxLagAgeKnown = 0, false
 
 	gt := h.groups[s.ID]
 	if gt == nil {
-		n := len(g.Committed) // the rows eachRow gives
-		for tp := range g.Assigned {
-			if _, ok := g.Committed[tp]; !ok {
+		n := 0 // the rows eachRow gives
+		for j := range parts {
+			if parts[j].row() {
 				n++
 			}
 		}
@@ -499,9 +609,14 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 
 	status := StatusOK
 	missing := 0
-	h.eachRow(o, g, gt, func(r *PartitionLag, pt *partTrack, owned bool) {
+	for j := range parts {
+		if parts[j].HasCommit {
+			s.Committed++
+		}
+	}
+	h.eachRow(o, parts, gt, func(r *PartitionLag, pt *partTrack, owned bool) {
 		s.Partitions++
-		o.ageOf(r)
+		h.ageOf(o, r, pt)
 		if r.LogEnd < 0 {
 			missing++
 		}

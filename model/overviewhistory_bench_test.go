@@ -17,11 +17,11 @@ func benchOverview(at time.Duration, groups int) *OverviewObservation {
 	}
 	for i := 0; i < groups; i++ {
 		g := OverviewGroup{Summary: GroupSummary{ID: fmt.Sprintf("group-%04d", i), State: StateStable, Type: TypeClassic, Members: 2},
-			Committed: make(map[TopicPartition]int64, 6), Assigned: make(map[TopicPartition]bool, 6)}
+			Parts: make([]OverviewPart, 0, 6)}
 		for p := int32(0); p < 6; p++ {
 			tp := TopicPartition{Topic: "orders", Partition: p}
 			c := end - int64(i%50)
-			g.Committed[tp], g.Assigned[tp] = c, true
+			g.Parts = append(g.Parts, OverviewPart{TopicPartition: tp, Committed: c, HasCommit: true, Assigned: true, Owned: true})
 			o.Records[RecordAt{tp, c}] = RecordStamp{Time: ht0}
 		}
 		o.Groups = append(o.Groups, g)

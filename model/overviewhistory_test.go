@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ type op struct {
 // ovObs is one overview poll at t0+at of one group g, partition i of
 // parts being orders/i.
 func ovObs(at time.Duration, state string, members int, parts []op) *OverviewObservation {
-	g := OverviewGroup{
+	g := mapGroup{
 		Summary:   GroupSummary{ID: "g", State: state, Type: TypeClassic, Members: members},
 		Committed: map[TopicPartition]int64{},
 		Assigned:  map[TopicPartition]bool{},
@@ -45,7 +46,7 @@ func ovObs(at time.Duration, state string, members int, parts []op) *OverviewObs
 			o.Records[RecordAt{tp, oldest}] = RecordStamp{Time: p.ts}
 		}
 	}
-	o.Groups = []OverviewGroup{g}
+	o.Groups = []OverviewGroup{g.group()}
 	return o
 }
 
@@ -108,7 +109,7 @@ func TestObserveMatchesNewSnapshot(t *testing.T) {
 	at := ht0.Add(time.Hour)
 	for i := 0; i < 2000; i++ {
 		n := 1 + rng.IntN(8)
-		g := OverviewGroup{Summary: GroupSummary{ID: "g", State: StateStable, Members: 1},
+		g := mapGroup{Summary: GroupSummary{ID: "g", State: StateStable, Members: 1},
 			Committed: map[TopicPartition]int64{}, Assigned: map[TopicPartition]bool{}, ShareLag: map[TopicPartition]int64{}}
 		ov := &OverviewObservation{TakenAt: at, Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
 		obs := Observation{
@@ -182,7 +183,7 @@ func TestObserveMatchesNewSnapshot(t *testing.T) {
 			}
 		}
 		obs.Members = []Member{m}
-		ov.Groups = []OverviewGroup{g}
+		ov.Groups = []OverviewGroup{g.group()}
 		snap := NewSnapshot(obs)
 		s := ov.Summarize(HistoryOptions{})[0]
 		from := 0
@@ -563,7 +564,7 @@ func TestOverviewStatusMatchesGroupView(t *testing.T) {
 			})
 			m := Member{MemberID: "m"}
 			o := &OverviewObservation{TakenAt: obs.TakenAt, Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
-			g := OverviewGroup{Summary: GroupSummary{ID: "g", State: state, Members: members},
+			g := mapGroup{Summary: GroupSummary{ID: "g", State: state, Members: members},
 				Committed: map[TopicPartition]int64{}, Assigned: map[TopicPartition]bool{}}
 			for i := range n {
 				tp := TopicPartition{Topic: "orders", Partition: int32(i)}
@@ -607,7 +608,7 @@ func TestOverviewStatusMatchesGroupView(t *testing.T) {
 			if state == StateStable || state == StatePreparingRebalance {
 				obs.Members = []Member{m, {MemberID: "m2"}}
 			}
-			o.Groups = []OverviewGroup{g}
+			o.Groups = []OverviewGroup{g.group()}
 			snap := NewSnapshot(obs)
 			view.Annotate(&snap)
 			s := ov.Observe(o)[0]
@@ -638,7 +639,11 @@ func TestOverviewLearnsANewOwnersCadence(t *testing.T) {
 				}
 			}
 			o := ovObs(at, StateStable, 1, []op{aged(at, p, c)})
-			o.Groups[0].Owner = map[TopicPartition]string{tp: member}
+			for i := range o.Groups[0].Parts {
+				if o.Groups[0].Parts[i].TopicPartition == tp {
+					o.Groups[0].Parts[i].Owner = member
+				}
+			}
 			if st := ov.Observe(o)[0].Status; st != StatusOK && ovFlag < 0 {
 				ovFlag = at
 			}
@@ -676,8 +681,9 @@ func TestOldestRecordsAsTheRowsSay(t *testing.T) {
 				o.Offsets[TopicPartition{topic, p}] = PartitionOffsets{LogStart: pick(NoOffset, 0, 3, 9, -7), LogEnd: pick(NoOffset, 0, 5, 10, -3)}
 			}
 		}
+		var mgs []mapGroup
 		for g := 0; g < 8; g++ {
-			og := OverviewGroup{Summary: GroupSummary{ID: fmt.Sprint("g", g)}}
+			og := mapGroup{Summary: GroupSummary{ID: fmt.Sprint("g", g)}}
 			for k := 0; k < rng.IntN(5); k++ {
 				tp := TopicPartition{pick2(rng, "a", "b"), int32(rng.IntN(4))}
 				switch rng.IntN(3) {
@@ -698,12 +704,13 @@ func TestOldestRecordsAsTheRowsSay(t *testing.T) {
 					og.ShareLag[tp] = pick(-1, 0, 3)
 				}
 			}
-			o.Groups = append(o.Groups, og)
+			o.Groups = append(o.Groups, og.group())
+			mgs = append(mgs, og)
 		}
 		want := map[RecordAt]bool{}
 		var row PartitionLag
-		for i := range o.Groups {
-			o.eachRow(&o.Groups[i], &row, func(r *PartitionLag, _ bool) {
+		for i := range mgs {
+			o.eachRow(&mgs[i], &row, func(r *PartitionLag, _ bool) {
 				if at, ok := oldest(r); ok {
 					want[at] = true
 				}
@@ -728,7 +735,7 @@ func TestOldestRecordsOfManyOffsetsOfAPartition(t *testing.T) {
 	tp := TopicPartition{"orders", 0}
 	o := &OverviewObservation{TakenAt: ht0, Offsets: map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 50}}}
 	for i := 0; i < 120; i++ {
-		o.Groups = append(o.Groups, OverviewGroup{Summary: GroupSummary{ID: fmt.Sprint("g", i)}, Committed: map[TopicPartition]int64{tp: int64(i % 60)}})
+		o.Groups = append(o.Groups, OverviewGroupOf(GroupSummary{ID: fmt.Sprint("g", i)}, map[TopicPartition]int64{tp: int64(i % 60)}, nil, nil, nil))
 	}
 	got := o.OldestRecords()
 	seen := map[int64]bool{}
@@ -763,7 +770,7 @@ func TestGroupTrackFindsEachPartitionsOwnState(t *testing.T) {
 				continue
 			}
 			before := len(gt.parts)
-			pt := gt.part(tp(i))
+			pt := gt.part(tp(i), i%4) // a hint right at times, wrong at others
 			if len(gt.parts) != before || pt.tp != tp(i) || pt.rewoundFrom != int64(i) {
 				t.Fatalf("poll %d: partition %d found %+v (tracks %d → %d)", poll, i, pt.tp, before, len(gt.parts))
 			}
@@ -773,7 +780,7 @@ func TestGroupTrackFindsEachPartitionsOwnState(t *testing.T) {
 	add := func(poll int64, live func(int) bool) {
 		for i := 0; i < 40; i++ {
 			if live(i) {
-				pt := gt.part(tp(i))
+				pt := gt.part(tp(i), i-1)
 				if pt.rewoundFrom == 0 {
 					pt.rewoundFrom = int64(i) // its own mark
 				}
@@ -803,6 +810,21 @@ func TestGroupTrackFindsEachPartitionsOwnState(t *testing.T) {
 	check(5, all)
 }
 
+// mapGroup is an overview group as the tests write it: its partitions in
+// maps, by partition (OverviewGroupOf makes the group). The reference
+// rows below are read from the maps, as observe read them before a
+// group's partitions were a sorted slice.
+type mapGroup struct {
+	Summary             GroupSummary
+	Committed, ShareLag map[TopicPartition]int64
+	Assigned            map[TopicPartition]bool
+	Owner               map[TopicPartition]string
+}
+
+func (g mapGroup) group() OverviewGroup {
+	return OverviewGroupOf(g.Summary, g.Committed, g.ShareLag, g.Assigned, g.Owner)
+}
+
 // The reference the history's eachRow is checked against
 // (TestObserveRowsAsTheGroupViewSays): the group view's rows of g, each
 // partition's offsets looked up in the poll's map, as observe found them
@@ -811,7 +833,7 @@ func TestGroupTrackFindsEachPartitionsOwnState(t *testing.T) {
 // row fills r with partition tp of g as NewSnapshot computes its lag:
 // committed (NoOffset: none), log offsets, lag (from the log start with no
 // commit; a share group's from the broker).
-func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPartition, committed int64) {
+func (o *OverviewObservation) row(r *PartitionLag, g *mapGroup, tp TopicPartition, committed int64) {
 	*r = PartitionLag{TopicPartition: tp, Committed: committed, LogStart: NoOffset, LogEnd: NoOffset}
 	if off, ok := o.Offsets[tp]; ok {
 		r.LogStart, r.LogEnd, r.Err = off.LogStart, off.LogEnd, off.Err
@@ -828,7 +850,7 @@ func (o *OverviewObservation) row(r *PartitionLag, g *OverviewGroup, tp TopicPar
 
 // eachRow calls f with every row the group view would show for g, its
 // lag computed (row) in r, and whether a member owns it.
-func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(r *PartitionLag, owned bool)) {
+func (o *OverviewObservation) eachRow(g *mapGroup, r *PartitionLag, f func(r *PartitionLag, owned bool)) {
 	listed := 0 // committed partitions that are assigned too
 	for tp, c := range g.Committed {
 		o.row(r, g, tp, c)
@@ -852,10 +874,25 @@ func (o *OverviewObservation) eachRow(g *OverviewGroup, r *PartitionLag, f func(
 	}
 }
 
+// recordAge fills r's lag age from the poll's record at its oldest
+// offset, found in Records by name: the reference ageOf, which finds it
+// by topic number, is checked against.
+func (o *OverviewObservation) recordAge(r *PartitionLag) {
+	var rs RecordStamp
+	var has bool
+	if at, ok := oldest(r); ok {
+		rs, has = o.Records[at]
+	}
+	r.LagMarkersOnly = r.Lag > 0 && has && rs.MarkersOnly
+	hasTS := has && !rs.Gone && !rs.MarkersOnly && !rs.Time.IsZero()
+	r.LagAge, r.LagAgeKnown, r.LagAgeGone = LagAge(*r, o.TakenAt, rs.Time, hasTS, has && rs.Gone)
+}
+
 // The rows observe judges (the history's eachRow, offsets found by topic
 // number) are the group view's (the poll's map), poll after poll of
 // random groups: topics coming and going, partitions without offsets,
-// partitions past the table and below 0, share lag, owners.
+// partitions past the table and below 0, share lag, owners; and their
+// lag ages are those of the records the poll's map holds.
 func TestObserveRowsAsTheGroupViewSays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 19))
 	h := NewOverviewHistory(HistoryOptions{})
@@ -870,8 +907,14 @@ func TestObserveRowsAsTheGroupViewSays(t *testing.T) {
 			end := int64(rng.IntN(100)) - 1
 			o.Offsets[tp()] = PartitionOffsets{LogStart: int64(rng.IntN(50)) - 1, LogEnd: end}
 		}
+		o.Records = map[RecordAt]RecordStamp{}
+		for range rng.IntN(40) {
+			at := RecordAt{TopicPartition: tp(), Offset: int64(rng.IntN(60)) - 1}
+			o.Records[at] = RecordStamp{Time: o.TakenAt.Add(-time.Duration(rng.IntN(90)) * time.Second), Gone: rng.IntN(6) == 0, MarkersOnly: rng.IntN(6) == 0}
+		}
+		var mgs []mapGroup
 		for gi := range 1 + rng.IntN(6) {
-			g := OverviewGroup{Summary: GroupSummary{ID: fmt.Sprintf("g%d", gi), State: StateStable, Type: TypeClassic, Members: 1}}
+			g := mapGroup{Summary: GroupSummary{ID: fmt.Sprintf("g%d", gi), State: StateStable, Type: TypeClassic, Members: 1}}
 			if rng.IntN(2) == 0 {
 				g.Committed = map[TopicPartition]int64{}
 				for range rng.IntN(8) {
@@ -888,28 +931,103 @@ func TestObserveRowsAsTheGroupViewSays(t *testing.T) {
 					}
 				}
 			}
-			o.Groups = append(o.Groups, g)
+			o.Groups = append(o.Groups, g.group())
+			mgs = append(mgs, g)
 		}
 		h.Observe(o)
 		for i := range o.Groups {
-			g := &o.Groups[i]
+			g := &mgs[i]
 			type row struct {
 				PartitionLag
 				owned bool
 			}
 			want := map[TopicPartition]row{}
 			var r PartitionLag
-			o.eachRow(g, &r, func(r *PartitionLag, owned bool) { want[r.TopicPartition] = row{*r, owned} })
+			o.eachRow(g, &r, func(r *PartitionLag, owned bool) {
+				o.recordAge(r)
+				want[r.TopicPartition] = row{*r, owned}
+			})
 			got := map[TopicPartition]row{}
-			h.eachRow(o, g, h.groups[g.Summary.ID], func(r *PartitionLag, pt *partTrack, owned bool) {
+			h.eachRow(o, o.Groups[i].Parts, h.groups[g.Summary.ID], func(r *PartitionLag, pt *partTrack, owned bool) {
 				if pt.tp != r.TopicPartition {
 					t.Fatalf("poll %d: row %v has the track of %v", poll, r.TopicPartition, pt.tp)
 				}
+				h.ageOf(o, r, pt)
 				got[r.TopicPartition] = row{*r, owned}
 			})
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("poll %d group %s: rows\n%v\nwant\n%v", poll, g.Summary.ID, got, want)
 			}
+		}
+	}
+}
+
+// TestOverviewPartsMergeAsMaps: parts listed in any order, a partition
+// several times, merge as the watcher's maps by partition took them: a
+// later commit or share lag replaces an earlier one, a partition is
+// assigned when any part says so and owned when any owns it, and its
+// owner is the first member to own it. Observe judges parts out of order
+// as it judges them merged.
+func TestOverviewPartsMergeAsMaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 48))
+	for run := 0; run < 3000; run++ {
+		var parts []OverviewPart
+		committed, shareLag := map[TopicPartition]int64{}, map[TopicPartition]int64{}
+		assigned, owner := map[TopicPartition]bool{}, map[TopicPartition]string{}
+		for range rng.IntN([]int{12, 60}[run%2]) { // past a sort by insertion
+			tp := TopicPartition{Topic: pick2(rng, "a", "b"), Partition: int32(rng.IntN(4)) - 1}
+			switch rng.IntN(4) {
+			case 0:
+				c := int64(rng.IntN(30)) - 2
+				parts = append(parts, OverviewPart{TopicPartition: tp, Committed: c, HasCommit: true})
+				committed[tp] = c
+			case 1:
+				c, l := int64(rng.IntN(30)), int64(rng.IntN(9))-1
+				parts = append(parts, OverviewPart{TopicPartition: tp, Committed: c, HasCommit: true, ShareLag: l, HasShareLag: true})
+				committed[tp], shareLag[tp] = c, l
+			case 2:
+				m := pick2(rng, "m1", "m2")
+				parts = append(parts, OverviewPart{TopicPartition: tp, Owner: m, Assigned: true, Owned: true})
+				assigned[tp] = true
+				if _, ok := owner[tp]; !ok {
+					owner[tp] = m
+				}
+			default:
+				parts = append(parts, OverviewPart{TopicPartition: tp, Assigned: true})
+				if _, ok := assigned[tp]; !ok {
+					assigned[tp] = false
+				}
+			}
+		}
+		g := OverviewGroupOf(GroupSummary{ID: "g"}, committed, shareLag, assigned, owner)
+		raw := slices.Clone(parts)
+		got := OverviewParts(parts)
+		if !slices.Equal(got, g.Parts) {
+			t.Fatalf("run %d: %+v merged\n%+v\nwant\n%+v", run, raw, got, g.Parts)
+		}
+		if !partsInOrder(got) || !slices.Equal(OverviewParts(slices.Clone(got)), got) {
+			t.Fatalf("run %d: merged parts not in order, or merged again differ: %+v", run, got)
+		}
+
+		// The same poll, its parts as listed and as merged.
+		o := func(ps []OverviewPart) *OverviewObservation {
+			o := &OverviewObservation{TakenAt: ht0, Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
+			for _, topic := range []string{"a", "b"} {
+				for p := int32(-1); p < 3; p++ {
+					o.Offsets[TopicPartition{topic, p}] = PartitionOffsets{LogStart: 1, LogEnd: 20}
+				}
+			}
+			o.Groups = []OverviewGroup{{Summary: GroupSummary{ID: "g", State: StateStable, Members: 1}, Parts: ps}}
+			return o
+		}
+		listed := slices.Clone(raw)
+		a := NewOverviewHistory(HistoryOptions{}).Observe(o(listed))
+		b := NewOverviewHistory(HistoryOptions{}).Observe(o(got))
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("run %d: parts as listed judged %+v, merged %+v", run, a, b)
+		}
+		if !slices.Equal(listed, raw) {
+			t.Fatalf("run %d: Observe changed the parts it was given", run)
 		}
 	}
 }

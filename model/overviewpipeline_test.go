@@ -83,7 +83,7 @@ func TestOverviewPipelineIsHistorySorted(t *testing.T) {
 			if gi%4 == 0 {
 				state = StateEmpty
 			}
-			g := OverviewGroup{Summary: GroupSummary{ID: fmt.Sprintf("group-%02d", gi), State: state, Type: TypeClassic, Members: 1},
+			g := mapGroup{Summary: GroupSummary{ID: fmt.Sprintf("group-%02d", gi), State: state, Type: TypeClassic, Members: 1},
 				Committed: map[TopicPartition]int64{}, Assigned: map[TopicPartition]bool{}}
 			for pi := int32(0); pi < 3; pi++ {
 				tp := TopicPartition{Topic: fmt.Sprintf("t%d", gi%3), Partition: pi}
@@ -95,7 +95,7 @@ func TestOverviewPipelineIsHistorySorted(t *testing.T) {
 					o.Records[RecordAt{tp, c}] = RecordStamp{Time: ht0.Add(at - time.Duration(gi)*time.Second)}
 				}
 			}
-			o.Groups = append(o.Groups, g)
+			o.Groups = append(o.Groups, g.group())
 		}
 		rng.Shuffle(len(o.Groups), func(i, j int) { o.Groups[i], o.Groups[j] = o.Groups[j], o.Groups[i] })
 		if poll%7 == 3 {

@@ -276,10 +276,8 @@ func TestSnapshotHostileOffsets(t *testing.T) {
 	// The overview sums a group the same way.
 	ov := NewOverviewHistory(HistoryOptions{}).Observe(&OverviewObservation{
 		TakenAt: t0,
-		Groups: []OverviewGroup{{
-			Summary:   GroupSummary{ID: "g", State: StateStable},
-			Committed: map[TopicPartition]int64{tp("t", 0): 0, tp("t", 1): 0},
-		}},
+		Groups: []OverviewGroup{OverviewGroupOf(GroupSummary{ID: "g", State: StateStable},
+			map[TopicPartition]int64{tp("t", 0): 0, tp("t", 1): 0}, nil, nil, nil)},
 		Offsets: map[TopicPartition]PartitionOffsets{tp("t", 0): {LogStart: 0, LogEnd: huge}, tp("t", 1): {LogStart: 0, LogEnd: huge}},
 	})
 	if ov[0].TotalLag != math.MaxInt64 || ov[0].MaxLag != huge {

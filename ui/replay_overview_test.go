@@ -31,15 +31,14 @@ func rawOverview(sec int) *model.OverviewObservation {
 		busy = end - 1
 	}
 	group := func(id, state string, members int, p int32, c int64) model.OverviewGroup {
-		g := model.OverviewGroup{
-			Summary:   model.GroupSummary{ID: id, State: state, Type: model.TypeClassic, Members: members},
-			Committed: map[model.TopicPartition]int64{tp(p): c},
-		}
+		part := model.OverviewPart{TopicPartition: tp(p), Committed: c, HasCommit: true}
 		if members > 0 {
-			g.Assigned = map[model.TopicPartition]bool{tp(p): true}
-			g.Owner = map[model.TopicPartition]string{tp(p): id + "-1"}
+			part.Assigned, part.Owned, part.Owner = true, true, id+"-1"
 		}
-		return g
+		return model.OverviewGroup{
+			Summary: model.GroupSummary{ID: id, State: state, Type: model.TypeClassic, Members: members},
+			Parts:   []model.OverviewPart{part},
+		}
 	}
 	return &model.OverviewObservation{
 		TakenAt: at,

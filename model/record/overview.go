@@ -1,6 +1,7 @@
 package record
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -9,7 +10,9 @@ import (
 
 // overviewPollBody is a raw poll of the overview (model.OverviewObservation)
 // as recorded (KindOverviewPoll): its maps, keyed by partition, as slices
-// sorted by partition. The codec records maps keyed by strings and
+// sorted by partition, and each group's parts (model.OverviewPart, written
+// as they were when the group kept them in maps: the files of every
+// format read the same). The codec records maps keyed by strings and
 // integers only; sorted, a slice differs from the poll before only where
 // the cluster moved.
 type overviewPollBody struct {
@@ -27,9 +30,10 @@ type overviewGroupBody struct {
 	Parts   []overviewPartBody
 }
 
-// overviewPartBody is one partition of a group (model.OverviewGroup's
-// maps at it): Committed when HasCommit, ShareLag when HasShareLag,
-// Assigned (Owned: a member owns it now), and its Owner ("": none known).
+// overviewPartBody is one partition of a group (a model.OverviewPart):
+// Committed when HasCommit (NoOffset otherwise), ShareLag when
+// HasShareLag (-1 otherwise), Assigned (Owned: a member owns it now), and
+// its Owner ("": none known).
 type overviewPartBody struct {
 	Part        model.TopicPartition
 	Committed   int64
@@ -77,32 +81,22 @@ func overviewPollOf(o *model.OverviewObservation) overviewPollBody {
 }
 
 func overviewGroupOf(g *model.OverviewGroup) overviewGroupBody {
-	parts := make(map[model.TopicPartition]*overviewPartBody, len(g.Committed)+len(g.Assigned))
-	part := func(tp model.TopicPartition) *overviewPartBody {
-		p := parts[tp]
-		if p == nil {
-			p = &overviewPartBody{Part: tp, Committed: model.NoOffset, ShareLag: -1, Owner: g.Owner[tp]}
-			parts[tp] = p
+	parts := g.Parts
+	if !slices.IsSortedFunc(parts, func(a, b model.OverviewPart) int { return model.CompareTP(a.TopicPartition, b.TopicPartition) }) {
+		parts = model.OverviewParts(slices.Clone(parts))
+	}
+	b := overviewGroupBody{Summary: g.Summary, Parts: make([]overviewPartBody, len(parts))}
+	for i := range parts {
+		p := &parts[i]
+		x := overviewPartBody{Part: p.TopicPartition, Committed: model.NoOffset, ShareLag: -1, Owner: p.Owner, Assigned: p.Assigned, Owned: p.Owned}
+		if p.HasCommit {
+			x.Committed, x.HasCommit = p.Committed, true
 		}
-		return p
+		if p.HasShareLag {
+			x.ShareLag, x.HasShareLag = p.ShareLag, true
+		}
+		b.Parts[i] = x
 	}
-	for tp, c := range g.Committed {
-		p := part(tp)
-		p.Committed, p.HasCommit = c, true
-	}
-	for tp, l := range g.ShareLag {
-		p := part(tp)
-		p.ShareLag, p.HasShareLag = l, true
-	}
-	for tp, owned := range g.Assigned {
-		p := part(tp)
-		p.Assigned, p.Owned = true, owned
-	}
-	b := overviewGroupBody{Summary: g.Summary, Parts: make([]overviewPartBody, 0, len(parts))}
-	for _, p := range parts {
-		b.Parts = append(b.Parts, *p)
-	}
-	sort.Slice(b.Parts, func(i, j int) bool { return b.Parts[i].Part.Less(b.Parts[j].Part) })
 	return b
 }
 
@@ -133,31 +127,18 @@ func (b *overviewPollBody) observation() model.OverviewObservation {
 
 func (b *overviewGroupBody) group() model.OverviewGroup {
 	g := model.OverviewGroup{Summary: b.Summary}
-	for _, p := range b.Parts {
-		if p.HasCommit {
-			if g.Committed == nil {
-				g.Committed = make(map[model.TopicPartition]int64)
-			}
-			g.Committed[p.Part] = p.Committed
+	if len(b.Parts) > 0 {
+		g.Parts = make([]model.OverviewPart, len(b.Parts))
+	}
+	for i, x := range b.Parts {
+		p := model.OverviewPart{TopicPartition: x.Part, Owner: x.Owner, Assigned: x.Assigned, Owned: x.Owned && x.Assigned}
+		if x.HasCommit {
+			p.Committed, p.HasCommit = x.Committed, true
 		}
-		if p.HasShareLag {
-			if g.ShareLag == nil {
-				g.ShareLag = make(map[model.TopicPartition]int64)
-			}
-			g.ShareLag[p.Part] = p.ShareLag
+		if x.HasShareLag {
+			p.ShareLag, p.HasShareLag = x.ShareLag, true
 		}
-		if p.Assigned {
-			if g.Assigned == nil {
-				g.Assigned = make(map[model.TopicPartition]bool)
-			}
-			g.Assigned[p.Part] = p.Owned
-		}
-		if p.Owner != "" {
-			if g.Owner == nil {
-				g.Owner = make(map[model.TopicPartition]string)
-			}
-			g.Owner[p.Part] = p.Owner
-		}
+		g.Parts[i] = p
 	}
 	return g
 }

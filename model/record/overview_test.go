@@ -18,17 +18,13 @@ func ovPoll(t *testing.T, s int) model.OverviewObservation {
 	return model.OverviewObservation{
 		TakenAt: at,
 		Groups: []model.OverviewGroup{
-			{
-				Summary:   filled[model.GroupSummary](t, s),
-				Committed: map[model.TopicPartition]int64{tp(0): 10 + n, tp(2): 0},
-				Assigned:  map[model.TopicPartition]bool{tp(0): true, tp(1): false},
-				Owner:     map[model.TopicPartition]string{tp(0): "m-1"},
-			},
-			{
-				Summary:   model.GroupSummary{ID: "share", Type: model.TypeShare, State: model.StateStable, Members: 2},
-				Committed: map[model.TopicPartition]int64{tp(1): 5},
-				ShareLag:  map[model.TopicPartition]int64{tp(1): 3 + n, tp(2): -1},
-			},
+			model.OverviewGroupOf(filled[model.GroupSummary](t, s),
+				map[model.TopicPartition]int64{tp(0): 10 + n, tp(2): 0}, nil,
+				map[model.TopicPartition]bool{tp(0): true, tp(1): false},
+				map[model.TopicPartition]string{tp(0): "m-1"}),
+			model.OverviewGroupOf(model.GroupSummary{ID: "share", Type: model.TypeShare, State: model.StateStable, Members: 2},
+				map[model.TopicPartition]int64{tp(1): 5},
+				map[model.TopicPartition]int64{tp(1): 3 + n, tp(2): -1}, nil, nil),
 		},
 		Offsets: map[model.TopicPartition]model.PartitionOffsets{
 			tp(0): {LogStart: model.NoOffset, LogEnd: 20 + n},

@@ -46,7 +46,7 @@ func (o overviewTap) Overview(ctx context.Context) (model.OverviewObservation, e
 func overviewSize(obs *model.OverviewObservation) int {
 	n := recordSize + len(obs.Groups)*groupSize + len(obs.Offsets)*offsetsSize + len(obs.Records)*stampSize
 	for i := range obs.Groups {
-		n += (len(obs.Groups[i].Committed) + len(obs.Groups[i].Assigned)) * offsetsSize
+		n += len(obs.Groups[i].Parts) * partSize
 	}
 	return n
 }

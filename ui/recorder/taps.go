@@ -17,6 +17,7 @@ const (
 	memberSize    = int(unsafe.Sizeof(model.Member{}))
 	groupSize     = int(unsafe.Sizeof(model.GroupSummary{}))
 	offsetsSize   = int(unsafe.Sizeof(model.PartitionOffsets{})) + int(unsafe.Sizeof(model.TopicPartition{}))
+	partSize      = int(unsafe.Sizeof(model.OverviewPart{}))
 	stampSize     = int(unsafe.Sizeof(model.RecordStamp{})) + int(unsafe.Sizeof(model.RecordAt{}))
 	consumerSize  = int(unsafe.Sizeof(model.DemoConsumer{}))
 )
