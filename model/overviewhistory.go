@@ -203,14 +203,23 @@ func (h *OverviewHistory) eachRow(o *OverviewObservation, parts []OverviewPart, 
 // committed offset, with no commit at the log start; false when r has no
 // lag or it cannot be read (offsets unknown, deleted).
 func oldest(r *PartitionLag) (RecordAt, bool) {
-	at := r.Committed
-	if at < 0 {
-		at = r.LogStart
-	}
-	if r.Lag <= 0 || at < 0 || at >= r.LogEnd || (r.LogStart >= 0 && at < r.LogStart) {
+	at, ok := oldestOffset(r.Committed, r.LogStart, r.LogEnd, r.Lag)
+	if !ok {
 		return RecordAt{}, false
 	}
 	return RecordAt{TopicPartition: r.TopicPartition, Offset: at}, true
+}
+
+// oldestOffset is oldest's offset, of a row of these offsets and lag.
+func oldestOffset(committed, logStart, logEnd, lag int64) (int64, bool) {
+	at := committed
+	if at < 0 {
+		at = logStart
+	}
+	if lag <= 0 || at < 0 || at >= logEnd || (logStart >= 0 && at < logStart) {
+		return 0, false
+	}
+	return at, true
 }
 
 // OldestRecords lists, once each, the records the groups' lag ages need
@@ -219,8 +228,9 @@ func oldest(r *PartitionLag) (RecordAt, bool) {
 //
 // It reads only what oldest needs of each row (lagOf), not whole rows as
 // eachRow fills them: 30,000 rows a poll at 5,000 groups. A partition is
-// found once a row (its index in the poll's offsets), and the records it
-// named so far by a search of a few offsets.
+// found by its topic (hashed once for a run of rows on one topic: a
+// group's parts come by topic) and its number, and the records it named
+// so far by a search of a few offsets.
 func (o *OverviewObservation) OldestRecords() []RecordAt {
 	if len(o.Offsets) == 0 {
 		return nil // no log end: no row has lag
@@ -231,36 +241,74 @@ func (o *OverviewObservation) OldestRecords() []RecordAt {
 		many  map[int64]struct{} // past namedSearch
 	}
 	const namedSearch = 16
-	idx := make(map[TopicPartition]int32, len(o.Offsets))
+	// The poll's offsets: parts[byTopic[topics[topic]][partition]-1] for
+	// partitions tableParts would hold, parts[stray[tp]] for the others.
 	parts := make([]partOffsets, 0, len(o.Offsets))
+	topics := make(map[string]int32)
+	var byTopic [][]int32
+	var stray map[TopicPartition]int32
 	for tp, off := range o.Offsets {
-		idx[tp] = int32(len(parts))
+		i := int32(len(parts))
 		parts = append(parts, partOffsets{PartitionOffsets: off})
+		p := tp.Partition
+		if p < 0 || p >= tableParts {
+			if stray == nil {
+				stray = make(map[TopicPartition]int32)
+			}
+			stray[tp] = i
+			continue
+		}
+		t, ok := topics[tp.Topic]
+		if !ok {
+			t = int32(len(byTopic))
+			topics[tp.Topic] = t
+			byTopic = append(byTopic, nil)
+		}
+		if n := int(p) + 1; n > len(byTopic[t]) {
+			byTopic[t] = append(byTopic[t], make([]int32, n-len(byTopic[t]))...)
+		}
+		byTopic[t][p] = i + 1
+	}
+	lastTopic, last := "", int32(-1)
+	find := func(tp TopicPartition) (*partOffsets, bool) {
+		p := tp.Partition
+		if p < 0 || p >= tableParts {
+			i, ok := stray[tp]
+			return &parts[i], ok
+		}
+		if last < 0 || tp.Topic != lastTopic {
+			t, ok := topics[tp.Topic]
+			if !ok {
+				return nil, false
+			}
+			lastTopic, last = tp.Topic, t
+		}
+		if ps := byTopic[last]; int(p) < len(ps) && ps[p] > 0 {
+			return &parts[ps[p]-1], true
+		}
+		return nil, false
 	}
 	var out []RecordAt
 	take := func(p *OverviewPart) {
-		i, ok := idx[p.TopicPartition]
+		po, ok := find(p.TopicPartition)
 		if !ok {
 			return // no log end: no lag
 		}
-		po := &parts[i]
-		var r PartitionLag
-		r.TopicPartition = p.TopicPartition
-		r.Committed, r.LogStart, r.LogEnd, r.Lag = lagOf(p, po.PartitionOffsets, true)
-		at, ok := oldest(&r)
+		c, logStart, logEnd, lag := lagOf(p, po.PartitionOffsets, true)
+		offset, ok := oldestOffset(c, logStart, logEnd, lag)
 		if !ok {
 			return
 		}
 		if po.many != nil {
-			if _, dup := po.many[at.Offset]; dup {
+			if _, dup := po.many[offset]; dup {
 				return
 			}
-			po.many[at.Offset] = struct{}{}
+			po.many[offset] = struct{}{}
 		} else {
-			if slices.Contains(po.named, at.Offset) {
+			if slices.Contains(po.named, offset) {
 				return
 			}
-			po.named = append(po.named, at.Offset)
+			po.named = append(po.named, offset)
 			if len(po.named) > namedSearch {
 				po.many = make(map[int64]struct{}, 2*len(po.named))
 				for _, n := range po.named {
@@ -269,7 +317,7 @@ func (o *OverviewObservation) OldestRecords() []RecordAt {
 				po.named = nil
 			}
 		}
-		out = append(out, at)
+		out = append(out, RecordAt{TopicPartition: p.TopicPartition, Offset: offset})
 	}
 	for i := range o.Groups {
 		for j := range o.Groups[i].Parts {

@@ -673,8 +673,9 @@ func TestOldestRecordsAsTheRowsSay(t *testing.T) {
 	pick := func(vs ...int64) int64 { return vs[rng.IntN(len(vs))] }
 	for poll := 0; poll < 300; poll++ {
 		o := &OverviewObservation{TakenAt: ht0, Offsets: map[TopicPartition]PartitionOffsets{}}
-		for _, topic := range []string{"a", "b"} {
-			for p := int32(0); p < 4; p++ {
+		numbers := []int32{0, 1, 2, 3, -1, tableParts} // and two no table holds
+		for _, topic := range []string{"a", "b", "c"} {
+			for _, p := range numbers {
 				if rng.IntN(6) == 0 {
 					continue // not read
 				}
@@ -684,8 +685,8 @@ func TestOldestRecordsAsTheRowsSay(t *testing.T) {
 		var mgs []mapGroup
 		for g := 0; g < 8; g++ {
 			og := mapGroup{Summary: GroupSummary{ID: fmt.Sprint("g", g)}}
-			for k := 0; k < rng.IntN(5); k++ {
-				tp := TopicPartition{pick2(rng, "a", "b"), int32(rng.IntN(4))}
+			for k := 0; k < rng.IntN(8); k++ {
+				tp := TopicPartition{[]string{"a", "b", "d"}[rng.IntN(3)], numbers[rng.IntN(len(numbers))]}
 				switch rng.IntN(3) {
 				case 0:
 					if og.Committed == nil {
