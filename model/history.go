@@ -367,8 +367,15 @@ func (st *partState) unreadable(p *PartitionLag) bool {
 // not rebalancing and none owns p. Transaction markers alone are no work
 // waiting.
 func (h *History) judgeRow(p *PartitionLag, st *partState, now int64, empty, unowned bool) Status {
+	lag := p.Lag > 0 && !p.LagMarkersOnly
+	if lag && empty {
+		// judge's first rule, which reads no more: the history of an
+		// abandoned group's lagging partitions (most groups of a shared
+		// cluster's overview) is not gathered for nothing.
+		return StatusStopped
+	}
 	var f facts
-	h.facts(&f, p, st, now, p.Lag > 0 && !p.LagMarkersOnly, empty, unowned, st.was())
+	h.facts(&f, p, st, now, lag, empty, unowned, st.was())
 	return judge(&f)
 }
 

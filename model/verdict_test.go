@@ -494,3 +494,21 @@ func TestMaxLagAgeIsTheFirstAllowance(t *testing.T) {
 		}
 	}
 }
+
+// judgeRow answers STOPPED for a lagging partition of an empty group
+// without gathering its history: judge must say so whatever the rest of
+// the facts are (were its precedence changed, judgeRow's shortcut would
+// have to change with it).
+func TestJudgeStopsAnyLagOfAnEmptyGroup(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	d := func() time.Duration { return time.Duration(rng.IntN(120)) * time.Second }
+	statuses := []Status{StatusOK, StatusLagging, StatusStalled, StatusRewound, StatusUnowned, StatusStopped}
+	for range 5000 {
+		f := facts{lag: true, empty: true, unowned: rng.IntN(2) == 0, rewound: rng.IntN(2) == 0,
+			stuck: d(), waited: d(), ageKnown: rng.IntN(2) == 0, allow: d(), stallAt: d(),
+			gone: rng.IntN(2) == 0, behind: rng.IntN(2) == 0, was: statuses[rng.IntN(len(statuses))]}
+		if got := judge(&f); got != StatusStopped {
+			t.Fatalf("%+v judged %s, want STOPPED", f, got)
+		}
+	}
+}
