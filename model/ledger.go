@@ -207,10 +207,13 @@ func (b *OrderBook) Commit(tp TopicPartition, next int64) []Loss {
 // tp. Past a gap (an offset beyond both the demo's own last commit and the
 // last record handed over), the orders in the gap that no demo consumer
 // processed were committed past by another member: they count as Outside.
+// When the demo has neither committed on tp nor been handed a record of it,
+// the gap runs from the log's start (where the consumers start): an outside
+// member that read tp first committed past every order below offset.
 func (b *OrderBook) Fetched(tp TopicPartition, offset int64) {
-	from := max(b.committedOr(tp), b.fetchedOr(tp))
+	from := max(b.committedOr(tp), b.fetchedOr(tp), 0)
 	b.fetched[tp] = max(b.fetchedOr(tp), offset+1)
-	if from == NoOffset || offset <= from {
+	if offset <= from {
 		return
 	}
 	for _, e := range b.orders {

@@ -45,6 +45,23 @@ func TestOrderBookLedger(t *testing.T) {
 			want: Ledger{Produced: 4, Processed: 2, Outside: 2},
 		},
 		{
+			// The outside member read p0 first: the demo's consumer
+			// had neither committed on it nor been handed a record of
+			// it when it resumed past the outsider's commit.
+			name: "committed past by an outside member before the demo read the partition",
+			run: func(b *OrderBook) {
+				for i, id := range []string{"o1", "o2", "o3"} {
+					b.Produce(id)
+					b.Place(id, p0, int64(i))
+				}
+				b.Fetched(p0, 2) // the outside member committed 2
+				b.Start("o3")
+				b.Finish("o3")
+				b.Commit(p0, 3)
+			},
+			want: Ledger{Produced: 3, Processed: 1, Outside: 2},
+		},
+		{
 			name: "commit before, killed: lost, not outside, when the next fetch resumes at the commit",
 			run: func(b *OrderBook) {
 				b.Produce("o1")
