@@ -1,7 +1,10 @@
 package kafka
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -122,5 +125,70 @@ func TestShareTopicsNamed(t *testing.T) {
 	wantStart := map[model.TopicPartition]int64{want[0]: 5, want[1]: 5, want[2]: 5}
 	if !reflect.DeepEqual(start, wantStart) || errs != nil {
 		t.Fatalf("share start offsets = %v (errors %v), want %v", start, errs, wantStart)
+	}
+}
+
+// The watcher's member cache gives, poll after poll, what decoding every
+// member afresh gives, for members that come, go, change their assignment,
+// subscription, client id or instance id, or send bytes that do not
+// decode; a member whose bytes are the same again is not decoded again.
+func TestMemberCacheDecodesAsAfresh(t *testing.T) {
+	assign := func(ps ...int32) []byte {
+		a := kmsg.NewConsumerMemberAssignment()
+		a.Topics = []kmsg.ConsumerMemberAssignmentTopic{{Topic: "orders", Partitions: ps}}
+		return a.AppendTo(nil)
+	}
+	sub := func(version int16, owned ...int32) []byte {
+		m := kmsg.NewConsumerMemberMetadata()
+		m.Version = version
+		m.Topics = []string{"orders"}
+		if len(owned) > 0 {
+			m.OwnedPartitions = []kmsg.ConsumerMemberMetadataOwnedPartition{{Topic: "orders", Partitions: owned}}
+		}
+		return m.AppendTo(nil)
+	}
+	assignments := [][]byte{nil, assign(0, 1), assign(2), assign(3, 1, 0), {0, 0, 0, 0, 0, 9}}
+	subs := [][]byte{nil, sub(0), sub(1, 0, 1), sub(2, 2), {0, 1}}
+	rng := rand.New(rand.NewPCG(19, 7))
+	var c memberCache
+	for poll := range 400 {
+		g := kmsg.DescribeGroupsResponseGroup{ProtocolType: []string{"consumer", "", "connect"}[rng.IntN(3)]}
+		if poll%5 != 0 {
+			g.ProtocolType = "consumer"
+		}
+		for i := range rng.IntN(5) {
+			m := kmsg.DescribeGroupsResponseGroupMember{
+				MemberID:         fmt.Sprintf("m%d", i+rng.IntN(2)),
+				ClientID:         fmt.Sprintf("c%d", rng.IntN(2)),
+				ClientHost:       "/10.0.0.1",
+				MemberAssignment: slices.Clone(assignments[rng.IntN(len(assignments))]),
+				ProtocolMetadata: slices.Clone(subs[rng.IntN(len(subs))]),
+			}
+			if rng.IntN(2) == 0 {
+				m.InstanceID = kmsg.StringPtr(fmt.Sprintf("i%d", rng.IntN(2)))
+			}
+			g.Members = append(g.Members, m)
+		}
+		want, wantCoop := classicMembers(g)
+		got, gotCoop := c.classicMembers(g)
+		if !reflect.DeepEqual(got, want) || gotCoop != wantCoop {
+			t.Fatalf("poll %d: cached members %+v (cooperative %v), decoded afresh %+v (%v)", poll, got, gotCoop, want, wantCoop)
+		}
+	}
+
+	// The same bytes again: the partition list is last poll's, not a new
+	// decode; other bytes are decoded.
+	g := kmsg.DescribeGroupsResponseGroup{ProtocolType: "consumer", Members: []kmsg.DescribeGroupsResponseGroupMember{
+		{MemberID: "a", MemberAssignment: assign(0, 1), ProtocolMetadata: sub(1)},
+	}}
+	first, _ := c.classicMembers(g)
+	again, _ := c.classicMembers(g)
+	if &again[0].Partitions[0] != &first[0].Partitions[0] {
+		t.Error("the same assignment bytes were decoded again")
+	}
+	g.Members[0].MemberAssignment = assign(0, 2)
+	moved, _ := c.classicMembers(g)
+	if want := []model.TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 2}}; !slices.Equal(moved[0].Partitions, want) {
+		t.Errorf("a new assignment read as %v, want %v", moved[0].Partitions, want)
 	}
 }

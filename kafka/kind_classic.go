@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	kafka "github.com/segmentio/kafka-go"
@@ -41,7 +42,7 @@ func describeClassic(ctx context.Context, w *Watcher, brokers map[int32]broker, 
 	}
 	obs.Group.State, obs.Group.Type, obs.Group.ProtocolType = d.State, model.TypeClassic, d.ProtocolType
 	obs.Group.Assignor = d.Protocol
-	obs.Members, obs.Group.Cooperative = classicMembers(d)
+	obs.Members, obs.Group.Cooperative = w.members.classicMembers(d)
 	obs.Group.Generation = classicGeneration(d)
 	return true, nil
 }
@@ -96,34 +97,93 @@ func confirmClassic(ctx context.Context, w *Watcher, brokers map[int32]broker, o
 // everything before they join, cooperative ones keep what they are not
 // asked to give up, so the group rebalances incrementally.
 func classicMembers(g kmsg.DescribeGroupsResponseGroup) (out []model.Member, cooperative bool) {
+	return (*memberCache)(nil).classicMembers(g)
+}
+
+// memberCache keeps the members the watcher's last describe decoded, with
+// the bytes they were decoded from: a member whose assignment and
+// subscription are the same bytes again (every poll of a settled group)
+// is not decoded again, and its partition lists are the last poll's, which
+// nothing writes (model.Snapshot's rule). At 10,000 partitions decoding
+// them was a tenth of the TUI's allocation. A nil cache decodes all.
+type memberCache struct {
+	last, next map[string]decodedMember
+}
+
+type decodedMember struct {
+	assignment, metadata []byte // copies: kmsg's may alias its answer
+	member               model.Member
+	cooperative          bool
+}
+
+func (c *memberCache) classicMembers(g kmsg.DescribeGroupsResponseGroup) (out []model.Member, cooperative bool) {
 	out = make([]model.Member, 0, len(g.Members))
 	consumer := speaksConsumerProtocol(g.ProtocolType)
+	if c != nil {
+		if c.next == nil {
+			c.next = make(map[string]decodedMember, len(g.Members))
+		}
+		clear(c.next)
+	}
 	for _, m := range g.Members {
-		mm := model.Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+		var mm model.Member
+		coop := false
+		if d, ok := c.find(m.MemberID, m.MemberAssignment, m.ProtocolMetadata); ok && consumer {
+			mm, coop = d.member, d.cooperative
+		} else if consumer {
+			mm, coop = decodeMember(m)
+		}
+		mm.MemberID, mm.ClientID, mm.Host, mm.InstanceID = m.MemberID, m.ClientID, m.ClientHost, ""
 		if m.InstanceID != nil {
 			mm.InstanceID = *m.InstanceID
 		}
-		if consumer {
-			if parts, err := decodeAssignment(m.MemberAssignment); err == nil {
-				mm.Partitions = parts
-			}
-			if meta, err := decodeSubscription(m.ProtocolMetadata); err == nil && meta != nil {
-				mm.SubscribedTopics = meta.Topics
-				for _, o := range meta.OwnedPartitions {
-					cooperative = cooperative || len(o.Partitions) > 0
-					for _, p := range o.Partitions {
-						mm.OwnedPartitions = append(mm.OwnedPartitions, model.TopicPartition{Topic: o.Topic, Partition: p})
-					}
-				}
-				// v1+ says what the member owned as it joined (KIP-429);
-				// v0 cannot.
-				mm.OwnedKnown = meta.Version >= 1
-				slices.SortFunc(mm.OwnedPartitions, model.CompareTP)
+		if c != nil && consumer {
+			c.next[m.MemberID] = decodedMember{
+				assignment: slices.Clone(m.MemberAssignment), metadata: slices.Clone(m.ProtocolMetadata),
+				member: mm, cooperative: coop,
 			}
 		}
+		cooperative = cooperative || coop
 		out = append(out, mm)
 	}
+	if c != nil {
+		c.last, c.next = c.next, c.last
+	}
 	return out, cooperative
+}
+
+// find returns the member id decoded last time from the same bytes.
+func (c *memberCache) find(id string, assignment, metadata []byte) (decodedMember, bool) {
+	if c == nil {
+		return decodedMember{}, false
+	}
+	d, ok := c.last[id]
+	if !ok || !bytes.Equal(d.assignment, assignment) || !bytes.Equal(d.metadata, metadata) {
+		return decodedMember{}, false
+	}
+	return d, true
+}
+
+// decodeMember decodes a consumer-protocol member's assignment and
+// subscription; cooperative says it joined still owning partitions.
+func decodeMember(m kmsg.DescribeGroupsResponseGroupMember) (mm model.Member, cooperative bool) {
+	if parts, err := decodeAssignment(m.MemberAssignment); err == nil {
+		mm.Partitions = parts
+	}
+	if meta, err := decodeSubscription(m.ProtocolMetadata); err == nil && meta != nil {
+		mm.SubscribedTopics = meta.Topics
+		for _, o := range meta.OwnedPartitions {
+			cooperative = cooperative || len(o.Partitions) > 0
+			for _, p := range o.Partitions {
+				mm.OwnedPartitions = append(mm.OwnedPartitions, model.TopicPartition{Topic: o.Topic, Partition: p})
+			}
+		}
+		// v1+ says what the member owned as it joined (KIP-429);
+		// v0 cannot.
+		mm.OwnedKnown = meta.Version >= 1
+		slices.SortFunc(mm.OwnedPartitions, model.CompareTP)
+	}
+	return mm, cooperative
 }
 
 // classicGeneration is a classic group's generation as its members'

@@ -78,6 +78,8 @@ type Watcher struct {
 	// logOffsetsFor's buffers.
 	stamps stampCache
 	lag    lagCache
+	// members holds the last describe's decoded members.
+	members memberCache
 	// commits is fillCommitted's scratch.
 	commits commitStage
 	logBuf  logScratch
