@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -147,5 +148,36 @@ func TestKmsgUnsupportedKeepsConnection(t *testing.T) {
 	}
 	if c["ApiVersions"] != 0 || c["ShareGroupDescribe"] != 0 {
 		t.Errorf("requests %v: want no new connection (ApiVersions) and no ShareGroupDescribe sent", c)
+	}
+}
+
+// A response body is read into room made once: the buffer never grows
+// again on the last read (bytes.Buffer's ReadFrom wants MinRead free
+// before each), for bodies at, around and between MinRead multiples; a
+// pooled buffer reused does not grow; a short body is an unexpected EOF.
+func TestReadBodyGrowsOnce(t *testing.T) {
+	for _, n := range []int32{0, 1, 511, 512, 513, 4096, 4097, 100_000, 1 << 20} {
+		src := bytes.Repeat([]byte{7}, int(n))
+		var body bytes.Buffer
+		if err := readBody(&body, bytes.NewReader(src), n); err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if !bytes.Equal(body.Bytes(), src) {
+			t.Fatalf("%d bytes: read %d bytes, not the body", n, body.Len())
+		}
+		var once bytes.Buffer
+		once.Grow(int(n) + bytes.MinRead)
+		if body.Cap() != once.Cap() {
+			t.Errorf("%d bytes: buffer of %d, want the %d one Grow makes", n, body.Cap(), once.Cap())
+		}
+		body.Reset()
+		before := body.Cap()
+		if err := readBody(&body, bytes.NewReader(src), n); err != nil || body.Cap() != before {
+			t.Errorf("%d bytes again into the same buffer: %v, capacity %d → %d", n, err, before, body.Cap())
+		}
+	}
+	var body bytes.Buffer
+	if err := readBody(&body, bytes.NewReader(make([]byte, 10)), 11); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a body one byte short: %v, want unexpected EOF", err)
 	}
 }
