@@ -144,6 +144,12 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 		if o.paused {
 			return nil
 		}
+		if o.poll.starts(msg) {
+			// A poll starting shows nothing new: no relayout, so the
+			// frame (its header's age too) is the last one, not painted
+			// again (GroupPage.Update).
+			return o.poll.tick(msg, now)
+		}
 		cmd = o.poll.tick(msg, now)
 	case pollClockMsg[model.OverviewObservation]:
 		var ok bool

@@ -1,0 +1,98 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kgwatch/kgwatch/model"
+	"github.com/kgwatch/kgwatch/model/testutil"
+)
+
+// The tick that starts a poll paints nothing new: the frame stays the one
+// the last answer (or clock step) drew, so bubbletea does not repaint it,
+// at every interval, on both pages; the clock steps between polls still
+// count the age up, and a poll left unanswered moves it at its first
+// clock step. Before, every poll drew two frames, the second only to say
+// "updated 0.3s ago" until the answer came a moment later.
+func TestPollStartPaintsNothing(t *testing.T) {
+	for _, iv := range []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, time.Second, 2500 * time.Millisecond, 5 * time.Second} {
+		t.Run("group/"+iv.String(), func(t *testing.T) {
+			clk := testutil.NewClock(t0)
+			src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+			a := New(Watch{Group: "order-workers", Source: src}, Options{
+				Brokers: testBrokers, Interval: iv, Timeout: time.Minute, Now: clk.Now,
+			})
+			a.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			feed(t, a, a.Init())
+			p := a.group.poll
+			pollsStartingUnpainted(t, a, clk, 3,
+				func() time.Time { return p.RetryAt },
+				func(remaining time.Duration) tea.Msg { return tickOf(a, p.seq, remaining) },
+				func() tea.Msg { return clockOf(a) })
+		})
+		t.Run("overview/"+iv.String(), func(t *testing.T) {
+			clk := testutil.NewClock(t0)
+			src := &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}
+			a := NewOverview(src, (&watched{}).watchGroup, Options{Brokers: testBrokers, Interval: iv, Timeout: time.Minute, Now: clk.Now})
+			a.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+			feedOverview(t, a, a.Init())
+			p := a.overview.poll
+			pollsStartingUnpainted(t, a, clk, 3,
+				func() time.Time { return p.RetryAt },
+				func(remaining time.Duration) tea.Msg {
+					return pollTickMsg[model.OverviewObservation]{p: p, seq: p.seq, remaining: remaining}
+				},
+				func() tea.Msg { return pollClockMsg[model.OverviewObservation]{p: p, seq: p.seq} })
+		})
+	}
+}
+
+// pollsStartingUnpainted runs polls polls of a's page on clk: the clock
+// steps while it waits for the next (retryAt) change the frame, the due
+// tick does not, the poll's first clock step does, and the answer does.
+func pollsStartingUnpainted(t *testing.T, a *App, clk *clock, polls int, retryAt func() time.Time, tick func(remaining time.Duration) tea.Msg, clockStep func() tea.Msg) {
+	t.Helper()
+	frame := func() string { return a.View().Content }
+	for n := range polls {
+		answered := clk.Now()
+		if !strings.Contains(plain(a), "updated 0.0s ago") {
+			t.Fatalf("poll %d: the answer's frame lacks \"updated 0.0s ago\":\n%s", n, plain(a))
+		}
+		due := retryAt()
+		// The wait, a clock step a second (poller.after).
+		for at := answered.Add(clockInterval); at.Before(due); at = at.Add(clockInterval) {
+			before := frame()
+			clk.Set(at)
+			a.Update(tick(due.Sub(at)))
+			want := fmt.Sprintf("updated %s ago", model.Since(at.Sub(answered)))
+			if frame() == before || !strings.Contains(plain(a), want) {
+				t.Fatalf("poll %d, +%v of the wait: the frame did not count the age up to %q:\n%s", n, at.Sub(answered), want, plain(a))
+			}
+		}
+		before := frame()
+		clk.Set(due)
+		_, cmd := a.Update(tick(0))
+		if cmd == nil {
+			t.Fatalf("poll %d: the due tick started no poll", n)
+		}
+		if got := frame(); got != before {
+			t.Fatalf("poll %d: the tick starting the poll painted a new frame:\n%s\nwas:\n%s", n, ansi.Strip(got), ansi.Strip(before))
+		}
+		msg := cmd()
+		if n == polls-1 {
+			// The last one goes unanswered for a clock step.
+			clk.Set(due.Add(clockInterval))
+			a.Update(clockStep())
+			want := model.Since(due.Add(clockInterval).Sub(answered))
+			if frame() == before || !strings.Contains(plain(a), want) {
+				t.Fatalf("a poll unanswered for a clock step: the frame does not say the data is %s old:\n%s", want, plain(a))
+			}
+		}
+		a.Update(msg)
+	}
+}
