@@ -56,6 +56,16 @@ func TestNeedsRefreshSeesCommitsOutsideTheMetadata(t *testing.T) {
 		if got := mc.needsRefresh([]string{"t"}, &obs, now); got != c.want {
 			t.Errorf("%s: metadata %v, commits %v: needsRefresh %v, want %v", c.name, c.ids, c.commits, got, c.want)
 		}
+		// The same partitions assigned to a member, uncommitted.
+		var owned model.Observation
+		m := model.Member{MemberID: "m"}
+		for _, p := range c.commits {
+			m.Partitions = append(m.Partitions, model.TopicPartition{Topic: "t", Partition: p})
+		}
+		owned.Members = []model.Member{m}
+		if got := mc.needsRefresh([]string{"t"}, &owned, now); got != c.want {
+			t.Errorf("%s: metadata %v, assigned %v: needsRefresh %v, want %v", c.name, c.ids, c.commits, got, c.want)
+		}
 	}
 	mc := meta(0, 1)
 	var obs model.Observation
