@@ -3,11 +3,13 @@ package kafka
 import (
 	"bytes"
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/segmentio/kafka-go/compress"
 	"github.com/segmentio/kafka-go/protocol"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kgwatch/kgwatch/model"
@@ -191,4 +193,77 @@ func parseFetch(body []byte, version int16, topics []kmsg.FetchRequestTopic, als
 		return nil, err
 	}
 	return readFetch(res, topics, also)
+}
+
+// readFetch matches each answered partition to the offset its request
+// asked, as a map of the request does, for answers in the order asked, in
+// another, with partitions not asked, topics listed twice and a request
+// asking a partition twice (the first asking is the map's last).
+func TestReadFetchFindsTheAskedOffset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 11))
+	for round := range 300 {
+		var topics []kmsg.FetchRequestTopic
+		for range 1 + rng.IntN(4) {
+			rt := kmsg.FetchRequestTopic{Topic: []string{"a", "b", "c"}[rng.IntN(3)]}
+			for range rng.IntN(5) {
+				rt.Partitions = append(rt.Partitions, kmsg.FetchRequestTopicPartition{Partition: int32(rng.IntN(6)), FetchOffset: int64(rng.IntN(100))})
+			}
+			topics = append(topics, rt)
+		}
+		res := kmsg.NewPtrFetchResponse()
+		for _, rt := range topics {
+			t := kmsg.FetchResponseTopic{Topic: rt.Topic}
+			for _, rp := range rt.Partitions {
+				p := kmsg.NewFetchResponseTopicPartition()
+				p.Partition, p.ErrorCode, p.LogStartOffset = rp.Partition, kerr.OffsetOutOfRange.Code, 1000 // every asked record gone
+				t.Partitions = append(t.Partitions, p)
+			}
+			if rng.IntN(3) == 0 { // one not asked
+				p := kmsg.NewFetchResponseTopicPartition()
+				p.Partition, p.ErrorCode, p.LogStartOffset = 7, kerr.OffsetOutOfRange.Code, 1000
+				t.Partitions = append(t.Partitions, p)
+			}
+			res.Topics = append(res.Topics, t)
+		}
+		if round%2 == 1 { // answered in another order
+			rng.Shuffle(len(res.Topics), func(i, j int) { res.Topics[i], res.Topics[j] = res.Topics[j], res.Topics[i] })
+			for _, t := range res.Topics {
+				rng.Shuffle(len(t.Partitions), func(i, j int) { t.Partitions[i], t.Partitions[j] = t.Partitions[j], t.Partitions[i] })
+			}
+		}
+		got, err := readFetch(res, topics, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The reference: the request as a map, the last asking kept.
+		want := map[model.TopicPartition]int64{}
+		for _, rt := range topics {
+			for _, rp := range rt.Partitions {
+				want[model.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}] = rp.FetchOffset
+			}
+		}
+		for tp, r := range got.stamps {
+			if w, ok := want[tp]; !ok || !r.gone || (r.offset != w && !askedAt(topics, tp, r.offset)) {
+				t.Fatalf("round %d: %v read as %+v, asked %v (%v)", round, tp, r, w, ok)
+			}
+		}
+		for tp := range want {
+			if _, ok := got.stamps[tp]; !ok {
+				t.Fatalf("round %d: %v asked and answered, not read", round, tp)
+			}
+		}
+	}
+}
+
+// askedAt reports whether topics ask tp at offset (a partition asked
+// twice may be matched to either asking).
+func askedAt(topics []kmsg.FetchRequestTopic, tp model.TopicPartition, offset int64) bool {
+	for _, rt := range topics {
+		for _, rp := range rt.Partitions {
+			if rt.Topic == tp.Topic && rp.Partition == tp.Partition && rp.FetchOffset == offset {
+				return true
+			}
+		}
+	}
+	return false
 }
