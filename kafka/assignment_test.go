@@ -182,9 +182,13 @@ func TestMemberCacheDecodesAsAfresh(t *testing.T) {
 		{MemberID: "a", MemberAssignment: assign(0, 1), ProtocolMetadata: sub(1)},
 	}}
 	first, _ := c.classicMembers(g)
+	kept := &c.last["a"].assignment[0]
 	again, _ := c.classicMembers(g)
 	if &again[0].Partitions[0] != &first[0].Partitions[0] {
 		t.Error("the same assignment bytes were decoded again")
+	}
+	if &c.last["a"].assignment[0] != kept {
+		t.Error("the same assignment bytes were copied again")
 	}
 	g.Members[0].MemberAssignment = assign(0, 2)
 	moved, _ := c.classicMembers(g)

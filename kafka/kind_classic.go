@@ -128,20 +128,21 @@ func (c *memberCache) classicMembers(g kmsg.DescribeGroupsResponseGroup) (out []
 	for _, m := range g.Members {
 		var mm model.Member
 		coop := false
-		if d, ok := c.find(m.MemberID, m.MemberAssignment, m.ProtocolMetadata); ok && consumer {
+		d, found := c.find(m.MemberID, m.MemberAssignment, m.ProtocolMetadata)
+		switch {
+		case found && consumer:
 			mm, coop = d.member, d.cooperative
-		} else if consumer {
+		case consumer:
 			mm, coop = decodeMember(m)
+			d.assignment, d.metadata = slices.Clone(m.MemberAssignment), slices.Clone(m.ProtocolMetadata)
 		}
 		mm.MemberID, mm.ClientID, mm.Host, mm.InstanceID = m.MemberID, m.ClientID, m.ClientHost, ""
 		if m.InstanceID != nil {
 			mm.InstanceID = *m.InstanceID
 		}
 		if c != nil && consumer {
-			c.next[m.MemberID] = decodedMember{
-				assignment: slices.Clone(m.MemberAssignment), metadata: slices.Clone(m.ProtocolMetadata),
-				member: mm, cooperative: coop,
-			}
+			d.member, d.cooperative = mm, coop
+			c.next[m.MemberID] = d // the bytes copied once, when decoded
 		}
 		cooperative = cooperative || coop
 		out = append(out, mm)
