@@ -2,8 +2,13 @@ package kafka
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -266,4 +271,51 @@ func askedAt(topics []kmsg.FetchRequestTopic, tp model.TopicPartition, offset in
 		}
 	}
 	return false
+}
+
+// fetchAt asks each wanted offset once, in the order wanted, consecutive
+// partitions of a topic in one entry and a topic that recurs in another,
+// with the budget its span needs.
+func TestFetchAtAsksInOrder(t *testing.T) {
+	tc := newTestCluster(t, false)
+	tc.createTopic(t, "a", 3)
+	tc.createTopic(t, "b", 1)
+	var mu sync.Mutex
+	var got []string
+	tc.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, rt := range kreq.(*kmsg.FetchRequest).Topics {
+			var ps []string
+			for _, rp := range rt.Partitions {
+				ps = append(ps, fmt.Sprintf("%d@%d/%d", rp.Partition, rp.FetchOffset, rp.PartitionMaxBytes))
+			}
+			got = append(got, rt.Topic+":"+strings.Join(ps, ","))
+		}
+		return nil, nil, false
+	})
+	w := newTestWatcher(t, tc, "g")
+	// The request is what is checked: any broker will do.
+	leader := sortedKeys(mustBrokers(t, w))[0]
+	ws := []want{
+		{tp: model.TopicPartition{Topic: "a", Partition: 0}, offset: 1},
+		{tp: model.TopicPartition{Topic: "a", Partition: 2}, offset: 5, also: []int64{7}},
+		{tp: model.TopicPartition{Topic: "b", Partition: 0}, offset: 3},
+		{tp: model.TopicPartition{Topic: "a", Partition: 1}, offset: 9},
+	}
+	if _, err := w.fetchAt(context.Background(), leader, ws); err != nil {
+		t.Fatal(err)
+	}
+	one, span := fetchPartitionMaxBytes, fetchSpanMaxBytes
+	want := []string{
+		fmt.Sprintf("a:0@1/%d,2@5/%d", one, span),
+		fmt.Sprintf("b:0@3/%d", one),
+		fmt.Sprintf("a:1@9/%d", one),
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(got, want) {
+		t.Errorf("Fetch asked %v, want %v", got, want)
+	}
 }

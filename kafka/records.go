@@ -507,6 +507,10 @@ func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchS
 	req.MaxBytes = fetchMaxBytes
 	req.SessionEpoch = -1 // no fetch session
 	var also map[model.TopicPartition][]int64
+	// All the partitions in one array, each topic's entry a run of it
+	// (appending to each grew it piece by piece: 2% of the 10k TUI's
+	// allocation).
+	parts := make([]kmsg.FetchRequestTopicPartition, 0, len(ws))
 	for _, wt := range ws {
 		budget := int32(fetchPartitionMaxBytes)
 		if len(wt.also) > 0 {
@@ -519,10 +523,14 @@ func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchS
 		// Keep request order (misses first): consecutive partitions of a
 		// topic share an entry, a topic may recur.
 		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != wt.tp.Topic {
-			req.Topics = append(req.Topics, kmsg.FetchRequestTopic{Topic: wt.tp.Topic})
+			if n > 0 {
+				last := &req.Topics[n-1]
+				last.Partitions = slices.Clip(last.Partitions)
+			}
+			req.Topics = append(req.Topics, kmsg.FetchRequestTopic{Topic: wt.tp.Topic, Partitions: parts[len(parts):len(parts)]})
 		}
 		t := &req.Topics[len(req.Topics)-1]
-		t.Partitions = append(t.Partitions, kmsg.FetchRequestTopicPartition{
+		parts = append(parts, kmsg.FetchRequestTopicPartition{
 			Partition:          wt.tp.Partition,
 			CurrentLeaderEpoch: -1,
 			FetchOffset:        wt.offset,
@@ -530,6 +538,7 @@ func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchS
 			LogStartOffset:     -1,
 			PartitionMaxBytes:  budget,
 		})
+		t.Partitions = t.Partitions[:len(t.Partitions)+1]
 	}
 	res, err := w.sendKmsg(ctx, leader, req, minFetch, maxFetch)
 	if err != nil {
