@@ -495,7 +495,7 @@ func recordIn(p *model.PartitionObservation, s stamp) {
 		p.HasOldestTimestamp, p.OldestTimestamp = true, s.ts
 	}
 	if s.rec != nil && !s.gone && !s.markers {
-		p.HasOldestRecord, p.OldestRecord = true, *s.rec
+		p.SetOldestRecordRef(s.rec) // the cache's, which nothing writes
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // NewSnapshot computes lag for every partition that is owned or committed,
@@ -255,9 +256,14 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 		if commitUnread {
 			row.LagAge, row.LagAgeKnown, row.LagAgeGone = 0, false, false
 		}
-		if po.HasOldestRecord && row.Lag > 0 && !commitUnread && !row.LagMarkersOnly && len(olds) < cap(olds) {
-			olds = append(olds, po.OldestRecord)
-			row.Oldest = olds[len(olds)-1 : len(olds) : len(olds)]
+		if po.HasOldestRecord && row.Lag > 0 && !commitUnread && !row.LagMarkersOnly {
+			switch rec, shared := po.oldestRecord(); {
+			case shared:
+				row.Oldest = unsafe.Slice(rec, 1) // never written (SetOldestRecordRef)
+			case len(olds) < cap(olds):
+				olds = append(olds, *rec)
+				row.Oldest = olds[len(olds)-1 : len(olds) : len(olds)]
+			}
 		}
 
 		s.TotalLag = AddLag(s.TotalLag, row.Lag)

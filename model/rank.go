@@ -189,7 +189,7 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 			}
 			if at < len(ps) && int64(ps[at].Partition) == q {
 				p := &ps[at]
-				if p.HasOldestRecord {
+				if p.HasOldestRecord && p.oldest == nil { // shared ones are not copied
 					oldest++
 				}
 				if p.HasCommit {
@@ -248,7 +248,7 @@ func mentionEntries(obs []TopicObservation, members []Member, scratch *entryScra
 		t := &obs[i]
 		for k := range t.Partitions {
 			p := &t.Partitions[k]
-			if p.HasOldestRecord {
+			if p.HasOldestRecord && p.oldest == nil { // shared ones are not copied
 				oldest++
 			}
 			if p.HasCommit {
