@@ -138,6 +138,22 @@ func (tc *testCluster) version(name string) int16 {
 	return -1
 }
 
+// onListOffsets calls f, holding mu, for each partition a ListOffsets
+// request asks, as the broker takes it.
+func (tc *testCluster) onListOffsets(mu *sync.Mutex, f func(topic string, rp kmsg.ListOffsetsRequestTopicPartition)) {
+	tc.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, rt := range kreq.(*kmsg.ListOffsetsRequest).Topics {
+			for _, rp := range rt.Partitions {
+				f(rt.Topic, rp)
+			}
+		}
+		return nil, nil, false
+	})
+}
+
 // resetCounts zeroes the request counters and versions.
 func (tc *testCluster) resetCounts() {
 	tc.mu.Lock()

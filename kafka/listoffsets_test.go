@@ -29,17 +29,8 @@ func TestLogOffsetsForKeepsItsRequestsRight(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var asked []askedPart
-	tc.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		tc.KeepControl()
-		req := kreq.(*kmsg.ListOffsetsRequest)
-		mu.Lock()
-		defer mu.Unlock()
-		for _, rt := range req.Topics {
-			for _, rp := range rt.Partitions {
-				asked = append(asked, askedPart{model.TopicPartition{Topic: rt.Topic, Partition: rp.Partition}, rp.Timestamp})
-			}
-		}
-		return nil, nil, false
+	tc.onListOffsets(&mu, func(topic string, rp kmsg.ListOffsetsRequestTopicPartition) {
+		asked = append(asked, askedPart{model.TopicPartition{Topic: topic, Partition: rp.Partition}, rp.Timestamp})
 	})
 	ctx := context.Background()
 	kept := newTestWatcher(t, tc, "g")

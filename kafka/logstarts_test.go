@@ -69,19 +69,10 @@ func TestWarmPollAsksLogStartsOnlyWhereTheyMatter(t *testing.T) {
 	tc.commit(t, group, topic, map[int]int64{0: 10, 1: 10, 2: 10})
 	var mu sync.Mutex
 	var earliestAsked []int32
-	tc.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		tc.KeepControl()
-		req := kreq.(*kmsg.ListOffsetsRequest)
-		mu.Lock()
-		defer mu.Unlock()
-		for _, rt := range req.Topics {
-			for _, rp := range rt.Partitions {
-				if rp.Timestamp == earliest {
-					earliestAsked = append(earliestAsked, rp.Partition)
-				}
-			}
+	tc.onListOffsets(&mu, func(_ string, rp kmsg.ListOffsetsRequestTopicPartition) {
+		if rp.Timestamp == earliest {
+			earliestAsked = append(earliestAsked, rp.Partition)
 		}
-		return nil, nil, false
 	})
 	w := newTestWatcher(t, tc, group)
 	now := time.Unix(1_700_000_000, 0)
