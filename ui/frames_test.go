@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,13 +18,15 @@ import (
 // the last answer (or clock step) drew, so bubbletea does not repaint it,
 // at every interval, on both pages; the clock steps between polls still
 // count the age up, and a poll left unanswered moves it at its first
-// clock step. Before, every poll drew two frames, the second only to say
+// clock step. The tick that starts a retry does paint: the failed poll's
+// banner stops counting down to it. Before, every poll drew two frames, the second only to say
 // "updated 0.3s ago" until the answer came a moment later.
 func TestPollStartPaintsNothing(t *testing.T) {
 	for _, iv := range []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, time.Second, 2500 * time.Millisecond, 5 * time.Second} {
 		t.Run("group/"+iv.String(), func(t *testing.T) {
 			clk := testutil.NewClock(t0)
-			src := &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}
+			good := pollResult{snap: stableSnapshot()}
+			src := &fakeSource{results: []pollResult{good, good, good, good, {err: errors.New("boom")}, good}}
 			a := New(Watch{Group: "order-workers", Source: src}, Options{
 				Brokers: testBrokers, Interval: iv, Timeout: time.Minute, Now: clk.Now,
 			})
@@ -34,10 +37,13 @@ func TestPollStartPaintsNothing(t *testing.T) {
 				func() time.Time { return p.RetryAt },
 				func(remaining time.Duration) tea.Msg { return tickOf(a, p.seq, remaining) },
 				func() tea.Msg { return clockOf(a) })
+			retryPaints(t, a, clk, func() time.Time { return p.RetryAt },
+				func(remaining time.Duration) tea.Msg { return tickOf(a, p.seq, remaining) })
 		})
 		t.Run("overview/"+iv.String(), func(t *testing.T) {
 			clk := testutil.NewClock(t0)
-			src := &fakeOverview{results: []overviewResult{{groups: overviewGroups()}}}
+			good := overviewResult{groups: overviewGroups()}
+			src := &fakeOverview{results: []overviewResult{good, good, good, good, {err: errors.New("boom")}, good}}
 			a := NewOverview(src, (&watched{}).watchGroup, Options{Brokers: testBrokers, Interval: iv, Timeout: time.Minute, Now: clk.Now})
 			a.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 			feedOverview(t, a, a.Init())
@@ -48,7 +54,40 @@ func TestPollStartPaintsNothing(t *testing.T) {
 					return pollTickMsg[model.OverviewObservation]{p: p, seq: p.seq, remaining: remaining}
 				},
 				func() tea.Msg { return pollClockMsg[model.OverviewObservation]{p: p, seq: p.seq} })
+			retryPaints(t, a, clk, func() time.Time { return p.RetryAt },
+				func(remaining time.Duration) tea.Msg {
+					return pollTickMsg[model.OverviewObservation]{p: p, seq: p.seq, remaining: remaining}
+				})
 		})
+	}
+}
+
+// retryPaints runs a's next poll, which fails, and its retry: the tick
+// that starts the retry paints the frame again, its banner no longer
+// counting down to a retry already running.
+func retryPaints(t *testing.T, a *App, clk *clock, retryAt func() time.Time, tick func(remaining time.Duration) tea.Msg) {
+	t.Helper()
+	clk.Set(retryAt())
+	_, cmd := a.Update(tick(0))
+	if cmd == nil {
+		t.Fatal("the due tick started no poll")
+	}
+	a.Update(cmd()) // it fails
+	if !strings.Contains(plain(a), "poll failed, retry in") {
+		t.Fatalf("a failed poll's frame lacks its retry:\n%s", plain(a))
+	}
+	due := retryAt()
+	for at := clk.Now().Add(clockInterval); at.Before(due); at = at.Add(clockInterval) {
+		clk.Set(at)
+		a.Update(tick(due.Sub(at)))
+	}
+	before := a.View().Content
+	clk.Set(due)
+	if _, cmd := a.Update(tick(0)); cmd == nil {
+		t.Fatal("the due tick started no retry")
+	}
+	if a.View().Content == before || strings.Contains(plain(a), "retry in") {
+		t.Fatalf("the tick starting the retry left the countdown up:\n%s", plain(a))
 	}
 }
 

@@ -144,12 +144,13 @@ func (g *GroupPage) TakesKey(msg tea.KeyPressMsg) bool {
 
 // Update handles one message; messages of other pages are ignored.
 func (g *GroupPage) Update(msg tea.Msg) tea.Cmd {
-	if m, ok := msg.(pollTickMsg[model.Snapshot]); ok && g.poll.starts(m) {
-		// A poll starting shows nothing new: the page's clock stays, so
-		// the frame is the last one and is not painted again (at short
-		// intervals half the frames were these, "updated 0.3s ago" for
-		// a moment before the answer). A poll that goes unanswered moves
-		// the clock at its first clock step.
+	if m, ok := msg.(pollTickMsg[model.Snapshot]); ok && g.poll.starts(m) && g.poll.Err == nil {
+		// A poll starting after a good one shows nothing new: the page's
+		// clock stays, so the frame is the last one and is not painted
+		// again (at short intervals half the frames were these, "updated
+		// 0.3s ago" for a moment before the answer). A poll that goes
+		// unanswered moves the clock at its first clock step. A retry
+		// does show: the banner's "retry in 1.0s" becomes "retrying".
 		return g.poll.tick(m, g.opts.Now())
 	}
 	g.st.Now = g.opts.Now()

@@ -144,10 +144,10 @@ func (o *OverviewPage) Update(msg tea.Msg) tea.Cmd {
 		if o.paused {
 			return nil
 		}
-		if o.poll.starts(msg) {
-			// A poll starting shows nothing new: no relayout, so the
-			// frame (its header's age too) is the last one, not painted
-			// again (GroupPage.Update).
+		if o.poll.starts(msg) && o.poll.Err == nil {
+			// A poll starting after a good one shows nothing new: no
+			// relayout, so the frame (its header's age too) is the last
+			// one, not painted again; a retry shows (GroupPage.Update).
 			return o.poll.tick(msg, now)
 		}
 		cmd = o.poll.tick(msg, now)
