@@ -98,7 +98,7 @@ func readFetch(res *kmsg.FetchResponse, topics []kmsg.FetchRequestTopic, also ma
 // its answer. Brokers answer in the order asked, so the answer's topic i,
 // partition j is looked for at the request's; a map of the request is made
 // only for an answer in another order (at 10,000 partitions the map made
-// for every answer was a twentieth of the TUI's allocation).
+// for every answer was 2% of the TUI's allocation).
 type askedOffsets struct {
 	topics []kmsg.FetchRequestTopic
 	idx    map[model.TopicPartition]int64

@@ -249,7 +249,7 @@ const (
 // (believed up to trustedResponseSize) is made at once, with the MinRead
 // more that bytes.Buffer's ReadFrom wants free before each read: without
 // it the last read doubled the buffer, a copy of every unpooled response
-// (a tenth of the 10k TUI's allocation, in lag-age Fetches and describes).
+// (5% of the 10k TUI's allocation, in lag-age Fetches and describes).
 func readBody(body *bytes.Buffer, r io.Reader, n int32) error {
 	body.Grow(int(min(n, trustedResponseSize)) + bytes.MinRead)
 	if _, err := io.CopyN(body, r, int64(n)); err != nil {

@@ -68,7 +68,8 @@ type PartitionObservation struct {
 // pointed to, not copied: r must never change, for the rows of this
 // snapshot and later ones share it (a watcher's cache of the records
 // lagging partitions wait on: at 10,000 partitions copying each into the
-// observation and again into the rows was a tenth of the model's work).
+// observation was 3% of the TUI's CPU, and the rows' copies 8% of its
+// allocation).
 func (p *PartitionObservation) SetOldestRecordRef(r *OldestRecord) {
 	p.HasOldestRecord, p.oldest, p.OldestRecord = true, r, OldestRecord{}
 }

@@ -133,15 +133,19 @@ func (p *poller[T]) clockTick(msg pollClockMsg[T]) (cmd tea.Cmd, ok bool) {
 // inFlight returns when the poll in flight began; ok is false when none is.
 func (p *poller[T]) inFlight() (started time.Time, ok bool) { return p.started, p.polling }
 
+// current reports whether msg is a tick of the current loop, waiting for
+// its next poll.
+func (p *poller[T]) current(msg pollTickMsg[T]) bool {
+	return msg.p == p && msg.seq == p.seq && !p.polling && p.ctx.Err() == nil
+}
+
 // starts reports whether msg is the tick that starts the current loop's
 // next poll (tick then starts it).
-func (p *poller[T]) starts(msg pollTickMsg[T]) bool {
-	return msg.p == p && msg.seq == p.seq && !p.polling && p.ctx.Err() == nil && msg.remaining <= 0
-}
+func (p *poller[T]) starts(msg pollTickMsg[T]) bool { return p.current(msg) && msg.remaining <= 0 }
 
 // tick handles a tick: the next poll when it is the current loop's and due.
 func (p *poller[T]) tick(msg pollTickMsg[T], at time.Time) tea.Cmd {
-	if msg.p != p || msg.seq != p.seq || p.polling || p.ctx.Err() != nil {
+	if !p.current(msg) {
 		return nil
 	}
 	if msg.remaining > 0 {
