@@ -172,10 +172,6 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 	for i, m := range members {
 		alone[i] = Owner{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.Host}
 	}
-	var olds []OldestRecord // the rows' Oldest, one array
-	if n := scratch.oldest; n > 0 {
-		olds = make([]OldestRecord, 0, n)
-	}
 	var owners []Owner
 	if nShared > 0 {
 		owners = make([]Owner, 0, nShared+len(entries))
@@ -257,12 +253,8 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 			row.LagAge, row.LagAgeKnown, row.LagAgeGone = 0, false, false
 		}
 		if po.HasOldestRecord && row.Lag > 0 && !commitUnread && !row.LagMarkersOnly {
-			switch rec, shared := po.oldestRecord(); {
-			case shared:
-				row.Oldest = unsafe.Slice(rec, 1) // never written (SetOldestRecordRef)
-			case len(olds) < cap(olds):
-				olds = append(olds, *rec)
-				row.Oldest = olds[len(olds)-1 : len(olds) : len(olds)]
+			if rec := po.oldestRecord(); rec != nil {
+				row.Oldest = unsafe.Slice(rec, 1) // never written (oldestRecord)
 			}
 		}
 

@@ -37,8 +37,7 @@ func (e *entry) sharedOwners() []int {
 // sparse for slots (or negative) fall back to a map and a sort, both on
 // integer keys.
 //
-// The entries returned live in scratch, until its next use; so does the
-// count of partitions with an OldestRecord (scratch.oldest).
+// The entries returned live in scratch, until its next use.
 func collectEntries(obs []TopicObservation, members []Member, scratch *entryScratch) []entry {
 	if entries, ok := slotEntries(obs, members, scratch); ok {
 		return entries
@@ -173,7 +172,6 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 	// the entries' size on the way at 50,000 partitions).
 	entries := slices.Grow(scratch.entries[:0], int(slots))
 	defer func() { scratch.entries = entries[:0] }()
-	oldest := 0
 	for r := range byRank {
 		var ps []PartitionObservation
 		topic := names[r]
@@ -189,9 +187,6 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 			}
 			if at < len(ps) && int64(ps[at].Partition) == q {
 				p := &ps[at]
-				if p.HasOldestRecord && p.oldest == nil { // shared ones are not copied
-					oldest++
-				}
 				if p.HasCommit {
 					e.committed = p.Committed
 				} else if e.owner < 0 && e.pending < 0 {
@@ -205,7 +200,6 @@ func slotEntries(obs []TopicObservation, members []Member, scratch *entryScratch
 
 		}
 	}
-	scratch.oldest = oldest
 	return entries, true
 }
 
@@ -243,21 +237,16 @@ func mentionEntries(obs []TopicObservation, members []Member, scratch *entryScra
 		dense = dense && tp.Partition >= 0
 		return k
 	}
-	oldest := 0
 	for i := range obs {
 		t := &obs[i]
 		for k := range t.Partitions {
 			p := &t.Partitions[k]
-			if p.HasOldestRecord && p.oldest == nil { // shared ones are not copied
-				oldest++
-			}
 			if p.HasCommit {
 				tp := TopicPartition{Topic: t.Topic, Partition: p.Partition}
 				raw = append(raw, entry{key: note(tp), tp: tp, owner: -1, pending: -1, committed: p.Committed})
 			}
 		}
 	}
-	scratch.oldest = oldest
 	for i := range members {
 		for _, tp := range members[i].Partitions {
 			raw = append(raw, entry{key: note(tp), tp: tp, owner: int32(i), pending: -1, committed: NoOffset})
@@ -364,8 +353,6 @@ type entryScratch struct {
 	// NewSnapshot makes them (settle copies them out).
 	parts, lists []TopicPartition
 	count        []int
-	// oldest counts the partitions with an OldestRecord.
-	oldest            int
 	top, base, byRank []int64
 	topics            topicRanks
 }
