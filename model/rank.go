@@ -351,8 +351,8 @@ type entryScratch struct {
 	keys               []uint64
 	// parts and lists hold members' partitions and targets while
 	// NewSnapshot makes them (settle copies them out).
-	parts, lists []TopicPartition
-	count        []int
+	parts, lists      []TopicPartition
+	count             []int
 	top, base, byRank []int64
 	topics            topicRanks
 }
