@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +295,94 @@ func TestConsumerPause(t *testing.T) {
 	}
 	if _, ok := ConsumerPause(events[:1], ln0, ln0.Add(time.Second)); ok {
 		t.Error("a first assignment alone is said to time a pause")
+	}
+}
+
+// Lanes gives each partition the row id of its first sighting, whatever
+// the polls list: the same partitions in place, some added or gone,
+// sorted or not, one listed twice. Its rows, the ids of a poll's
+// partitions and its partition order are those a map of every partition
+// seen gives (what Lanes kept before it matched partitions by order).
+func TestLanesRowsAsAMapGives(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 7))
+	universe := make([]TopicPartition, 0, 60)
+	for _, topic := range []string{"a", "b", "orders"} {
+		for p := range 20 {
+			universe = append(universe, TopicPartition{Topic: topic, Partition: int32(p)})
+		}
+	}
+	shapes := map[string]int{}
+	for trial := range 300 {
+		l := NewLanes(0)
+		var rows []TopicPartition
+		idx := map[TopicPartition]int{}
+		var last []TopicPartition
+		for poll := range 12 {
+			var parts []TopicPartition
+			shape := "same"
+			switch r := rng.IntN(10); {
+			case poll > 0 && r < 4: // as the last poll
+				parts = slices.Clone(last)
+			case r < 7: // a random subset, sorted
+				shape = "sorted"
+				for _, tp := range universe {
+					if rng.IntN(3) > 0 {
+						parts = append(parts, tp)
+					}
+				}
+			case r < 9: // shuffled
+				shape = "shuffled"
+				for _, tp := range universe {
+					if rng.IntN(2) > 0 {
+						parts = append(parts, tp)
+					}
+				}
+				rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+			default: // sorted with one listed twice
+				shape = "twice"
+				for _, tp := range universe {
+					if rng.IntN(3) > 0 {
+						parts = append(parts, tp)
+					}
+				}
+				if len(parts) > 0 {
+					k := rng.IntN(len(parts))
+					parts = slices.Insert(parts, k, parts[k])
+				}
+			}
+			shapes[shape]++
+			last = parts
+			s := Snapshot{TakenAt: time.Unix(int64(1000+poll), 0), Group: Group{ID: "g", State: StateStable}}
+			for _, tp := range parts {
+				s.Partitions = append(s.Partitions, PartitionLag{TopicPartition: tp})
+			}
+			l.Observe(s)
+			var want []int
+			for _, tp := range parts {
+				id, ok := idx[tp]
+				if !ok {
+					id = len(rows)
+					idx[tp] = id
+					rows = append(rows, tp)
+				}
+				want = append(want, id)
+			}
+			if !slices.Equal(l.rows, rows) {
+				t.Fatalf("trial %d poll %d (%s): rows %v, want %v", trial, poll, shape, l.rows, rows)
+			}
+			if !slices.Equal(l.seenIDs, want) && (len(want) > 0 || len(l.seenIDs) > 0) {
+				t.Fatalf("trial %d poll %d (%s): ids %v, want %v", trial, poll, shape, l.seenIDs, want)
+			}
+			sorted := slices.Clone(rows)
+			slices.SortFunc(sorted, CompareTP)
+			if got := l.Rows(); !slices.Equal(got, sorted) && len(sorted) > 0 {
+				t.Fatalf("trial %d poll %d (%s): partition order %v, want %v", trial, poll, shape, got, sorted)
+			}
+		}
+	}
+	for _, shape := range []string{"same", "sorted", "shuffled", "twice"} {
+		if shapes[shape] < 200 {
+			t.Fatalf("%d polls %s: the trials do not cover it", shapes[shape], shape)
+		}
 	}
 }
