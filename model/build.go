@@ -32,10 +32,11 @@ func NewSnapshot(o Observation) Snapshot {
 // keeps one longer (a mark to compare with, a replay's checkpoint), or
 // keeps a pointer into its rows or the slice of them, keeps a Clone.
 // Values copied out of a row (timeline events copy partitions, owners,
-// strings) stay valid: only the rows' own storage is reused. The members,
-// owners and oldest records are new each time (events keep them); a
-// member's partitions and targets are the last snapshot's slice when they
-// are the same, so no one may write into them.
+// strings) stay valid: only the rows' own storage is reused. The members
+// and owners are new each time (events keep them); the oldest records are
+// the observation's (its own copies, or a watcher's cache), pointed to and
+// never written; a member's partitions and targets are the last
+// snapshot's slice when they are the same, so no one may write into them.
 //
 // A SnapshotBuilder is not safe for concurrent use; its zero value is
 // ready.

@@ -305,9 +305,9 @@ func TestConsumerPause(t *testing.T) {
 // seen gives (what Lanes kept before it matched partitions by order).
 func TestLanesRowsAsAMapGives(t *testing.T) {
 	rng := rand.New(rand.NewPCG(19, 7))
-	universe := make([]TopicPartition, 0, 60)
-	for _, topic := range []string{"a", "b", "orders"} {
-		for p := range 20 {
+	universe := make([]TopicPartition, 0, 66)
+	for _, topic := range []string{"", "a", "b", "orders"} {
+		for p := -2; p < 15; p++ { // negative numbers sort first, as NewSnapshot sorts them
 			universe = append(universe, TopicPartition{Topic: topic, Partition: int32(p)})
 		}
 	}
@@ -323,6 +323,8 @@ func TestLanesRowsAsAMapGives(t *testing.T) {
 			switch r := rng.IntN(10); {
 			case poll > 0 && r < 4: // as the last poll
 				parts = slices.Clone(last)
+			case r == 4: // none
+				shape = "none"
 			case r < 7: // a random subset, sorted
 				shape = "sorted"
 				for _, tp := range universe {
@@ -380,8 +382,8 @@ func TestLanesRowsAsAMapGives(t *testing.T) {
 			}
 		}
 	}
-	for _, shape := range []string{"same", "sorted", "shuffled", "twice"} {
-		if shapes[shape] < 200 {
+	for _, shape := range []string{"same", "none", "sorted", "shuffled", "twice"} {
+		if shapes[shape] < 150 {
 			t.Fatalf("%d polls %s: the trials do not cover it", shapes[shape], shape)
 		}
 	}
