@@ -52,19 +52,10 @@ const (
 )
 
 // partState is what History knows of one partition. Its fields are laid
-// out to pack (strings, times and offsets, then the small ones), its
-// ring held in place: 512 bytes a partition, no allocation of its own.
+// out to pack (times and offsets, then strings, then the small ones), its
+// ring held in place: about 520 bytes a partition, no allocation of its
+// own.
 type partState struct {
-	// The strings come first: the collector scans an object only up to
-	// its last pointer, so the rest (the samples and numbers, 448 of its
-	// 512 bytes) is not scanned at each cycle. cadenceOf is the member
-	// whose commit cadence gaps holds; owner and ownerID the last owner
-	// seen (its label and member id), shown while a rebalance leaves the
-	// partition unowned; status the last verdict.
-	cadenceOf      string
-	owner, ownerID string
-	status         Status
-
 	hist samples // its polls, for rates and the short window
 
 	movedAt int64 // when committed last changed (or first seen)
@@ -101,9 +92,14 @@ type partState struct {
 	every int64 // the cadence the gaps make (cadence)
 	mark  int64
 
-	// The last measured rates, and when.
+	// The last measured rates, and when; the last owner seen (its label
+	// and member id), shown while a rebalance leaves it unowned.
 	lastConsume, lastProduce float64
 	lastRateAt               int64
+
+	cadenceOf      string
+	owner, ownerID string
+	status         Status
 
 	// member is where memberOf last found its owner in the members.
 	member int32

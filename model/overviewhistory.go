@@ -520,8 +520,8 @@ func (gt *groupTrack) seenGeneration(s *GroupSummary) int32 {
 // partTrack is one partition of a group, as History tracks it; poll is
 // the last poll that showed it.
 type partTrack struct {
-	tp TopicPartition // first: the pointers before partState's numbers
 	partState
+	tp   TopicPartition
 	poll int64
 	// topic is tp's topic's number in the history's topics; 0 until
 	// looked up.
