@@ -253,10 +253,8 @@ func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entrySc
 		if commitUnread {
 			row.LagAge, row.LagAgeKnown, row.LagAgeGone = 0, false, false
 		}
-		if po.HasOldestRecord && row.Lag > 0 && !commitUnread && !row.LagMarkersOnly {
-			if rec := po.oldestRecord(); rec != nil {
-				row.Oldest = unsafe.Slice(rec, 1) // never written (oldestRecord)
-			}
+		if po.oldest != nil && row.Lag > 0 && !commitUnread && !row.LagMarkersOnly {
+			row.Oldest = unsafe.Slice(po.oldest, 1) // never written (PartitionObservation.oldest)
 		}
 
 		s.TotalLag = AddLag(s.TotalLag, row.Lag)

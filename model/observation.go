@@ -46,10 +46,6 @@ type PartitionObservation struct {
 	// OldestMarkerOnly: only control records (transaction markers)
 	// follow the committed offset: no message waits.
 	OldestMarkerOnly bool
-	// HasOldestRecord: what was read of the record at the committed
-	// offset (key, headers and sizes, never its value), from the same
-	// fetch as its timestamp, is set (SetOldestRecord, SetOldestRecordRef).
-	HasOldestRecord bool
 
 	Committed       int64
 	LeaderEpoch     int32
@@ -57,9 +53,11 @@ type PartitionObservation struct {
 	Offsets         PartitionOffsets
 	CommitErr       string
 	OldestTimestamp time.Time
-	// oldest is what was read of the record the partition waits on
-	// (HasOldestRecord), pointed to and never written: SetOldestRecord's
-	// own copy, or the reader's (SetOldestRecordRef). The rows point to it
+	// oldest is what was read of the record at the committed offset (key,
+	// headers and sizes, never its value), from the same fetch as its
+	// timestamp; nil when not read. It is pointed to and never written:
+	// SetOldestRecord's own copy, or the reader's (SetOldestRecordRef).
+	// The rows point to it
 	// rather than copy it; a record held by value made each slot 96
 	// bytes larger, and the poll's walks over 10,000 slots missed the
 	// cache that much more.
@@ -73,22 +71,13 @@ type PartitionObservation struct {
 // observation was 3% of the TUI's CPU, and the rows' copies 8% of its
 // allocation).
 func (p *PartitionObservation) SetOldestRecordRef(r *OldestRecord) {
-	p.HasOldestRecord, p.oldest = true, r
-}
-
-// oldestRecord is the record p waits on, nil when not read. Nothing
-// writes it: rows point to it.
-func (p *PartitionObservation) oldestRecord() *OldestRecord {
-	if !p.HasOldestRecord {
-		return nil
-	}
-	return p.oldest
+	p.oldest = r
 }
 
 // empty reports whether the poll read nothing of the partition.
 func (p *PartitionObservation) empty() bool {
 	return !(p.HasCommit || p.LeaderEpochKnown || p.CommitUnread || p.HasShareLag || p.HasOffsets ||
-		p.HasOldestTimestamp || p.OldestGone || p.OldestMarkerOnly || p.HasOldestRecord)
+		p.HasOldestTimestamp || p.OldestGone || p.OldestMarkerOnly || p.oldest != nil)
 }
 
 // Find returns what o holds of tp, nil when it holds nothing (its slot may
