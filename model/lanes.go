@@ -88,44 +88,54 @@ func NewLanes(horizon time.Duration) *Lanes {
 // with "+N" for the N others.
 func (l *Lanes) Observe(s Snapshot) {
 	at := s.TakenAt
-	ids := l.ids[:0]
-	for i := range s.Partitions { // by index: a row is 392 bytes
-		if i < len(l.seenIDs) && l.rows[l.seenIDs[i]] == s.Partitions[i].TopicPartition {
-			ids = append(ids, l.seenIDs[i])
-			continue
-		}
-		ids = l.findRows(s.Partitions, i, ids)
-		break
-	}
-	l.ids, l.seenIDs = l.seenIDs[:0], ids
 	state := normState(s.Group.State)
 	broker := s.Group.CoordinatorAssigned()
+	// Owners are read only when the snapshot tells them; a poll then
+	// walks its rows once, matching each to its lane row and reading its
+	// owner in the same pass (a row is 392 bytes: a second walk over
+	// 10,000 of them cost as much as the first).
+	read := broker && s.Group.AssignmentsKnown() || !rebalancing(state) && state == StateStable
+	owners := l.scratch[:0]
+	if read {
+		for range l.rows {
+			owners = append(owners, LaneUnowned)
+		}
+	}
+	ids := l.ids[:0]
+	i := 0
+	for ; i < len(s.Partitions); i++ { // by index: a row is 392 bytes
+		p := &s.Partitions[i]
+		if i >= len(l.seenIDs) || l.rows[l.seenIDs[i]] != p.TopicPartition {
+			break
+		}
+		id := l.seenIDs[i]
+		ids = append(ids, id)
+		if read && p.Owned() {
+			owners[id] = l.rowOwner(id, laneLabel(p))
+		}
+	}
+	if i < len(s.Partitions) {
+		ids = l.findRows(s.Partitions, i, ids)
+		if read {
+			for len(owners) < len(l.rows) {
+				owners = append(owners, LaneUnowned)
+			}
+			for ; i < len(s.Partitions); i++ {
+				if p := &s.Partitions[i]; p.Owned() {
+					owners[ids[i]] = l.rowOwner(ids[i], laneLabel(p))
+				}
+			}
+		}
+	}
+	l.ids, l.seenIDs = l.seenIDs[:0], ids
 	switch {
-	case broker && s.Group.AssignmentsKnown():
+	case read:
 	case rebalancing(state):
 		l.record(laneSample{At: at, Kind: LaneRebalancing})
 		return
-	case state != StateStable:
+	default:
 		l.record(laneSample{At: at, Kind: LaneUnowned})
 		return
-	}
-	owners := l.scratch[:0]
-	for range l.rows {
-		owners = append(owners, LaneUnowned)
-	}
-	for i := range s.Partitions {
-		p := &s.Partitions[i]
-		if !p.Owned() {
-			continue
-		}
-		label := p.ClientID
-		if label == "" {
-			label = ShortID(p.MemberID)
-		}
-		if len(p.Owners) > 1 {
-			label += " +" + strconv.Itoa(len(p.Owners)-1)
-		}
-		owners[ids[i]] = l.rowOwner(ids[i], label)
 	}
 	l.scratch = owners
 	members := memberSum(s.Members)
@@ -142,6 +152,19 @@ func (l *Lanes) Observe(s Snapshot) {
 		l.keepThroughRebalance(owners)
 	}
 	l.record(laneSample{At: at, Owners: owners})
+}
+
+// laneLabel is an owned row's lane label: its owner's client id, else its
+// short member id, with "+N" for a share partition's N other owners.
+func laneLabel(p *PartitionLag) string {
+	label := p.ClientID
+	if label == "" {
+		label = ShortID(p.MemberID)
+	}
+	if len(p.Owners) > 1 {
+		label += " +" + strconv.Itoa(len(p.Owners)-1)
+	}
+	return label
 }
 
 // memberSum identifies a member set whatever its order: the sum of the

@@ -27,3 +27,22 @@ func BenchmarkUpdate10k(b *testing.B) {
 		tr.Observe(s)
 	}
 }
+
+// BenchmarkLanesObserve10k times Lanes.Observe on a steady group of
+// 10,000 partitions: the owners are those of the last poll, so nothing is
+// recorded and the cost is the walk over the snapshot's rows.
+func BenchmarkLanesObserve10k(b *testing.B) {
+	o := benchGroup(10_000)
+	var sb SnapshotBuilder
+	l := NewLanes(0)
+	at := ht0
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		at = at.Add(250 * time.Millisecond)
+		advance(&o, at)
+		s := sb.Build(&o)
+		b.StartTimer()
+		l.Observe(s)
+	}
+}
