@@ -94,16 +94,12 @@ func BenchmarkAnnotate10k(b *testing.B) {
 // BenchmarkPoll10k is NewSnapshot plus Annotate: what the watcher adds to
 // every poll of a 10,000-partition group.
 func BenchmarkPoll10k(b *testing.B) {
-	o := benchGroup(10_000)
+	o, next := benchPolls(b, 10_000)
 	h := NewHistory(HistoryOptions{})
-	at := ht0
-	b.ReportAllocs()
 	for b.Loop() {
-		b.StopTimer()
-		at = at.Add(250 * time.Millisecond)
-		advance(&o, at)
+		next()
 		b.StartTimer()
-		s := NewSnapshot(o)
+		s := NewSnapshot(*o)
 		h.Annotate(&s)
 	}
 }
