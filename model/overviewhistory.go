@@ -389,11 +389,18 @@ type OverviewHistory struct {
 	polls  int64
 	row    PartitionLag // scratch: the row being judged
 	// topics numbers each topic a poll's offsets or a group's partition
-	// named (from 1), for as long as the history lives; offs holds the
+	// named (from 1), until forgetTopics numbers them anew; offs holds the
 	// poll's offsets by topic number, then partition (tableParts at most):
 	// a row finds its offsets by its track's topic number, not a hash.
 	topics map[string]int32
 	offs   [][]offSlot
+	// named[id-1] is the last poll that named topic id, and live the number
+	// of topics the last poll named: once the topics no poll names
+	// outnumber those it does (a cluster whose topics come and go),
+	// forgetTopics numbers them afresh, so the registry and offs hold
+	// what the polls name, not every topic the history ever saw.
+	named []int64
+	live  int
 	// recs holds the poll's records (Records) by topic number, for
 	// those whose partition offs would hold: a key of three numbers
 	// hashes faster than a topic's name.
@@ -435,8 +442,31 @@ func (h *OverviewHistory) topicID(topic string) int32 {
 	if !ok {
 		id = int32(len(h.topics) + 1)
 		h.topics[topic] = id
+		h.named = append(h.named, 0)
+	}
+	if h.named[id-1] != h.polls {
+		h.named[id-1] = h.polls
+		h.live++
 	}
 	return id
+}
+
+// topicSlack is how many topics no poll names the registry may hold
+// beyond as many as the last poll named before forgetTopics runs: it
+// runs at most once per that many topics gone, so its walk over the
+// tracks costs nothing per poll.
+var topicSlack = 256
+
+// forgetTopics empties the topic registry and the offsets by topic
+// number, and makes every track look its topic up again (0: not yet).
+func (h *OverviewHistory) forgetTopics() {
+	h.topics = make(map[string]int32, h.live)
+	h.offs, h.named = nil, nil
+	for _, gt := range h.groups {
+		for i := range gt.parts {
+			gt.parts[i].topic = 0
+		}
+	}
 }
 
 // indexOffsets files the poll's offsets in offs.
@@ -604,6 +634,10 @@ func (h *OverviewHistory) Observe(o *OverviewObservation) []GroupSummary {
 	}
 	h.polls++
 	h.lastT = now
+	if len(h.topics) > 2*h.live+topicSlack {
+		h.forgetTopics()
+	}
+	h.live = 0
 	h.indexOffsets(o)
 	h.indexRecords(o)
 	out := make([]GroupSummary, len(o.Groups))

@@ -1032,3 +1032,56 @@ func TestOverviewPartsMergeAsMaps(t *testing.T) {
 		}
 	}
 }
+
+// TestOverviewForgetsTopicsGone: on a cluster whose topics come and go
+// (each poll's groups read a window of topics that moves on), the topic
+// registry holds about what the polls name, not every topic ever seen,
+// and numbering the topics afresh changes no summary: a history that
+// forgets them every few topics answers as one that never does.
+func TestOverviewForgetsTopicsGone(t *testing.T) {
+	defer func(s int) { topicSlack = s }(topicSlack)
+	poll := func(n int) *OverviewObservation {
+		rng := rand.New(rand.NewPCG(uint64(n), 19))
+		o := &OverviewObservation{TakenAt: ht0.Add(time.Duration(n) * time.Second), Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
+		first := n / 3 // three topics a poll; one more every three polls
+		tp := func() TopicPartition {
+			return TopicPartition{Topic: fmt.Sprintf("t%d", first+rng.IntN(3)), Partition: int32(rng.IntN(4))}
+		}
+		for range 12 {
+			o.Offsets[tp()] = PartitionOffsets{LogStart: NoOffset, LogEnd: int64(n + rng.IntN(20))}
+		}
+		for range 6 {
+			o.Records[RecordAt{TopicPartition: tp(), Offset: int64(n + rng.IntN(20) - 10)}] = RecordStamp{Time: o.TakenAt.Add(-time.Duration(rng.IntN(90)) * time.Second)}
+		}
+		for gi := range 3 {
+			g := mapGroup{
+				Summary:   GroupSummary{ID: fmt.Sprintf("g%d", gi), State: StateStable, Type: TypeClassic, Members: 1},
+				Committed: map[TopicPartition]int64{}, Assigned: map[TopicPartition]bool{}, Owner: map[TopicPartition]string{},
+			}
+			for range 5 {
+				p := tp()
+				g.Committed[p] = int64(n + rng.IntN(20) - 10)
+				g.Assigned[p], g.Owner[p] = rng.IntN(4) > 0, "m1"
+			}
+			o.Groups = append(o.Groups, g.group())
+		}
+		return o
+	}
+	forgets, keeps := NewOverviewHistory(HistoryOptions{}), NewOverviewHistory(HistoryOptions{})
+	const slack = 4
+	for n := range 3000 {
+		topicSlack = slack
+		got := forgets.Observe(poll(n))
+		topicSlack = 1 << 30
+		want := keeps.Observe(poll(n))
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("poll %d: forgetting topics gave\n%+v\nnever forgetting\n%+v", n, got, want)
+		}
+		if max := 2*forgets.live + slack + 4; len(forgets.topics) > max || len(forgets.offs) > max+1 {
+			t.Fatalf("poll %d: %d topics and %d offset tables held, %d named by the poll", n, len(forgets.topics), len(forgets.offs), forgets.live)
+		}
+	}
+	if len(keeps.topics) < 900 {
+		t.Fatalf("the history that never forgets holds %d topics: the polls did not churn them", len(keeps.topics))
+	}
+}
