@@ -550,12 +550,14 @@ func (gt *groupTrack) seenGeneration(s *GroupSummary) int32 {
 // partTrack is one partition of a group, as History tracks it; poll is
 // the last poll that showed it.
 type partTrack struct {
-	partState
+	// The key first: part reads it, and the state's first fields share
+	// its cache line.
 	tp   TopicPartition
 	poll int64
 	// topic is tp's topic's number in the history's topics; 0 until
 	// looked up.
 	topic int32
+	partState
 }
 
 // smallGroup is the most partitions a group's track searches rather than

@@ -32,9 +32,14 @@ func benchOverview(at time.Duration, groups int) *OverviewObservation {
 // benchWarm measures one poll of 1,000 groups of 6 partitions through
 // observe, warmed by four polls.
 func benchWarm(b *testing.B, observe func(*OverviewObservation) []GroupSummary) {
+	benchWarmN(b, 1000, observe)
+}
+
+// benchWarmN is benchWarm with n groups.
+func benchWarmN(b *testing.B, n int, observe func(*OverviewObservation) []GroupSummary) {
 	polls := make([]*OverviewObservation, 8)
 	for i := range polls {
-		polls[i] = benchOverview(time.Duration(i)*time.Second, 1000)
+		polls[i] = benchOverview(time.Duration(i)*time.Second, n)
 	}
 	for _, o := range polls[:4] {
 		observe(o)
@@ -44,7 +49,7 @@ func benchWarm(b *testing.B, observe func(*OverviewObservation) []GroupSummary) 
 	for i := 0; i < b.N; i++ {
 		o := polls[i%len(polls)]
 		o.TakenAt = ht0.Add(time.Duration(10+i) * time.Second)
-		if gs := observe(o); len(gs) != 1000 {
+		if gs := observe(o); len(gs) != n {
 			b.Fatal(len(gs))
 		}
 	}
@@ -54,6 +59,13 @@ func benchWarm(b *testing.B, observe func(*OverviewObservation) []GroupSummary) 
 // OverviewHistory.
 func BenchmarkOverviewObserve1000(b *testing.B) {
 	benchWarm(b, NewOverviewHistory(HistoryOptions{}).Observe)
+}
+
+// BenchmarkOverviewObserve5000 is one poll of 5,000 groups (30,000
+// partition tracks, more than a cache holds) through a warm
+// OverviewHistory.
+func BenchmarkOverviewObserve5000(b *testing.B) {
+	benchWarmN(b, 5000, NewOverviewHistory(HistoryOptions{}).Observe)
 }
 
 // BenchmarkOverviewObserveCold1000 is the first poll (--once).
