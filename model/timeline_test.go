@@ -288,3 +288,26 @@ func TestEventTouched(t *testing.T) {
 		t.Errorf("Touched without moves = %v", got)
 	}
 }
+
+// TestTimelineAppendEvents: AppendEvents gives the events At gives, after
+// what dst held, as the ring fills and wraps, and copies into dst's room
+// without allocating.
+func TestTimelineAppendEvents(t *testing.T) {
+	tl := NewTimeline(5)
+	mark := Event{Type: EventDemoSpawned, Detail: "already in dst"}
+	dst := make([]Event, 0, 8)
+	for i := range 13 {
+		tl.Add(numbered(i))
+		got := tl.AppendEvents(append(dst[:0], mark))
+		want := []Event{mark}
+		for j := range tl.Len() {
+			want = append(want, tl.At(j))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("after %d events: appended\n%v\nwant\n%v", i+1, got, want)
+		}
+		if n := testing.AllocsPerRun(10, func() { dst = tl.AppendEvents(dst[:0]) }); n != 0 {
+			t.Fatalf("after %d events: %v allocations into a slice with room", i+1, n)
+		}
+	}
+}

@@ -58,6 +58,8 @@ type GroupPage struct {
 
 	poll *poller[model.Snapshot]
 	pipe *model.Pipeline
+	// events is showEvents's copy of the pipeline's timeline, kept.
+	events []model.Event
 	st   WatchState
 
 	focus     pane
@@ -209,7 +211,7 @@ func (g *GroupPage) waiting() {
 		return
 	}
 	if evs := g.pipe.Waiting(g.st.Now, started); len(evs) > 0 {
-		g.timeline.SetEvents(g.pipe.Timeline().Events())
+		g.showEvents()
 	}
 }
 
@@ -310,8 +312,14 @@ func (g *GroupPage) showSnapshot(snap model.Snapshot, newEvents bool) {
 	g.members.SetStale(false)
 	g.lanes.Refresh()
 	if newEvents {
-		g.timeline.SetEvents(g.pipe.Timeline().Events())
+		g.showEvents()
 	}
+}
+
+// showEvents hands the timeline pane the pipeline's events.
+func (g *GroupPage) showEvents() {
+	g.events = g.pipe.Timeline().AppendEvents(g.events[:0])
+	g.timeline.SetEvents(g.events)
 }
 
 // applyError takes a failed poll, begun at started (zero: not known): the
@@ -324,7 +332,7 @@ func (g *GroupPage) applyError(started time.Time, err error) []model.Event {
 	g.members.SetStale(true)
 	evs := g.pipe.PollFailed(started, s.Now, err)
 	if len(evs) > 0 {
-		g.timeline.SetEvents(g.pipe.Timeline().Events())
+		g.showEvents()
 	}
 	return evs
 }

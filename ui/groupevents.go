@@ -56,5 +56,5 @@ func (g *GroupPage) fileEvent(ev model.Event) {
 		}
 		g.lanes.MarkKilled(e.ClientID, at)
 	}
-	g.timeline.SetEvents(g.pipe.Timeline().Events())
+	g.showEvents()
 }

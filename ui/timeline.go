@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,11 +91,9 @@ func (t *Timeline) SetEvents(oldestFirst []model.Event) {
 	sel, had := t.selected()
 	had = had && cur > 0
 	n := len(oldestFirst)
-	events := t.rows[:0]
-	if cap(events) < n {
-		events = make([]model.Event, n)
-	}
-	events = events[:n]
+	// Grown as append grows a slice, not to n exactly: a timeline that
+	// fills poll after poll would otherwise be copied at every new event.
+	events := slices.Grow(t.rows[:0], n)[:n]
 	// Newest first, but the events of one moment keep their order (a
 	// member left, then the rebalance started), so each moment reads
 	// top-down as it happened.

@@ -527,3 +527,27 @@ func TestOutageBoundsAndRetryCap(t *testing.T) {
 		t.Errorf("the timeline does not give the bounds:\n%s", out)
 	}
 }
+
+// TestTimelineGrowsItsRowsAsAppendDoes: a timeline handed one more event
+// at each poll, up to the model's 1,000, copies its rows into a new array
+// a few times, not at every poll.
+func TestTimelineGrowsItsRowsAsAppendDoes(t *testing.T) {
+	tl := NewTimeline(NewStyles(true), DefaultKeyMap())
+	var events []model.Event
+	moves := 0
+	var last *model.Event
+	for i := range model.DefaultTimelineCapacity {
+		events = append(events, model.Event{Time: time.Unix(int64(i), 0), Type: model.EventDemoSpawned, Detail: fmt.Sprint(i)})
+		tl.SetEvents(events)
+		if got := tl.rows[0].Detail; got != fmt.Sprint(i) {
+			t.Fatalf("after %d events the newest row is %q", i+1, got)
+		}
+		if &tl.rows[0] != last {
+			moves++
+			last = &tl.rows[0]
+		}
+	}
+	if moves > 20 {
+		t.Fatalf("the rows moved to a new array %d times in %d polls", moves, model.DefaultTimelineCapacity)
+	}
+}
