@@ -60,7 +60,7 @@ type GroupPage struct {
 	pipe *model.Pipeline
 	// events is showEvents's copy of the pipeline's timeline, kept.
 	events []model.Event
-	st   WatchState
+	st     WatchState
 
 	focus     pane
 	header    Header
