@@ -540,7 +540,8 @@ func (w *Watcher) fetchAt(ctx context.Context, leader int32, ws []want) (*fetchS
 		})
 		t.Partitions = t.Partitions[:len(t.Partitions)+1]
 	}
-	res, err := w.sendKmsg(ctx, leader, req, minFetch, maxFetch)
+	res, release, err := w.sendKmsgHeld(ctx, leader, req, minFetch, maxFetch)
+	defer release() // readFetch copies what it keeps
 	if err != nil {
 		var ue *UnsupportedError
 		if errors.As(err, &ue) && ue.BrokerMin >= 0 && ue.BrokerMax < minFetch {

@@ -76,7 +76,7 @@ func TestPooledResponsesKeepNothingOfTheirBody(t *testing.T) {
 		if !pooledResponse(req.Key()) {
 			t.Fatalf("%s: not pooled", kmsg.NameForKey(req.Key()))
 		}
-		got, err := exchange(answer(req, res), req)
+		got, _, err := exchange(answer(req, res), req)
 		if err != nil {
 			t.Fatal(err)
 		}
