@@ -413,7 +413,7 @@ func (g *GroupPage) restore(pipe *model.Pipeline, st WatchState, ps pollState) {
 		g.showSnapshot(st.Snap, false) // resets what a good poll resets
 		g.st = st
 	}
-	g.timeline.SetEvents(pipe.Timeline().Events())
+	g.showEvents()
 	g.table.SetStale(st.Err != nil)
 	g.members.SetStale(st.Err != nil)
 	g.relayout()
