@@ -199,7 +199,6 @@ func runWatch(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		}
 		return headless.RunEvents(ctx, w, hopts, stdout, stderr)
 	}
-	w.ReuseSnapshots() // the page keeps the latest, its pipeline the one before
 	return runApp(ctx, opts, func(opts ui.Options) *ui.App {
 		return ui.New(ui.Watch{Group: f.group, Source: w, Tap: rec.Tap(f.group)}, opts)
 	})

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kgwatch/kgwatch/model"
 )
 
 // benchGroup sets up an Empty group committed on every partition of an
@@ -104,7 +106,8 @@ func BenchmarkPollCold10000(b *testing.B) {
 func BenchmarkPollWarm10000(b *testing.B) { benchPollWarm(b, false) }
 
 // BenchmarkPollWarmReuse10000 is BenchmarkPollWarm10000 as the TUI polls:
-// the watcher reuses its snapshots' rows (ReuseSnapshots).
+// the watcher observes and the page builds each snapshot in the rows of
+// the last (model.SnapshotBuilder).
 func BenchmarkPollWarmReuse10000(b *testing.B) { benchPollWarm(b, true) }
 
 // benchPollWarm polls a group of 10,000 partitions, warm, reusing rows
@@ -113,17 +116,26 @@ func benchPollWarm(b *testing.B, reuse bool) {
 	const n = 10000
 	tc := wideGroup(b, n)
 	w := newTestWatcher(b, tc, "wide-workers")
-	if reuse {
-		w.ReuseSnapshots()
+	var sb model.SnapshotBuilder
+	poll := func() error {
+		if !reuse {
+			_, err := w.Poll(context.Background())
+			return err
+		}
+		obs, err := w.Observe(context.Background())
+		if err == nil {
+			sb.Build(&obs)
+		}
+		return err
 	}
-	if _, err := w.Poll(context.Background()); err != nil {
+	if err := poll(); err != nil {
 		b.Fatal(err)
 	}
 	tc.resetCounts()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := w.Poll(context.Background()); err != nil {
+		if err := poll(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -84,12 +84,8 @@ type Watcher struct {
 	commits commitStage
 	logBuf  logScratch
 	// topics is the last poll's Observation.Topics, cleared and filled
-	// again by the next (NewSnapshot keeps nothing of them). With reuse
-	// (ReuseSnapshots), snaps builds the snapshots in the rows of earlier
-	// ones (model.SnapshotBuilder's rule).
+	// again by the next (a snapshot keeps nothing of them).
 	topics []model.TopicObservation
-	reuse  bool
-	snaps  model.SnapshotBuilder
 	starts startCache
 	// clock replaces time.Now for the log-start cadence when set (tests).
 	clock func() time.Time
@@ -157,39 +153,39 @@ func (w *Watcher) Close() error {
 // an error: the snapshot's Group.State is model.StateDead. Errors mean no
 // snapshot could be read (no broker reachable, auth failed) and name the
 // address tried. Failures that concern single partitions are recorded on
-// those partitions.
-// Each snapshot is the caller's, unless ReuseSnapshots was called.
+// those partitions. Each snapshot is the caller's.
 func (w *Watcher) Poll(ctx context.Context) (model.Snapshot, error) {
 	var snap model.Snapshot
-	err := w.read("poll", func() error {
+	err := w.observe(ctx, func(obs *model.Observation) { snap = model.NewSnapshot(*obs) })
+	return snap, err
+}
+
+// Observe reads what Poll reads, before any arithmetic: the caller builds
+// the snapshot (model.SnapshotBuilder, in the rows of its last one, on the
+// goroutine that shows it: the TUI's page). The observation's topics are
+// the watcher's, cleared and filled again by its next read: build it
+// before the next Observe or Poll.
+func (w *Watcher) Observe(ctx context.Context) (model.Observation, error) {
+	var out model.Observation
+	err := w.observe(ctx, func(obs *model.Observation) { out = *obs })
+	return out, err
+}
+
+// observe reads one observation and hands it to take, under the
+// watcher's lock.
+func (w *Watcher) observe(ctx context.Context, take func(*model.Observation)) error {
+	return w.read("poll", func() error {
 		takenAt := time.Now()
 		obs, err := w.poll(ctx)
 		if err != nil {
 			return err
 		}
 		obs.TakenAt, obs.ClusterID = takenAt, w.clusterID
-		if w.reuse {
-			snap = w.snaps.Build(&obs)
-		} else {
-			snap = model.NewSnapshot(obs)
-		}
+		obs.CompletedAt = time.Now()
 		w.topics = obs.Topics
-		snap.CompletedAt = time.Now()
+		take(&obs)
 		return nil
 	})
-	return snap, err
-}
-
-// ReuseSnapshots makes Poll build each snapshot in the rows of one it
-// returned before, so a poll leaves no rows to the collector: a snapshot
-// stays as returned until model.KeptSnapshots more polls have returned,
-// as model.SnapshotBuilder's rule says. For a caller that keeps only the
-// latest snapshot and the one its pipeline diffs against (the TUI), and
-// keeps a Clone of any it holds longer.
-func (w *Watcher) ReuseSnapshots() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.reuse = true
 }
 
 // read runs one read of the cluster (what: "poll", "overview") under the

@@ -20,29 +20,32 @@ func NewSnapshot(o Observation) Snapshot {
 	return build(&o, nil, nil, scratch)
 }
 
-// SnapshotBuilder builds snapshots as NewSnapshot does, reusing the rows
-// (Snapshot.Partitions) of the snapshots it built before, so a poll at
-// 10,000 partitions does not leave 3.4 MB of rows to the collector.
+// SnapshotBuilder builds snapshots as NewSnapshot does, in one set of
+// rows (Snapshot.Partitions) it reuses poll after poll, so a poll at
+// 10,000 partitions leaves no rows to the collector and a page holds one
+// set of them, not one shown and one being built (3.9 MB at 10,000
+// partitions, 39 MB at 100,000).
 //
-// The ownership rule: a snapshot Build returns is valid until Build has
-// been called KeptSnapshots more times; the next one overwrites its rows.
-// That covers who keeps a snapshot on the live path: the page shows the
-// latest (and may still show it while the next is built), the Pipeline's
-// Tracker and a recording's Writer diff against the previous one. Who
-// keeps one longer (a mark to compare with, a replay's checkpoint), or
-// keeps a pointer into its rows or the slice of them, keeps a Clone.
-// Values copied out of a row (timeline events copy partitions, owners,
-// strings) stay valid: only the rows' own storage is reused. The members
-// and owners are new each time (events keep them); the oldest records are
-// the observation's (its own copies, or a watcher's cache), pointed to and
+// The ownership rule: a snapshot Build returns is valid until the next
+// Build, which writes its rows again. So the snapshots are built on the
+// goroutine that reads them (the TUI's page builds on its update loop,
+// after the watcher's poll returned the observation), and nothing reads
+// the last snapshot's rows once the next is built: a Pipeline keeps
+// nothing of the rows it was fed (its Tracker keeps their keys, its
+// History and Lanes their own states). Who keeps a snapshot longer (a
+// mark to compare with, a replay's checkpoint, a recording's tap), or a
+// pointer into its rows or the slice of them, keeps a Clone. Values
+// copied out of a row (timeline events copy partitions, owners, strings)
+// stay valid: only the rows' own storage is reused. The members and
+// owners are new each time (events keep them); the oldest records are the
+// observation's (its own copies, or a watcher's cache), pointed to and
 // never written; a member's partitions and targets are the last
 // snapshot's slice when they are the same, so no one may write into them.
 //
 // A SnapshotBuilder is not safe for concurrent use; its zero value is
 // ready.
 type SnapshotBuilder struct {
-	rows [KeptSnapshots + 1][]PartitionLag
-	next int
+	rows []PartitionLag
 	// prev is the last snapshot's members: a member's partitions (and
 	// targets) equal to the ones it had then are that same slice, never
 	// written after it is built, so a stable group's lists are not
@@ -51,22 +54,13 @@ type SnapshotBuilder struct {
 	scratch entryScratch
 }
 
-// KeptSnapshots is how many snapshots of a SnapshotBuilder stay valid
-// after the newest: the one the page shows, and its Tracker diffs the
-// next against, while the next is being built (one poll at a time: the
-// next is asked only once the page has taken the last). A Tracker
-// detaches what it keeps longer (a rebalance's base), a recording's tap
-// keeps a copy: at 100,000 partitions each set of rows is 34 MB.
-const KeptSnapshots = 1
-
-// Build returns o's snapshot, as NewSnapshot(*o), in rows the builder
-// reuses (see the ownership rule on SnapshotBuilder). o is not kept.
+// Build returns o's snapshot, as NewSnapshot(*o), in the rows of the one
+// it built before (see the ownership rule on SnapshotBuilder). o is not
+// kept.
 func (b *SnapshotBuilder) Build(o *Observation) Snapshot {
-	rows := b.rows[b.next]
-	s := build(o, rows, b.prev, &b.scratch)
-	b.rows[b.next] = s.Partitions
+	s := build(o, b.rows, b.prev, &b.scratch)
+	b.rows = s.Partitions
 	b.prev = s.Members
-	b.next = (b.next + 1) % len(b.rows)
 	return s
 }
 
@@ -80,7 +74,7 @@ func (s Snapshot) Clone() Snapshot {
 // build is NewSnapshot, its rows in reuse (cleared first) when it has
 // room for them, its members' lists those of prev where they are the same.
 func build(o *Observation, reuse []PartitionLag, prev []Member, scratch *entryScratch) Snapshot {
-	s := Snapshot{TakenAt: o.TakenAt, Brokers: o.Brokers, ClusterID: o.ClusterID, Group: o.Group}
+	s := Snapshot{TakenAt: o.TakenAt, CompletedAt: o.CompletedAt, Brokers: o.Brokers, ClusterID: o.ClusterID, Group: o.Group}
 
 	members := make([]Member, len(o.Members))
 	copy(members, o.Members)

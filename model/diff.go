@@ -5,7 +5,13 @@ import (
 	"time"
 )
 
-// snapView is what the differ keeps of one snapshot.
+// snapView is what the differ keeps of one snapshot. It keeps none of the
+// snapshot's rows: the rows of the TUI's snapshots are built again in
+// place for the next poll (SnapshotBuilder), while the differ reads a
+// view polls later (a rebalance's base, the last settled one). What it
+// reads of them is taken when the view is made: the partitions' keys and
+// their count per topic. The owners are read off the members, whose lists
+// are never written (Snapshot).
 type snapView struct {
 	at       time.Time
 	state    string // normalized: a group that does not exist is Dead
@@ -14,103 +20,93 @@ type snapView struct {
 	known    bool // the members' assignments say who owns what
 	coop     bool // a classic group seen rebalancing cooperatively
 	// target is a consumer or share group's target assignment epoch.
-	target     int32
-	members    []Member
-	byID       map[string]int    // member id → index in members (last wins)
-	byKey      map[memberRef]int // memberKey → index in members (last wins)
-	partitions []PartitionLag
-	counts     map[string]int // partitions per topic in the snapshot
-	owners     []owning       // see owned
-	// keys are the partitions' names once the view no longer holds the
-	// rows (detach).
-	keys     []TopicPartition
-	detached bool
-}
-
-// detach lets go of the snapshot's rows, keeping what the differ reads of
-// them later: the owners (computed now), the partitions' names and their
-// count. A view kept past the next snapshot is detached: a snapshot's rows
-// may be reused for a later one (SnapshotBuilder, KeptSnapshots), and a
-// settled view or a rebalance's base is read polls later.
-func (v *snapView) detach() {
-	if v == nil || v.detached {
-		return
-	}
-	v.owned() // cached; a view whose assignments are unknown has none
-	v.keys = make([]TopicPartition, len(v.partitions))
-	for i := range v.partitions {
-		v.keys[i] = v.partitions[i].TopicPartition
-	}
-	v.partitions, v.detached = nil, true
+	target  int32
+	members []Member
+	byID    map[string]int    // member id → index in members (last wins)
+	byKey   map[memberRef]int // memberKey → index in members (last wins)
+	// keys are the snapshot's partitions in its rows' order, and counts
+	// how many of them each topic has: both those of the view before
+	// when the partitions are the same, so a poll of a group as it was
+	// copies neither. Never written.
+	keys   []TopicPartition
+	counts map[string]int
+	owners []owning // see owned
 }
 
 // rowCount is how many partition rows the view's snapshot had.
-func (v *snapView) rowCount() int {
-	if v.detached {
-		return len(v.keys)
-	}
-	return len(v.partitions)
-}
+func (v *snapView) rowCount() int { return len(v.keys) }
 
 // eachKey calls f with each of the view's partitions, in the rows' order.
 func (v *snapView) eachKey(f func(TopicPartition)) {
-	if v.detached {
-		for _, tp := range v.keys {
-			f(tp)
-		}
-		return
-	}
-	for i := range v.partitions {
-		f(v.partitions[i].TopicPartition)
+	for _, tp := range v.keys {
+		f(tp)
 	}
 }
 
-// detachKept detaches every view the differ keeps other than cur, the
-// view of the snapshot just observed (observe always commits it as
-// last): they are read after the next snapshot, whose build may reuse
-// their rows.
-func (d *differ) detachKept(cur *snapView) {
-	for _, v := range []*snapView{d.last, d.settled, d.stable} {
-		if v != cur {
-			v.detach()
-		}
-	}
-	for _, rb := range []*openRebalance{d.rb, d.phase} {
-		if rb != nil && rb.base != cur {
-			rb.base.detach()
-		}
-	}
-}
-
-func newSnapView(s Snapshot) *snapView {
+// newSnapView is the view of s; prev, the view before it (nil: none),
+// lends its keys and counts when s has the same partitions.
+func newSnapView(s Snapshot, prev *snapView) *snapView {
 	v := &snapView{
-		at:         s.ObservedAt(),
-		state:      normState(s.Group.State),
-		assignor:   s.Group.Assignor,
-		typ:        s.Group.Type,
-		known:      s.Group.AssignmentsKnown(),
-		coop:       s.Group.Cooperative,
-		target:     s.Group.AssignmentEpoch,
-		members:    spokenMembers(s),
-		byID:       make(map[string]int, len(s.Members)),
-		byKey:      make(map[memberRef]int, len(s.Members)),
-		partitions: s.Partitions,
-		counts:     make(map[string]int),
+		at:       s.ObservedAt(),
+		state:    normState(s.Group.State),
+		assignor: s.Group.Assignor,
+		typ:      s.Group.Type,
+		known:    s.Group.AssignmentsKnown(),
+		coop:     s.Group.Cooperative,
+		target:   s.Group.AssignmentEpoch,
+		members:  spokenMembers(s),
+		byID:     make(map[string]int, len(s.Members)),
+		byKey:    make(map[memberRef]int, len(s.Members)),
 	}
 	for i, m := range s.Members {
 		v.byID[m.MemberID] = i
 		v.byKey[memberKey(m)] = i
 	}
-	rows := s.Partitions
-	for i := 0; i < len(rows); { // rows are sorted by topic: count runs
-		j := i + 1
-		for j < len(rows) && rows[j].Topic == rows[i].Topic {
-			j++
-		}
-		v.counts[rows[i].Topic] += j - i
-		i = j
+	var was []TopicPartition
+	if prev != nil {
+		was = prev.keys
+	}
+	if keys, same := rowKeys(s.Partitions, was); same {
+		v.keys, v.counts = was, prev.counts
+	} else {
+		v.keys, v.counts = keys, topicCounts(keys)
 	}
 	return v
+}
+
+// rowKeys returns the keys of rows, in order: was, and same, when they
+// are the keys was holds (one walk of the rows, no copy), else a new
+// slice.
+func rowKeys(rows []PartitionLag, was []TopicPartition) (keys []TopicPartition, same bool) {
+	i := 0
+	if len(rows) == len(was) && was != nil {
+		for i < len(rows) && rows[i].TopicPartition == was[i] {
+			i++
+		}
+		if i == len(rows) {
+			return was, true
+		}
+	}
+	keys = make([]TopicPartition, len(rows))
+	copy(keys, was[:i])
+	for ; i < len(rows); i++ {
+		keys[i] = rows[i].TopicPartition
+	}
+	return keys, false
+}
+
+// topicCounts counts the partitions of each topic in keys.
+func topicCounts(keys []TopicPartition) map[string]int {
+	counts := make(map[string]int)
+	for i := 0; i < len(keys); { // rows are sorted by topic: count runs
+		j := i + 1
+		for j < len(keys) && keys[j].Topic == keys[i].Topic {
+			j++
+		}
+		counts[keys[i].Topic] += j - i
+		i = j
+	}
+	return counts
 }
 
 // assigned reports whether the view's member assignments are meaningful.
@@ -227,7 +223,7 @@ func (b stamp) memberEvent(t EventType, m Member) Event {
 }
 
 func (d *differ) observe(s Snapshot) []Event {
-	cur := newSnapView(s)
+	cur := newSnapView(s, d.last)
 	if d.group == "" {
 		d.group = s.Group.ID
 	}

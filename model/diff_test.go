@@ -804,7 +804,7 @@ func diffOf(prev, next Snapshot) []Event {
 	if d.group == "" {
 		d.group = prev.Group.ID
 	}
-	d.prime(newSnapView(prev))
+	d.prime(newSnapView(prev, nil))
 	return d.observe(next)
 }
 

@@ -81,9 +81,10 @@ type owning struct {
 	m  int
 }
 
-// owned returns the view's owned partitions sorted, computed once. It reads
-// them off the partition rows, which NewSnapshot sorts and fills from the
-// members; a snapshot built otherwise is read from its members.
+// owned returns the view's owned partitions sorted, computed once, from
+// its members' partitions (a partition two members list is the last
+// one's, as is a member id two members have). It is read when a rebalance
+// completes, not at every poll.
 func (v *snapView) owned() []owning {
 	if v.owners != nil || !v.assigned() {
 		return v.owners
@@ -92,42 +93,20 @@ func (v *snapView) owned() []owning {
 	for _, m := range v.members {
 		n += len(m.Partitions)
 	}
-	out := make([]owning, 0, n)
-	ok := true
-	for i := range v.partitions {
-		r := &v.partitions[i] // rows are large: no copies
-		if i > 0 && !v.partitions[i-1].Less(r.TopicPartition) {
-			ok = false
-			break
+	idx := make(map[TopicPartition]int, n)
+	for i, m := range v.members {
+		if v.byID[m.MemberID] != i {
+			continue // a duplicate member id: the last one counts
 		}
-		if r.MemberID == "" {
-			continue
+		for _, tp := range m.Partitions {
+			idx[tp] = i
 		}
-		m, known := v.byID[r.MemberID]
-		if !known {
-			ok = false
-			break
-		}
-		out = append(out, owning{r.TopicPartition, m})
 	}
-	if !ok || len(out) != n {
-		// Rows missing, unsorted, or a partition given to two members
-		// (the last one counts).
-		idx := make(map[TopicPartition]int, n)
-		for i, m := range v.members {
-			if v.byID[m.MemberID] != i {
-				continue // a duplicate member id: the last one counts
-			}
-			for _, tp := range m.Partitions {
-				idx[tp] = i
-			}
-		}
-		out = out[:0]
-		for tp, m := range idx {
-			out = append(out, owning{tp, m})
-		}
-		slices.SortFunc(out, func(a, b owning) int { return CompareTP(a.tp, b.tp) })
+	out := make([]owning, 0, len(idx))
+	for tp, m := range idx {
+		out = append(out, owning{tp, m})
 	}
+	slices.SortFunc(out, func(a, b owning) int { return CompareTP(a.tp, b.tp) })
 	v.owners = out
 	return out
 }

@@ -98,8 +98,9 @@ func NewPipeline(o PipelineOptions) *Pipeline {
 // events it gives, in the order they are filed: the diff's (joins, leaves,
 // rebalances, a restored connection first), a deploy's start or end
 // (deploy.go), then the status changes. The
-// pipeline keeps a reference to s's members and partitions until the next
-// Observe; do not modify them.
+// pipeline keeps s's members, whose lists are never written, and nothing
+// of its rows once Observe returns: they may be built again in place for
+// the next poll (SnapshotBuilder).
 func (p *Pipeline) Observe(s *Snapshot) []Event {
 	if p.hideKeys {
 		s.HideKeys()

@@ -7,14 +7,15 @@ import (
 	"time"
 )
 
-// TestTrackerKeepsNoReusedRows: the tracker reads a rebalance's base (the
-// last settled snapshot) polls after it was taken, when it completes; with
-// the live path's SnapshotBuilder those polls reuse the base's rows. The
+// TestTrackerKeepsNoReusedRows: the tracker reads the last snapshot when
+// the next comes, and a rebalance's base (the last settled snapshot) polls
+// after it was taken, when it completes; with the live path's
+// SnapshotBuilder each build writes the last snapshot's rows again. The
 // events must be those of snapshots built afresh, for classic and
 // consumer groups, and for rebalances lasting from one to several polls.
 func TestTrackerKeepsNoReusedRows(t *testing.T) {
 	for _, typ := range []GroupType{TypeClassic, TypeConsumer} {
-		for polls := 1; polls <= 2*KeptSnapshots+2; polls++ {
+		for polls := 1; polls <= 4; polls++ {
 			t.Run(fmt.Sprintf("%s/%d-polls", typ, polls), func(t *testing.T) {
 				fresh, reused := NewTracker("g", 0), NewTracker("g", 0)
 				var b SnapshotBuilder
@@ -90,6 +91,120 @@ func rebalanceObservations(typ GroupType, polls int) []Observation {
 	}
 	for range 3 {
 		poll(StateStable, 2, all)
+	}
+	return out
+}
+
+// TestPipelineKeepsNoRows feeds two pipelines the same polls, one as
+// snapshots built afresh, the other as the TUI's page builds them, in one
+// set of rows written again at every poll: the annotated snapshots, the
+// events, the timeline and the ownership lanes must be the same. The
+// polls rebalance the group (classic and consumer) over one to three
+// polls, then between two polls with members that stay (the last
+// snapshot's owners are read after the next is built), grow it, then
+// shrink it (its partition count changes in the rows it had), stalling a
+// third of its partitions throughout.
+func TestPipelineKeepsNoRows(t *testing.T) {
+	for _, typ := range []GroupType{TypeClassic, TypeConsumer} {
+		for polls := 1; polls <= 3; polls++ {
+			t.Run(fmt.Sprintf("%s/%d-polls", typ, polls), func(t *testing.T) {
+				obs := append(rebalanceObservations(typ, polls), laterObservations(typ)...)
+				fresh := NewPipeline(PipelineOptions{Group: "g"})
+				reused := NewPipeline(PipelineOptions{Group: "g"})
+				var b SnapshotBuilder
+				var rows *PartitionLag
+				reuses, kinds := 0, map[EventType]bool{}
+				for i := range obs {
+					want := NewSnapshot(obs[i])
+					wantEv := fresh.Observe(&want)
+					got := b.Build(&obs[i])
+					if rows != nil && &got.Partitions[0] == rows {
+						reuses++
+					}
+					rows = &got.Partitions[0]
+					gotEv := reused.Observe(&got)
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("poll %d: annotated snapshots differ:\n got %+v\nwant %+v", i, got.Partitions, want.Partitions)
+					}
+					if !reflect.DeepEqual(gotEv, wantEv) {
+						t.Fatalf("poll %d: events differ:\n got %s\nwant %s", i, details(gotEv), details(wantEv))
+					}
+					for _, e := range wantEv {
+						kinds[e.Type] = true
+					}
+				}
+				if reuses < len(obs)-2 {
+					t.Fatalf("the builder reused its rows %d times in %d polls", reuses, len(obs))
+				}
+				for _, k := range []EventType{EventRebalanceCompleted, EventPartitionMoved, EventPartitionsChanged, EventStatusChanged} {
+					if !kinds[k] {
+						t.Fatalf("no %s: the test proves less than it says", k)
+					}
+				}
+				if g, w := reused.Timeline().Events(), fresh.Timeline().Events(); !reflect.DeepEqual(g, w) {
+					t.Fatalf("timelines differ:\n got %s\nwant %s", details(g), details(w))
+				}
+				gl, wl := reused.Lanes(), fresh.Lanes()
+				if !reflect.DeepEqual(gl.Rows(), wl.Rows()) || !reflect.DeepEqual(gl.Owners(), wl.Owners()) {
+					t.Fatalf("lanes differ:\n got %v %v\nwant %v %v", gl.Rows(), gl.Owners(), wl.Rows(), wl.Owners())
+				}
+				from := obs[0].TakenAt
+				for i := range wl.Len() {
+					g, w := make([]int, 40), make([]int, 40)
+					gl.Lane(i, from, time.Second, g)
+					wl.Lane(i, from, time.Second, w)
+					if !reflect.DeepEqual(g, w) {
+						t.Fatalf("lane %d differs:\n got %v\nwant %v", i, g, w)
+					}
+				}
+			})
+		}
+	}
+}
+
+// laterObservations follow rebalanceObservations: b back, owning 5 of 10
+// partitions (a rebalance between polls that grows the rows); then b and
+// a swapping partitions 4 and 5 between two polls (a rebalance whose
+// members all stay); then partition 9 gone (9 rows, in the rows of 10).
+// A third of the partitions never commit, so they stall.
+func laterObservations(typ GroupType) []Observation {
+	at := ht0.Add(time.Hour)
+	var out []Observation
+	poll := func(epoch int32, parts int32, owners ...[]int32) {
+		at = at.Add(5 * time.Second)
+		o := Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable, Type: typ, ProtocolType: "consumer", AssignmentEpoch: epoch}}
+		if typ == TypeClassic {
+			o.Group.Assignor = "range"
+		}
+		for i, name := range []string{"a", "b"} {
+			m := Member{MemberID: name + "-id", ClientID: name, MemberEpoch: epoch}
+			for _, p := range owners[i] {
+				m.Partitions = append(m.Partitions, TopicPartition{Topic: "orders", Partition: p})
+			}
+			if typ == TypeConsumer {
+				m.TargetPartitions = m.Partitions
+			}
+			o.Members = append(o.Members, m)
+		}
+		for p := range parts {
+			tp := TopicPartition{Topic: "orders", Partition: p}
+			if p%3 != 0 {
+				o.SetCommitted(tp, 100+int64(p)+int64(len(out)))
+			} else {
+				o.SetCommitted(tp, 100)
+			}
+			o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 110 + int64(p) + 2*int64(len(out))})
+		}
+		out = append(out, o)
+	}
+	for range 3 {
+		poll(3, 10, []int32{0, 1, 2, 3, 4}, []int32{5, 6, 7, 8, 9})
+	}
+	for range 3 {
+		poll(4, 10, []int32{0, 1, 2, 3, 5}, []int32{4, 6, 7, 8, 9})
+	}
+	for range 3 {
+		poll(5, 9, []int32{0, 1, 2, 3, 5}, []int32{4, 6, 7, 8})
 	}
 	return out
 }

@@ -287,8 +287,11 @@ func (p PartitionLag) Owned() bool { return p.MemberID != "" }
 // Observation is the raw material of a snapshot: what one poll read from
 // the brokers, before any arithmetic.
 type Observation struct {
-	TakenAt time.Time
-	Brokers []string
+	// TakenAt is when the poll began reading, CompletedAt when its last
+	// answer came (zero: not known); the snapshot takes both.
+	TakenAt     time.Time
+	CompletedAt time.Time
+	Brokers     []string
 	// ClusterID is the id the cluster's metadata gave; "" when unknown
 	// (Metadata before v2).
 	ClusterID string
@@ -304,14 +307,13 @@ type Observation struct {
 // Snapshot is the state of one group at one instant.
 //
 // Who owns it: one NewSnapshot returns is its holder's. One a
-// SnapshotBuilder returns (the TUI's watcher: kafka.Watcher
-// ReuseSnapshots) has rows the builder reuses KeptSnapshots builds later:
-// the page may show it and a Pipeline (Tracker, a recording's Writer) diff
-// the next against it meanwhile; whoever keeps it, or a pointer into its
-// Partitions, longer keeps a Clone. Fields copied out of it (timeline
-// events) and its Members, Owners and Oldest are never reused; its
-// members' partition lists may be the next snapshot's too, and are never
-// written.
+// SnapshotBuilder returns (the TUI's page builds them from its watcher's
+// observations) has rows the builder writes again at its next Build: the
+// page shows it until then, and a Pipeline keeps nothing of its rows;
+// whoever keeps it, or a pointer into its Partitions, longer keeps a
+// Clone. Fields copied out of it (timeline events) and its Members,
+// Owners and Oldest are never reused; its members' partition lists may be
+// the next snapshot's too, and are never written.
 type Snapshot struct {
 	// TakenAt is when the poll began reading (lag ages are measured from
 	// it); CompletedAt when its last answer came, zero when not known.

@@ -107,8 +107,9 @@ func (t *Timeline) AppendEvents(dst []Event) []Event {
 // and keeps them in a Timeline. It is safe for concurrent use: the watcher
 // may Observe while demo consumers Add.
 //
-// Observe keeps a reference to the snapshot's members and partitions until
-// the next Observe; do not modify them.
+// Observe keeps the snapshot's members (their lists are never written) and
+// its partitions' keys, never its rows: they may be built again in place
+// for the next poll (SnapshotBuilder).
 type Tracker struct {
 	mu sync.Mutex
 	d  differ
@@ -147,7 +148,6 @@ func (t *Tracker) Observe(s Snapshot) []Event {
 	events := t.answered(s)
 	cluster := t.clusterEvents(s) // may start the differ afresh
 	events = afterOutage(append(events, t.d.observe(s)...), cluster)
-	t.d.detachKept(t.d.last)
 	events = t.countRebalances(s, events)
 	completed := false
 	for _, e := range events {

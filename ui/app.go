@@ -25,6 +25,17 @@ type Source interface {
 	Poll(ctx context.Context) (model.Snapshot, error)
 }
 
+// ObservationSource is a Source whose polls the page builds itself
+// (kafka.Watcher): Observe reads a poll, and the page builds its snapshot
+// on its update loop, in the rows of the one it shows
+// (model.SnapshotBuilder): one set of rows, not one shown while the next
+// is built (39 MB at 100,000 partitions). An observation must stay as
+// read until the next Observe.
+type ObservationSource interface {
+	Source
+	Observe(ctx context.Context) (model.Observation, error)
+}
+
 // OverviewSource is what the overview needs from a poller
 // (kafka.OverviewWatcher satisfies it): each poll's raw read, which the
 // page judges (model.OverviewPipeline). Batched reports whether the last

@@ -417,7 +417,7 @@ func TestKeys(t *testing.T) {
 		if b.ctx.Err() == nil {
 			t.Fatalf("%s: polls not cancelled on quit", k)
 		}
-		if _, cmd := b.Update(pollTickMsg[model.Snapshot]{p: b.group.poll, seq: b.group.poll.seq}); cmd != nil {
+		if _, cmd := b.Update(pollTickMsg[polled]{p: b.group.poll, seq: b.group.poll.seq}); cmd != nil {
 			t.Fatalf("%s: a tick after quit started a poll", k)
 		}
 	}

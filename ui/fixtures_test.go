@@ -249,7 +249,7 @@ func feed(t testing.TB, a *App, cmd tea.Cmd) tea.Cmd {
 		t.Fatal("expected a command, got nil")
 	}
 	msg := cmd()
-	if _, ok := msg.(pollResultMsg[model.Snapshot]); !ok {
+	if _, ok := msg.(pollResultMsg[polled]); !ok {
 		t.Fatalf("command produced %T, want a poll's answer", msg)
 	}
 	_, next := a.Update(msg)
@@ -259,15 +259,15 @@ func feed(t testing.TB, a *App, cmd tea.Cmd) tea.Cmd {
 func plain(a *App) string { return ansi.Strip(a.View().Content) }
 
 // tickOf is the group page's tick of step seq, remaining still to wait.
-func tickOf(a *App, seq uint64, remaining time.Duration) pollTickMsg[model.Snapshot] {
-	return pollTickMsg[model.Snapshot]{p: a.group.poll, seq: seq, remaining: remaining}
+func tickOf(a *App, seq uint64, remaining time.Duration) pollTickMsg[polled] {
+	return pollTickMsg[polled]{p: a.group.poll, seq: seq, remaining: remaining}
 }
 
 // answerOf is an answer to the group page's poll of step seq.
-func answerOf(a *App, seq uint64, snap model.Snapshot) pollResultMsg[model.Snapshot] {
-	return pollResultMsg[model.Snapshot]{p: a.group.poll, seq: seq, val: snap, started: snap.TakenAt}
+func answerOf(a *App, seq uint64, snap model.Snapshot) pollResultMsg[polled] {
+	return pollResultMsg[polled]{p: a.group.poll, seq: seq, val: polled{snap: snap}, started: snap.TakenAt}
 }
 
 // staleTick is a tick of no current loop: the page takes it only to move
 // its clock.
-func staleTick(a *App) pollTickMsg[model.Snapshot] { return tickOf(a, a.group.poll.seq+100, 0) }
+func staleTick(a *App) pollTickMsg[polled] { return tickOf(a, a.group.poll.seq+100, 0) }

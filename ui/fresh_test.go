@@ -12,8 +12,8 @@ import (
 )
 
 // clockOf is the group page's clock step of the poll in flight.
-func clockOf(a *App) pollClockMsg[model.Snapshot] {
-	return pollClockMsg[model.Snapshot]{p: a.group.poll, seq: a.group.poll.seq}
+func clockOf(a *App) pollClockMsg[polled] {
+	return pollClockMsg[polled]{p: a.group.poll, seq: a.group.poll.seq}
 }
 
 // startPoll moves the clock to at and lets the page's pending tick start
@@ -102,7 +102,7 @@ func TestStaleMarkTicksThroughTheRetry(t *testing.T) {
 	a := testApp(t, src, clk, 120, 40)
 	startPoll(t, a, clk, t0.Add(time.Second))
 	clk.Set(t0.Add(2 * time.Second))
-	a.Update(pollResultMsg[model.Snapshot]{p: a.group.poll, seq: a.group.poll.seq, err: errors.New("no answer within 1s"), started: t0.Add(time.Second)})
+	a.Update(pollResultMsg[polled]{p: a.group.poll, seq: a.group.poll.seq, err: errors.New("no answer within 1s"), started: t0.Add(time.Second)})
 	startPoll(t, a, clk, t0.Add(2*time.Second)) // the retry: at once, the failed poll took the cap
 	for sec := 3; sec <= 6; sec++ {
 		clk.Set(t0.Add(time.Duration(sec) * time.Second))

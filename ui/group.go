@@ -56,8 +56,12 @@ type GroupPage struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 
-	poll *poller[model.Snapshot]
-	pipe *model.Pipeline
+	poll *poller[polled]
+	// builder builds the snapshots of an ObservationSource's polls, in
+	// one set of rows: the snapshot shown is valid until the next is
+	// built.
+	builder model.SnapshotBuilder
+	pipe    *model.Pipeline
 	// events is showEvents's copy of the pipeline's timeline, kept.
 	events []model.Event
 	st     WatchState
@@ -109,8 +113,7 @@ func newGroupPage(ctx context.Context, w Watch, opts Options, st Styles, back bo
 		demo:    newDemoPanel(w, st),
 	}
 	g.pageFrame = pageFrame{help: h, layout: g.relayout}
-	src := w.Source
-	g.poll = newPoller(ctx, opts.Timeout, func(ctx context.Context) (model.Snapshot, error) { return src.Poll(ctx) })
+	g.poll = newPoller(ctx, opts.Timeout, pollOf(w.Source))
 	g.timeline = NewTimeline(st, km)
 	g.lanes = NewLanes(st, km, g.pipe.Lanes())
 	g.st = WatchState{Brokers: opts.Brokers, Group: w.Group, Interval: opts.Interval, StallAfter: opts.StallAfter, Now: opts.Now()}
@@ -146,7 +149,7 @@ func (g *GroupPage) TakesKey(msg tea.KeyPressMsg) bool {
 
 // Update handles one message; messages of other pages are ignored.
 func (g *GroupPage) Update(msg tea.Msg) tea.Cmd {
-	if m, ok := msg.(pollTickMsg[model.Snapshot]); ok && g.poll.starts(m) && g.poll.Err == nil {
+	if m, ok := msg.(pollTickMsg[polled]); ok && g.poll.starts(m) && g.poll.Err == nil {
 		// A poll starting after a good one shows nothing new: the page's
 		// clock stays, so the frame is the last one and is not painted
 		// again (at short intervals half the frames were these, "updated
@@ -164,11 +167,11 @@ func (g *GroupPage) Update(msg tea.Msg) tea.Cmd {
 		if took, _ := g.rows.typed(msg); !took {
 			return nil
 		}
-	case pollResultMsg[model.Snapshot]:
+	case pollResultMsg[polled]:
 		cmd = g.handlePoll(msg)
-	case pollTickMsg[model.Snapshot]:
+	case pollTickMsg[polled]:
 		cmd = g.poll.tick(msg, g.st.Now)
-	case pollClockMsg[model.Snapshot]:
+	case pollClockMsg[polled]:
 		var ok bool
 		if cmd, ok = g.poll.clockTick(msg); !ok {
 			return nil
@@ -251,15 +254,22 @@ func (g *GroupPage) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // handlePoll takes an answer of the page's poller: a snapshot replaces the
 // data, an error keeps the last data, marks it stale and backs off.
 // Either way the next poll is scheduled.
-func (g *GroupPage) handlePoll(msg pollResultMsg[model.Snapshot]) tea.Cmd {
+func (g *GroupPage) handlePoll(msg pollResultMsg[polled]) tea.Cmd {
 	now := g.st.Now
-	snap, err, took, ok := g.poll.result(msg, now)
+	answer, err, took, ok := g.poll.result(msg, now)
 	if !ok {
 		return nil
 	}
 	if err != nil {
 		g.applyError(now.Add(-took), err)
 	} else {
+		snap := answer.snap
+		if answer.observed {
+			// The rows of the snapshot shown are written again here:
+			// the pipeline keeps none of them, and the panes take the
+			// new snapshot below.
+			snap = g.builder.Build(&answer.obs)
+		}
 		if snap.CompletedAt.IsZero() {
 			snap.CompletedAt = now
 		}
@@ -272,6 +282,29 @@ func (g *GroupPage) handlePoll(msg pollResultMsg[model.Snapshot]) tea.Cmd {
 	cmd := g.poll.schedule(now, delay)
 	g.st.RetryAt = g.poll.RetryAt
 	return cmd
+}
+
+// polled is one poll's answer: the snapshot, or (observed) the
+// observation the page builds it from.
+type polled struct {
+	snap     model.Snapshot
+	obs      model.Observation
+	observed bool
+}
+
+// pollOf is the page's poll of src: an ObservationSource's observation,
+// any other source's snapshot.
+func pollOf(src Source) func(context.Context) (polled, error) {
+	if o, ok := src.(ObservationSource); ok {
+		return func(ctx context.Context) (polled, error) {
+			obs, err := o.Observe(ctx)
+			return polled{obs: obs, observed: err == nil}, err
+		}
+	}
+	return func(ctx context.Context) (polled, error) {
+		snap, err := src.Poll(ctx)
+		return polled{snap: snap}, err
+	}
 }
 
 // pollSync polls the source at once, on the caller's goroutine, and takes

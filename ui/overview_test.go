@@ -169,7 +169,7 @@ func TestOverviewEnterWatchesGroupAndEscReturns(t *testing.T) {
 		t.Fatalf("enter opened %v, want [order-workers]", wg.opened)
 	}
 	msg := cmd()
-	if _, ok := msg.(pollResultMsg[model.Snapshot]); !ok {
+	if _, ok := msg.(pollResultMsg[polled]); !ok {
 		t.Fatalf("enter's command produced %T, want the group's first poll", msg)
 	}
 	a.Update(msg)

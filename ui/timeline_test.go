@@ -249,7 +249,7 @@ func TestEventsChannelFeedsTheTimeline(t *testing.T) {
 		go func() { results <- c() }()
 	}
 	msg := <-results
-	if _, ok := msg.(pollResultMsg[model.Snapshot]); !ok {
+	if _, ok := msg.(pollResultMsg[polled]); !ok {
 		t.Fatalf("first result %T, want the poll", msg)
 	}
 	a.Update(msg)

@@ -188,7 +188,7 @@ func TestDemoKeyPollsFastForAWhile(t *testing.T) {
 		if c == nil {
 			continue
 		}
-		if m, ok := c().(pollResultMsg[model.Snapshot]); ok {
+		if m, ok := c().(pollResultMsg[polled]); ok {
 			a.Update(m)
 			break
 		}
