@@ -208,7 +208,7 @@ func (c *watchedConn) probePlaintext() {
 	}
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.SetVersion(0) // every broker answers v0, whatever it speaks
-	if _, _, err := exchange(raw, req); err != nil {
+	if _, _, err := exchange(raw, req, nil); err != nil {
 		return
 	}
 	c.mu.Lock()

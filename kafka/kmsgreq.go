@@ -103,6 +103,9 @@ type kmsgRequest struct {
 	req      kmsg.Request
 	min, max int16
 	cache    *versionCache
+	// names interns what an answer decoded without copying keeps
+	// (unsafeResponse); nil: every answer is copied.
+	names *names
 	route
 }
 
@@ -168,7 +171,7 @@ func (r *kmsgRequest) RawExchange(rw io.ReadWriter) (protocol.Message, error) {
 		return &kmsgResponse{key: r.req.Key(), unsupported: uerr}, nil
 	}
 	r.req.SetVersion(v)
-	res, held, err := exchange(rw, r.req)
+	res, held, err := exchange(rw, r.req, r.names)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +201,7 @@ func (r *kmsgRequest) pick(versions brokerVersions) (int16, *UnsupportedError) {
 func askVersions(rw io.ReadWriter) (brokerVersions, error) {
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.SetVersion(0)
-	res, _, err := exchange(rw, req)
+	res, _, err := exchange(rw, req, nil)
 	if err != nil {
 		return nil, fmt.Errorf("api versions: %w", err)
 	}
@@ -229,9 +232,11 @@ var responseBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // pooledResponse reports whether a response of API key can be decoded
 // from a body that is reused once decoded: ListOffsets, Metadata and
-// OffsetFetch have no bytes fields, and kmsg copies their strings
-// (ReadFrom, not UnsafeReadFrom). Only unknown tagged fields would point
-// into the body, and kgwatch reads none.
+// OffsetFetch have no bytes fields, and their strings are copies (kmsg's
+// ReadFrom copies them; an OffsetFetch decoded without copying has its
+// names interned and its metadata dropped before the body is reused:
+// interned.go). Only unknown tagged fields would point into the body,
+// and kgwatch reads none.
 func pooledResponse(key int16) bool {
 	switch key {
 	case 2, 3, 9: // ListOffsets, Metadata, OffsetFetch
@@ -294,8 +299,9 @@ func readBody(body *bytes.Buffer, r io.Reader, n int32) error {
 // exchange writes req (its version set) with kmsg's request header and
 // reads and decodes its response. held is the pooled body a heldResponse
 // was decoded from, for its reader to release once read (nil for the
-// others).
-func exchange(rw io.ReadWriter, req kmsg.Request) (_ kmsg.Response, held *bytes.Buffer, err error) {
+// others). With names, an unsafeResponse is decoded without copying its
+// strings, then detached from its body before the body is reused.
+func exchange(rw io.ReadWriter, req kmsg.Request, names *names) (_ kmsg.Response, held *bytes.Buffer, err error) {
 	buf := requestBufs.Get().(*[]byte)
 	*buf = requestFormatter.AppendRequest((*buf)[:0], req, kmsgCorrelationID)
 	_, err = rw.Write(*buf)
@@ -351,6 +357,13 @@ func exchange(rw io.ReadWriter, req kmsg.Request) (_ kmsg.Response, held *bytes.
 	}
 	res := req.ResponseKind()
 	res.SetVersion(req.GetVersion())
+	if u, ok := res.(kmsg.UnsafeReadFrom); ok && names != nil && unsafeResponse(req.Key()) && pooledResponse(req.Key()) {
+		if err := u.UnsafeReadFrom(b); err != nil {
+			return nil, nil, fmt.Errorf("decode %s v%d response: %w", name, req.GetVersion(), err)
+		}
+		names.detachStrings(res) // before the deferred release reuses b
+		return res, held, nil
+	}
 	if err := res.ReadFrom(b); err != nil {
 		return nil, nil, fmt.Errorf("decode %s v%d response: %w", name, req.GetVersion(), err)
 	}
@@ -388,5 +401,5 @@ func (w *Watcher) sendKmsgHeld(ctx context.Context, broker int32, req kmsg.Reque
 
 // kmsg wraps req for the transport, routed to.
 func (w *Watcher) kmsg(req kmsg.Request, minV, maxV int16, to route) *kmsgRequest {
-	return &kmsgRequest{req: req, min: minV, max: maxV, cache: &w.vers, route: to}
+	return &kmsgRequest{req: req, min: minV, max: maxV, cache: &w.vers, names: &w.names, route: to}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"testing"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -76,7 +77,7 @@ func TestPooledResponsesKeepNothingOfTheirBody(t *testing.T) {
 		if !pooledResponse(req.Key()) {
 			t.Fatalf("%s: not pooled", kmsg.NameForKey(req.Key()))
 		}
-		got, _, err := exchange(answer(req, res), req)
+		got, _, err := exchange(answer(req, res), req, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,6 +98,69 @@ func TestPooledResponsesKeepNothingOfTheirBody(t *testing.T) {
 		read(metadata("orders-bbbb"))
 		if got := *md.Topics[0].Topic; got != "orders-aaaa" {
 			t.Errorf("Metadata: first answer now names %q", got)
+		}
+	}
+}
+
+// TestOffsetFetchDecodedWithoutCopies: an OffsetFetch answer read with a
+// names table is decoded without copying its strings, then detached from
+// its body before the body is reused: a first answer keeps its group and
+// topic names when the next is read into the same buffer (overwritten
+// once released, TestMain), at v7 (top-level topics) and v8 (groups); its
+// metadata, which kgwatch never reads, is dropped; and a name read twice
+// is one copy.
+func TestOffsetFetchDecodedWithoutCopies(t *testing.T) {
+	answerAt := func(version int16, group, topic string) (kmsg.Request, kmsg.Response) {
+		req := kmsg.NewPtrOffsetFetchRequest()
+		req.SetVersion(version)
+		res := kmsg.NewPtrOffsetFetchResponse()
+		meta := "meta-" + topic
+		if version < 8 {
+			rt := kmsg.NewOffsetFetchResponseTopic()
+			rt.Topic = topic
+			rp := kmsg.NewOffsetFetchResponseTopicPartition()
+			rp.Offset, rp.Metadata = 42, &meta
+			rt.Partitions = append(rt.Partitions, rp)
+			res.Topics = append(res.Topics, rt)
+			return req, res
+		}
+		g := kmsg.NewOffsetFetchResponseGroup()
+		g.Group = group
+		rt := kmsg.NewOffsetFetchResponseGroupTopic()
+		rt.Topic = topic
+		rp := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+		rp.Offset, rp.Metadata = 42, &meta
+		rt.Partitions = append(rt.Partitions, rp)
+		g.Topics = append(g.Topics, rt)
+		res.Groups = append(res.Groups, g)
+		return req, res
+	}
+	var n names
+	read := func(version int16, group, topic string) *kmsg.OffsetFetchResponse {
+		t.Helper()
+		req, res := answerAt(version, group, topic)
+		got, _, err := exchange(answer(req, res), req, &n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.(*kmsg.OffsetFetchResponse)
+	}
+	for range 3 { // whichever buffer the pool hands out
+		first := read(7, "", "orders-aaaa")
+		read(7, "", "orders-bbbb")
+		if tp := first.Topics[0]; tp.Topic != "orders-aaaa" || tp.Partitions[0].Offset != 42 || tp.Partitions[0].Metadata != nil {
+			t.Errorf("v7: first answer now names %q, offset %d, metadata %v", tp.Topic, tp.Partitions[0].Offset, tp.Partitions[0].Metadata)
+		}
+		first8 := read(8, "group-aaaa", "orders-aaaa")
+		again := read(8, "group-aaaa", "orders-aaaa")
+		read(8, "group-bbbb", "orders-bbbb")
+		g := first8.Groups[0]
+		if g.Group != "group-aaaa" || g.Topics[0].Topic != "orders-aaaa" || g.Topics[0].Partitions[0].Metadata != nil {
+			t.Errorf("v8: first answer now names group %q, topic %q, metadata %v", g.Group, g.Topics[0].Topic, g.Topics[0].Partitions[0].Metadata)
+		}
+		if unsafe.StringData(again.Groups[0].Topics[0].Topic) != unsafe.StringData(g.Topics[0].Topic) ||
+			unsafe.StringData(again.Groups[0].Group) != unsafe.StringData(g.Group) {
+			t.Error("a name read twice is two copies, not one interned")
 		}
 	}
 }

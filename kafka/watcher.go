@@ -89,8 +89,10 @@ type Watcher struct {
 	starts startCache
 	// clock replaces time.Now for the log-start cadence when set (tests).
 	clock func() time.Time
-	// vers holds each connection's API versions, for kmsg requests.
-	vers versionCache
+	// vers holds each connection's API versions, for kmsg requests;
+	// names the names kept from answers decoded without copying.
+	vers  versionCache
+	names names
 	// topicIDs names the topic ids metadata answers gave.
 	topicIDs map[[16]byte]string
 	// kind is the group's type as last learned; "" until known, and
