@@ -136,8 +136,8 @@ func TestNoColorKeepsMeaning(t *testing.T) {
 			}
 		})
 	}
-	if opts := ProgramOptions(Options{NoColor: true}); len(opts) != 1 {
-		t.Errorf("ProgramOptions(NoColor) = %d options, want a colour profile", len(opts))
+	if mono, colour := ProgramOptions(Options{NoColor: true}), ProgramOptions(Options{}); len(mono) != len(colour)+1 {
+		t.Errorf("ProgramOptions(NoColor) = %d options, %d without: want a colour profile more", len(mono), len(colour))
 	}
 }
 

@@ -3,7 +3,9 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -133,5 +135,72 @@ func pollsStartingUnpainted(t *testing.T, a *App, clk *clock, polls int, retryAt
 			}
 		}
 		a.Update(msg)
+	}
+}
+
+// frameCounter counts the frames a program draws: bubbletea's renderer
+// writes each in one Write.
+type frameCounter struct {
+	mu     sync.Mutex
+	frames int
+}
+
+func (c *frameCounter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.frames++
+	return len(p), nil
+}
+
+func (c *frameCounter) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.frames
+}
+
+// busyModel changes its view every 2 ms: a program showing it draws as
+// many frames as its frame rate lets it.
+type busyModel struct{ n int }
+
+type busyTick struct{}
+
+func busyNext() tea.Cmd {
+	return tea.Tick(2*time.Millisecond, func(time.Time) tea.Msg { return busyTick{} })
+}
+
+func (m *busyModel) Init() tea.Cmd { return busyNext() }
+
+func (m *busyModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(busyTick); ok {
+		m.n++
+		return m, busyNext()
+	}
+	return m, nil
+}
+
+func (m *busyModel) View() tea.View { return tea.NewView(strconv.Itoa(m.n)) }
+
+// TestFrameRateIsCapped: a program run with the UI's options draws at
+// most FrameRate frames a second however often its view changes (at
+// bubbletea's default it drew 60, a tenth of the 10k TUI's CPU). Only an
+// upper bound is checked: a slow machine draws fewer, never more.
+func TestFrameRateIsCapped(t *testing.T) {
+	const run = 600 * time.Millisecond
+	w := &frameCounter{}
+	opts := append(ProgramOptions(Options{}), tea.WithInput(nil), tea.WithOutput(w), tea.WithWindowSize(80, 24), tea.WithoutSignals())
+	p := tea.NewProgram(&busyModel{}, opts...)
+	go func() {
+		time.Sleep(run)
+		p.Quit()
+	}()
+	if _, err := p.Run(); err != nil {
+		t.Fatal(err)
+	}
+	// The frames of run at FrameRate, plus the first and the last.
+	if limit := int(run.Seconds()*FrameRate) + 3; w.count() > limit {
+		t.Fatalf("%d frames in %s, want at most %d (%d a second)", w.count(), run, limit, FrameRate)
+	}
+	if w.count() < 2 {
+		t.Fatalf("%d frames in %s: the program drew nothing, the test proves nothing", w.count(), run)
 	}
 }
