@@ -20,7 +20,8 @@ import (
 //
 //   - ListGroups: one (v5+ names each group's type, v4+ its state);
 //   - DescribeGroups, ConsumerGroupDescribe, ShareGroupDescribe: one each
-//     for that coordinator's groups of the type, none when it has none;
+//     for that coordinator's groups of the type, none when it has none
+//     (a classic group listed Empty is not described: it has no members);
 //   - OffsetFetch: one for all its classic and consumer groups (v8+; up to
 //     offsetFetchBatch groups a request), or one per group on a broker
 //     older than Kafka 3.0 (OffsetFetch before v8 takes one group);
@@ -277,6 +278,19 @@ func (o *OverviewWatcher) readCoordinator(ctx context.Context, b broker, buf []g
 		// keeps the listed state.
 		reads[i].sum = model.GroupSummary{ID: g.Group, Type: model.GroupType(g.GroupType), ProtocolType: listedProtocolType(g), State: g.GroupState}
 		t := listedKind(model.GroupType(g.GroupType)).typ
+		if model.GroupType(g.GroupType) == model.TypeClassic && g.GroupState == model.StateEmpty {
+			// A group listed classic and Empty (ListGroups v5+ names
+			// the type, v4+ the state) has no member to describe:
+			// DescribeGroups would say Empty, no members, no
+			// generation, as the listing does. Most groups of a
+			// cluster are such (4,970 of 5,000 in the overview's
+			// bench), and describing them was most of the describes'
+			// bytes. One that changed since it was listed is seen at
+			// the next poll. A group listed without a type may be a
+			// consumer group that DescribeGroups does not know: it
+			// is described.
+			continue
+		}
 		byType[t] = append(byType[t], i)
 	}
 	// A kind is asked only about groups it has here: none, no request.

@@ -140,6 +140,11 @@ func TestOverviewRequestCount(t *testing.T) {
 	}
 	small, large := measure(3), measure(40)
 	t.Logf("3 groups: %v; 40 groups: %v", small, large)
+	// Every group is Empty (commits only): listed Empty, none is
+	// described.
+	if small["DescribeGroups"]+large["DescribeGroups"] != 0 {
+		t.Errorf("DescribeGroups sent for groups listed Empty: %v, %v", small, large)
+	}
 	for _, c := range []map[string]int{small, large} {
 		if c["ListGroups"] != 3 {
 			t.Errorf("ListGroups = %d, want 3 (one per broker): %v", c["ListGroups"], c)
@@ -151,8 +156,8 @@ func TestOverviewRequestCount(t *testing.T) {
 			t.Errorf("FindCoordinator %d, Metadata %d: want none (listing broker coordinates; metadata cached): %v", c["FindCoordinator"], c["Metadata"], c)
 		}
 	}
-	if large["DescribeGroups"] != 3 || large["OffsetFetch"] != 3 {
-		t.Errorf("40 groups: DescribeGroups = %d, OffsetFetch = %d, want 3 each (one per coordinator)", large["DescribeGroups"], large["OffsetFetch"])
+	if large["OffsetFetch"] != 3 {
+		t.Errorf("40 groups: OffsetFetch = %d, want 3 (one per coordinator)", large["OffsetFetch"])
 	}
 	if !o.Batched() {
 		t.Error("Batched() = false on a Kafka 4.0 cluster")
@@ -218,6 +223,10 @@ func TestOverviewThousandGroups(t *testing.T) {
 	tc.createTopic(t, "orders", 6)
 	tc.produceEach(t, "orders", 6, 5, time.Now())
 	tc.commitGroups(t, groupNames(1000), "orders", map[int32]int64{0: 1, 1: 2, 2: 3, 3: 4, 4: 5, 5: 0})
+	// One group with a member, so one coordinator has a group to
+	// describe (the 1,000 listed Empty are not described).
+	live := tc.joinGroup(t, "live", "consumer-l", "orders")
+	waitAssigned(t, 6, live)
 	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 10 * time.Second}))
 	defer o.Close()
 	tc.resetCounts()
@@ -245,11 +254,17 @@ func TestOverviewThousandGroups(t *testing.T) {
 	if coldTotal >= 40 {
 		t.Errorf("a cold overview of 1,000 groups sent %d requests, want under 40: %v", coldTotal, cold)
 	}
-	if len(gs) != 1000 {
-		t.Fatalf("%d groups, want 1000", len(gs))
+	if len(gs) != 1001 || cold["DescribeGroups"] != 1 || c["DescribeGroups"] != 1 {
+		t.Fatalf("%d groups, %d and %d DescribeGroups: want 1001, one describe (of live's coordinator)", len(gs), cold["DescribeGroups"], c["DescribeGroups"])
 	}
 	for _, g := range gs {
-		if g.TotalLag != 15 || g.Committed != 6 || g.Err != "" || g.Type != model.TypeClassic {
+		if g.ID == "live" {
+			if g.State != model.StateStable || g.Members != 1 {
+				t.Fatalf("live: %+v, want Stable with its member", g)
+			}
+			continue
+		}
+		if g.TotalLag != 15 || g.Committed != 6 || g.Err != "" || g.Type != model.TypeClassic || g.State != model.StateEmpty {
 			t.Fatalf("group %+v: want lag 15 over 6 committed partitions", g)
 		}
 	}
@@ -364,7 +379,12 @@ func TestOverviewGroupMissingFromDescribe(t *testing.T) {
 	tc.createTopic(t, "orders", 1)
 	tc.produceEach(t, "orders", 1, 10, time.Now())
 	tc.commit(t, "kept", "orders", map[int]int64{0: 4})
-	tc.commit(t, "dropped", "orders", map[int]int64{0: 7})
+	// dropped has a member, so it is listed Stable and described (a
+	// group listed Empty is not).
+	d := tc.joinGroup(t, "dropped", "consumer-d", "orders")
+	if err := waitAssigned(t, 1, d)[0].CommitOffsets(map[string]map[int]int64{"orders": {0: 7}}); err != nil {
+		t.Fatalf("commit: %v", err)
+	}
 	tc.ControlKey(int16(kmsg.DescribeGroups), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		tc.KeepControl()
 		req := kreq.(*kmsg.DescribeGroupsRequest)
