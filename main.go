@@ -66,6 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer stopProfile()
+	defer cli.HeapBudget()()
 	return runContext(ctx, args, stdout, stderr)
 }
 
