@@ -22,24 +22,32 @@ import (
 // coordinators' answers in parallel.
 type names struct {
 	mu sync.Mutex
-	m  map[string]string
+	// cur and old are two generations: when cur holds maxNames, it
+	// becomes old and cur starts afresh, and a name found in old moves
+	// to cur. A cluster whose groups and topics come and go does not
+	// grow the table forever, and one with more names than maxNames
+	// copies only those not seen for a generation, not all of them at
+	// every poll.
+	cur, old map[string]string
 }
 
-// maxNames bounds the table: past it, it starts afresh, so a cluster
-// whose groups and topics come and go does not grow it forever.
+// maxNames is the most names a generation holds.
 const maxNames = 1 << 16
 
 // intern returns a copy of s that does not refer to the body it was
 // decoded from, the same copy each time; the caller holds n.mu.
 func (n *names) intern(s string) string {
-	if v, ok := n.m[s]; ok {
+	if v, ok := n.cur[s]; ok {
 		return v
 	}
-	if n.m == nil || len(n.m) >= maxNames {
-		n.m = make(map[string]string)
+	v, ok := n.old[s]
+	if !ok {
+		v = strings.Clone(s)
 	}
-	v := strings.Clone(s)
-	n.m[v] = v
+	if n.cur == nil || len(n.cur) >= maxNames {
+		n.old, n.cur = n.cur, make(map[string]string)
+	}
+	n.cur[v] = v
 	return v
 }
 

@@ -299,8 +299,14 @@ func TestOverviewWithoutOffsetFetchV8(t *testing.T) {
 			t.Errorf("group %+v: want Empty, lag 9", g)
 		}
 	}
-	if c := tc.requestCounts(); c["OffsetFetch"] != 5 {
+	c := tc.requestCounts()
+	if c["OffsetFetch"] != 5 {
 		t.Errorf("OffsetFetch = %d, want one per group (5): %v", c["OffsetFetch"], c)
+	}
+	// ListGroups v4 names no type: the groups listed Empty are described,
+	// in one request per coordinator.
+	if c["DescribeGroups"] < 1 || c["DescribeGroups"] > 3 {
+		t.Errorf("DescribeGroups = %d, want one per coordinator of the 5 groups (1 to 3): %v", c["DescribeGroups"], c)
 	}
 	if o.Batched() {
 		t.Error("Batched() = true on a broker without OffsetFetch v8")

@@ -3,6 +3,7 @@ package kafka
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -162,5 +163,24 @@ func TestOffsetFetchDecodedWithoutCopies(t *testing.T) {
 			unsafe.StringData(again.Groups[0].Group) != unsafe.StringData(g.Group) {
 			t.Error("a name read twice is two copies, not one interned")
 		}
+	}
+}
+
+// TestNamesTableIsBounded: the interned names of a cluster whose names
+// come and go are bounded by two generations; a name still in use when
+// its generation is retired keeps its copy.
+func TestNamesTableIsBounded(t *testing.T) {
+	var n names
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	kept := n.intern("orders")
+	for i := range 3 * maxNames {
+		n.intern(fmt.Sprintf("group-%d", i))
+		if i%1000 == 0 && unsafe.StringData(n.intern("orders")) != unsafe.StringData(kept) {
+			t.Fatalf("after %d names, a name in use was copied again", i)
+		}
+	}
+	if len(n.cur)+len(n.old) > 2*maxNames {
+		t.Fatalf("%d names held, want at most %d", len(n.cur)+len(n.old), 2*maxNames)
 	}
 }

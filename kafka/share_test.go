@@ -183,3 +183,31 @@ func TestOverviewGroupTypes(t *testing.T) {
 		t.Errorf("%d DescribeGroups mixed classic and consumer groups", n)
 	}
 }
+
+// TestOverviewEmptyShareGroup: a share group whose members left is listed
+// Empty and still read: its start offsets (DescribeShareGroupOffsets, asked
+// of the groups each kind describes) give its committed partitions and
+// lag, as while it had members. Only a classic group listed Empty goes
+// undescribed.
+func TestOverviewEmptyShareGroup(t *testing.T) {
+	tc := newTestCluster(t, false, fast848())
+	tc.createTopic(t, "orders", 3)
+	tc.produceEach(t, "orders", 3, 4, time.Now())
+	tc.SetGroupConfigs("jobs-q", map[string]string{"share.auto.offset.reset": "earliest"})
+	m := tc.kgoJoin(t, "share-a", kgo.ShareGroup("jobs-q"), kgo.ConsumeTopics("orders"))
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
+	defer o.Close()
+	var gs []model.GroupSummary
+	waitFor(t, 20*time.Second, "the share group reading its 3 partitions", func() bool {
+		gs = overviewOnce(t, o)
+		return len(gs) == 1 && gs[0].Members == 1 && gs[0].Committed == 3
+	}, func() string { return fmt.Sprintf("%+v", gs) })
+	m.leave()
+	waitFor(t, 20*time.Second, "the share group Empty, its start offsets still read", func() bool {
+		gs = overviewOnce(t, o)
+		return len(gs) == 1 && gs[0].State == model.StateEmpty
+	}, func() string { return fmt.Sprintf("%+v", gs) })
+	if g := gs[0]; g.Type != model.TypeShare || g.Committed != 3 || g.Partitions != 3 || g.Err != "" {
+		t.Errorf("empty share group %+v: want type share, 3 partitions with start offsets", g)
+	}
+}

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -833,5 +834,41 @@ func TestNeverConnectedIsNotLost(t *testing.T) {
 	got = tr.Observe(snap(11, stable, mem("consumer-a", 0, 1, 2)))
 	if len(got) < 1 || got[0].Duration != 11*time.Second || got[0].MinDuration != 10*time.Second {
 		t.Errorf("hung polls from the start: %v", got)
+	}
+}
+
+// TestPartitionsChangedWithAsManyRows: a poll whose rows are as many as
+// the last one's but other partitions (a topic's partition gone, another
+// topic's come) is a partitions change; the tracker, which keeps the last
+// view's keys when a poll has the same ones, must see they are not.
+func TestPartitionsChangedWithAsManyRows(t *testing.T) {
+	mk := func(sec float64, orders, payments int32) Snapshot {
+		o := Observation{TakenAt: at(sec), Group: Group{ID: "g", State: stable, Assignor: "range"}}
+		m := Member{MemberID: "m-1", ClientID: "c"}
+		for p := range orders {
+			m.Partitions = append(m.Partitions, TopicPartition{Topic: "orders", Partition: p})
+		}
+		for p := range payments {
+			m.Partitions = append(m.Partitions, TopicPartition{Topic: "payments", Partition: p})
+		}
+		o.Members = []Member{m}
+		return NewSnapshot(o)
+	}
+	tr := NewTracker("g", 0)
+	var got []string
+	for i, s := range []Snapshot{mk(0, 4, 1), mk(1, 4, 1), mk(2, 3, 2), mk(3, 3, 2), mk(4, 4, 1)} {
+		for _, e := range tr.Observe(s) {
+			if e.Type == EventPartitionsChanged {
+				got = append(got, fmt.Sprintf("%d %s", i, e.Detail))
+			}
+		}
+	}
+	want := []string{
+		"2 orders: 4 → 3 partitions", "2 payments: 1 → 2 partitions",
+		"4 orders: 3 → 4 partitions", "4 payments: 2 → 1 partitions",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("partitions_changed:\n got %q\nwant %q", got, want)
 	}
 }

@@ -165,11 +165,21 @@ func TestPipelineKeepsNoRows(t *testing.T) {
 // laterObservations follow rebalanceObservations: b back, owning 5 of 10
 // partitions (a rebalance between polls that grows the rows); then b and
 // a swapping partitions 4 and 5 between two polls (a rebalance whose
-// members all stay); then partition 9 gone (9 rows, in the rows of 10).
+// members all stay); then orders/9 replaced by payments/0 (as many rows,
+// other partitions); then partition 9 gone (9 rows, in the rows of 10).
 // A third of the partitions never commit, so they stall.
 func laterObservations(typ GroupType) []Observation {
 	at := ht0.Add(time.Hour)
 	var out []Observation
+	// orders has parts partitions; with payments, its partition 9 is
+	// payments/0 instead (as many rows, other keys).
+	payments := false
+	key := func(p int32) TopicPartition {
+		if payments && p == 9 {
+			return TopicPartition{Topic: "payments", Partition: 0}
+		}
+		return TopicPartition{Topic: "orders", Partition: p}
+	}
 	poll := func(epoch int32, parts int32, owners ...[]int32) {
 		at = at.Add(5 * time.Second)
 		o := Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable, Type: typ, ProtocolType: "consumer", AssignmentEpoch: epoch}}
@@ -179,7 +189,7 @@ func laterObservations(typ GroupType) []Observation {
 		for i, name := range []string{"a", "b"} {
 			m := Member{MemberID: name + "-id", ClientID: name, MemberEpoch: epoch}
 			for _, p := range owners[i] {
-				m.Partitions = append(m.Partitions, TopicPartition{Topic: "orders", Partition: p})
+				m.Partitions = append(m.Partitions, key(p))
 			}
 			if typ == TypeConsumer {
 				m.TargetPartitions = m.Partitions
@@ -187,7 +197,7 @@ func laterObservations(typ GroupType) []Observation {
 			o.Members = append(o.Members, m)
 		}
 		for p := range parts {
-			tp := TopicPartition{Topic: "orders", Partition: p}
+			tp := key(p)
 			if p%3 != 0 {
 				o.SetCommitted(tp, 100+int64(p)+int64(len(out)))
 			} else {
@@ -203,8 +213,13 @@ func laterObservations(typ GroupType) []Observation {
 	for range 3 {
 		poll(4, 10, []int32{0, 1, 2, 3, 5}, []int32{4, 6, 7, 8, 9})
 	}
+	payments = true
 	for range 3 {
-		poll(5, 9, []int32{0, 1, 2, 3, 5}, []int32{4, 6, 7, 8})
+		poll(5, 10, []int32{0, 1, 2, 3, 5}, []int32{4, 6, 7, 8, 9})
+	}
+	payments = false
+	for range 3 {
+		poll(6, 9, []int32{0, 1, 2, 3, 5}, []int32{4, 6, 7, 8})
 	}
 	return out
 }

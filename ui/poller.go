@@ -98,7 +98,10 @@ func (p *poller[T]) now(at time.Time) tea.Cmd {
 
 // sync polls at once on the caller's goroutine and returns the answer,
 // for the page's Update to take as any poll's (a replay feeds its records
-// so, its clock standing at each). A poll in flight becomes stale.
+// so, its clock standing at each). A poll in flight becomes stale. Only
+// for a source whose answers are its own to give (a replay's): an
+// ObservationSource's observation is its watcher's storage, which a poll
+// still in flight would write while the page builds from it.
 func (p *poller[T]) sync(at time.Time) pollResultMsg[T] {
 	p.seq++
 	p.polling, p.started = true, at
