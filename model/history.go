@@ -53,8 +53,7 @@ const (
 
 // partState is what History knows of one partition. Its fields are laid
 // out to pack (times and offsets, then strings, then the small ones), its
-// ring held in place: about 520 bytes a partition, no allocation of its
-// own.
+// ring held in place: 392 bytes a partition, no allocation of its own.
 type partState struct {
 	hist samples // its polls, for rates and the short window
 
@@ -119,8 +118,8 @@ type partState struct {
 
 // History remembers recent snapshots of one group, compactly, and derives
 // what a single snapshot cannot say: statuses, rates, ETA, stall times and a
-// lag sparkline. It holds a fixed number of samples per partition (about
-// 540 bytes each, its key, its state and its ring of 12 samples: 5.4 MB for
+// lag sparkline. It holds a fixed number of samples per partition (416
+// bytes each, its key, its state and its ring of 12 samples: 4.2 MB for
 // 10,000 partitions) and forgets partitions that
 // leave the snapshot. It is not safe for concurrent
 // use.

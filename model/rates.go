@@ -59,7 +59,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 		st.hist.pushSpaced(cur, h.spacing)
 		st.endsSorted = st.hist.len() == 1 && cur.logEnd >= 0
 	} else {
-		prev := *st.hist.newest()
+		prev := st.hist.newest()
 		reset := false
 		if cur.logEnd >= 0 && prev.logEnd >= 0 && cur.logEnd < prev.logEnd {
 			reset = true // log truncated or topic recreated
@@ -133,8 +133,8 @@ func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int6
 			}
 		}
 	}
-	p.ConsumeRate = h.rate(st, cOld, now, cur.committed, func(sm *sample) int64 { return sm.committed })
-	p.ProduceRate = h.rate(st, eOld, now, cur.logEnd, func(sm *sample) int64 { return sm.logEnd })
+	p.ConsumeRate = h.rate(st, cOld, now, cur.committed, func(sm sample) int64 { return sm.committed })
+	p.ProduceRate = h.rate(st, eOld, now, cur.logEnd, func(sm sample) int64 { return sm.logEnd })
 	return dc, de
 }
 
@@ -216,7 +216,7 @@ func (h *History) groupFrom(now int64) int {
 // rate is (cur − ring[from]) / Δt, unknown when there is no usable older
 // sample, the samples span less than half the window, or the offset went
 // down (which a reset should have caught; never report a negative rate).
-func (h *History) rate(st *partState, from int, now, cur int64, field func(*sample) int64) Rate {
+func (h *History) rate(st *partState, from int, now, cur int64, field func(sample) int64) Rate {
 	if from < 0 {
 		return Rate{}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Whatever the poll interval, every sample but the newest is at least
@@ -74,7 +75,7 @@ func TestTrackOldestLooksBackAsAForwardScan(t *testing.T) {
 		n := 1 + rng.IntN(ringSize+4)
 		for i := range n {
 			end := int64(rng.IntN(12)) - 1 // -1: unknown
-			st.hist.buf[st.hist.next(ringSize)] = sample{t: int64(i + 1), logEnd: end}
+			st.hist.pushSpaced(sample{t: int64(i+1) * int64(time.Millisecond), logEnd: end}, 0)
 		}
 		at := int64(rng.IntN(11))
 		var notYet, existed int64
@@ -89,7 +90,7 @@ func TestTrackOldestLooksBackAsAForwardScan(t *testing.T) {
 		}
 		// Now the log goes past it: existed is now when no earlier poll saw it.
 		p := PartitionLag{Committed: at, LogEnd: at + 1}
-		now := int64(n + 1)
+		now := int64(n+1) * int64(time.Millisecond)
 		st.trackOldest(&p, now)
 		if existed == 0 {
 			existed = now
@@ -97,5 +98,168 @@ func TestTrackOldestLooksBackAsAForwardScan(t *testing.T) {
 		if st.notYet != notYet || st.existed != existed {
 			t.Fatalf("trial %d: notYet %d existed %d, want %d and %d", trial, st.notYet, st.existed, notYet, existed)
 		}
+	}
+}
+
+// wholeRing is the ring of whole samples samples was before it held
+// distances: what it must read back.
+type wholeRing struct{ ring[sample] }
+
+func (r *wholeRing) pushSpaced(c sample, spacing int64) {
+	if r.n >= 2 && r.newest().t-r.at(int(r.n)-2).t < spacing {
+		*r.newest() = c
+		return
+	}
+	r.push(c)
+}
+
+// TestSamplesReadBackWhole: random polls of a partition (times in whole
+// milliseconds, at intervals around the spacing; offsets walking up from
+// billions, sometimes not read, sometimes read again) read back, oldest
+// to newest, as a ring of whole samples holds them. With jumps out of a
+// base's reach as well (the clock by weeks, an offset by billions), the
+// newest reads back whole and the samples held are in time order.
+func TestSamplesReadBackWhole(t *testing.T) {
+	ms := int64(time.Millisecond)
+	for _, jumpy := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		jumps := 0
+		for trial := range 2000 {
+			var r samples
+			w := wholeRing{newRing[sample](ringSize)}
+			at := int64(1_700_000_000_000)*ms + rng.Int64N(1000)*ms
+			c, e := rng.Int64N(1<<40), rng.Int64N(1<<40)
+			spacing := int64(rng.IntN(3)) * 500 * ms
+			for range 1 + rng.IntN(60) {
+				at += (1 + rng.Int64N(1500)) * ms
+				e += rng.Int64N(100)
+				s := sample{t: at, committed: c + rng.Int64N(100), logEnd: e}
+				c = s.committed
+				switch rng.IntN(20) {
+				case 0:
+					s.committed = NoOffset
+				case 1:
+					s.logEnd = NoOffset
+				case 2:
+					if jumpy {
+						s.t += 40 * 24 * 3600 * 1000 * ms // weeks
+						at, jumps = s.t, jumps+1
+					}
+				case 3:
+					if jumpy {
+						e += 1 << 33 // billions
+						s.logEnd, jumps = e, jumps+1
+					}
+				}
+				r.pushSpaced(s, spacing)
+				w.pushSpaced(s, spacing)
+				if got := r.newest(); got != *w.newest() {
+					t.Fatalf("trial %d: newest %+v, want %+v", trial, got, *w.newest())
+				}
+				if jumpy {
+					for i := 1; i < r.len(); i++ {
+						if r.at(i).t <= r.at(i-1).t {
+							t.Fatalf("trial %d: sample %d at %d, after %d", trial, i, r.at(i).t, r.at(i-1).t)
+						}
+					}
+					continue
+				}
+				if r.len() != w.len() {
+					t.Fatalf("trial %d: %d samples, the whole ring holds %d", trial, r.len(), w.len())
+				}
+				for i := range r.len() {
+					if got, want := r.at(i), *w.at(i); got != want {
+						t.Fatalf("trial %d: sample %d of %d is %+v, want %+v", trial, i, r.len(), got, want)
+					}
+				}
+			}
+		}
+		if jumpy && jumps == 0 {
+			t.Fatal("no jump out of reach: the test proves less than it says")
+		}
+	}
+}
+
+// TestSamplesOutOfReach: a sample whose time or offset is out of reach of
+// the ring's base keeps the ring's samples within reach of it, drops the
+// others, and is read back whole.
+func TestSamplesOutOfReach(t *testing.T) {
+	sec := int64(time.Second)
+	fill := func() *samples {
+		var r samples
+		for i := range int64(ringSize) {
+			r.pushSpaced(sample{t: i * sec, committed: 100 + i, logEnd: 200 + i}, sec)
+		}
+		return &r
+	}
+	for _, c := range []struct {
+		name string
+		s    sample
+		kept int
+	}{
+		{"weeks later", sample{t: 30 * 24 * 3600 * sec, committed: 200, logEnd: 300}, 1},
+		{"log end billions on", sample{t: 12 * sec, committed: 112, logEnd: 5 << 31}, 1},
+		{"commit not read", sample{t: 12 * sec, committed: NoOffset, logEnd: 212}, ringSize},
+		{"log end not read", sample{t: 12 * sec, committed: 112, logEnd: NoOffset}, ringSize},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := fill()
+			r.pushSpaced(c.s, sec)
+			if r.len() != c.kept || r.newest() != c.s {
+				t.Fatalf("%d samples, newest %+v: want %d, newest %+v", r.len(), r.newest(), c.kept, c.s)
+			}
+			if c.kept > 1 {
+				if first := r.at(0); first != (sample{t: 1 * sec, committed: 101, logEnd: 201}) {
+					t.Fatalf("oldest %+v, want the second sample pushed", first)
+				}
+			}
+		})
+	}
+	// A ring whose first sample read no commit takes the first read as
+	// its base's.
+	var r samples
+	r.pushSpaced(sample{t: 0, committed: NoOffset, logEnd: 10}, sec)
+	r.pushSpaced(sample{t: sec, committed: 5 << 40, logEnd: 11}, sec)
+	if r.len() != 2 || r.at(0) != (sample{t: 0, committed: NoOffset, logEnd: 10}) || r.newest() != (sample{t: sec, committed: 5 << 40, logEnd: 11}) {
+		t.Fatalf("ring %+v, %+v", r.at(0), r.newest())
+	}
+}
+
+// TestPartStateSize: a partition's history state stays compact (it is
+// held for every partition watched: 100,000 in the group view, 30,000 in
+// the overview at 5,000 groups).
+func TestPartStateSize(t *testing.T) {
+	if n := unsafe.Sizeof(partState{}); n > 392 {
+		t.Errorf("partState is %d bytes, want at most 392", n)
+	}
+	if n := unsafe.Sizeof(samples{}); n > 176 {
+		t.Errorf("samples is %d bytes, want at most 176", n)
+	}
+}
+
+// TestAnnotateAllocatesPerPollNotPerPartition: a poll of a group as it
+// was (commits and log ends moving) allocates no more in Annotate at
+// 4,000 partitions than at 400: nothing a partition (a ring's sample
+// read through a pointer once made every partition's rates allocate two).
+func TestAnnotateAllocatesPerPollNotPerPartition(t *testing.T) {
+	allocs := func(n int) float64 {
+		o := benchGroup(n)
+		h := NewHistory(HistoryOptions{})
+		at := ht0
+		var b SnapshotBuilder
+		poll := func() {
+			at = at.Add(time.Second)
+			advance(&o, at)
+			s := b.Build(&o)
+			h.Annotate(&s)
+		}
+		for range 15 { // past the rates' window: every rate measured
+			poll()
+		}
+		return testing.AllocsPerRun(5, poll)
+	}
+	small, large := allocs(400), allocs(4000)
+	if large > small+20 {
+		t.Errorf("a poll allocates %.0f times at 4,000 partitions, %.0f at 400: something allocates per partition", large, small)
 	}
 }
