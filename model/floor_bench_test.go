@@ -57,7 +57,7 @@ func BenchmarkFloorUpdate10k(b *testing.B) {
 				st.movedAt = now
 			}
 			st.hist.pushSpaced(sample{t: now, committed: p.Committed, logEnd: p.LogEnd}, int64(time.Second))
-			st.status, p.Status = StatusOK, StatusOK
+			st.status, p.Status = codeOf(StatusOK), StatusOK
 			p.CommitMovedAt = time.Unix(0, st.movedAt)
 			p.ConsumeRate = Rate{PerSec: float64(p.Committed - st.hist.at(0).committed), Known: true}
 		}

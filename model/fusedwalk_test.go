@@ -119,6 +119,7 @@ func TestAnnotateAlignsInItsWalk(t *testing.T) {
 	for seed := range uint64(25) {
 		polls := newRandomPolls(seed)
 		h, ref := NewHistory(HistoryOptions{}), NewHistory(HistoryOptions{})
+		ref.seed = h.seed // the states keep their owners hashed
 		var b SnapshotBuilder
 		for poll := range 300 {
 			o := polls.next()

@@ -716,12 +716,12 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		pt.poll = h.polls
 		st := &pt.partState
 		if st.unreadable(r) {
-			r.Status = st.status
+			r.Status = st.status.status()
 		} else {
-			h.rules.update(r, st, now)
+			h.rules.update(r, st, now, h.rules.idHash(r.MemberID))
 			r.Status = h.rules.judgeRow(r, st, now, empty, staffed && !owned)
 		}
-		st.status = r.Status
+		st.status = codeOf(r.Status)
 		if r.Status.Worse(status) {
 			status = r.Status
 		}

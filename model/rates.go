@@ -32,23 +32,24 @@ type groupSample struct {
 // it: with fewer, the sums would miss some partitions' progress.
 const groupCoverage = 0.9
 
-// update records p in st and sets p's rates. It returns how far the
+// update records p, owned by owner (its member id hashed: idHash; 0 for
+// none), in st and sets p's rates. It returns how far the
 // committed offset and log end moved since the last poll (0 when they
 // cannot be compared: st.since is then now).
-func (h *History) update(p *PartitionLag, st *partState, now int64) (dc, de int64) {
+func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64) (dc, de int64) {
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd}
 	lag := p.Lag
-	if p.MemberID != "" && p.MemberID != st.cadenceOf {
-		if st.cadenceOf != "" {
+	if owner != 0 && owner != st.cadenceOf {
+		if st.cadenceOf != 0 {
 			// A new owner: its cadence is its own.
 			st.mark = 0
-			if st.status == StatusLagging {
+			if st.status.status() == StatusLagging {
 				st.inherited = true
 			} else {
 				st.forgetCadence()
 			}
 		}
-		st.cadenceOf = p.MemberID
+		st.cadenceOf = owner
 	}
 	if p.LagMarkersOnly {
 		lag = 0 // nothing to consume: neither stalled nor lagging

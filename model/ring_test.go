@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -225,12 +227,16 @@ func TestSamplesOutOfReach(t *testing.T) {
 	}
 }
 
-// TestPartStateSize: a partition's history state stays compact (it is
-// held for every partition watched: 100,000 in the group view, 30,000 in
-// the overview at 5,000 groups).
+// TestPartStateSize: a partition's history state stays compact and holds
+// no pointer, so the collector never scans the states (it is held for
+// every partition watched: 100,000 in the group view, 30,000 in the
+// overview at 5,000 groups).
 func TestPartStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(partState{}); n > 392 {
-		t.Errorf("partState is %d bytes, want at most 392", n)
+	if n := unsafe.Sizeof(partState{}); n > 344 {
+		t.Errorf("partState is %d bytes, want at most 344", n)
+	}
+	if p := pointerField(reflect.TypeFor[partState](), "partState"); p != "" {
+		t.Errorf("partState holds a pointer: %s", p)
 	}
 	if n := unsafe.Sizeof(samples{}); n > 176 {
 		t.Errorf("samples is %d bytes, want at most 176", n)
@@ -261,5 +267,78 @@ func TestAnnotateAllocatesPerPollNotPerPartition(t *testing.T) {
 	small, large := allocs(400), allocs(4000)
 	if large > small+20 {
 		t.Errorf("a poll allocates %.0f times at 4,000 partitions, %.0f at 400: something allocates per partition", large, small)
+	}
+}
+
+// pointerField names a field of t that holds a pointer (a string, slice,
+// map, pointer, interface, func or chan), "" when none does.
+func pointerField(t reflect.Type, path string) string {
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if p := pointerField(t.Field(i).Type, path+"."+t.Field(i).Name); p != "" {
+				return p
+			}
+		}
+	case reflect.Array:
+		return pointerField(t.Elem(), path+"[]")
+	case reflect.String, reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return path + " (" + t.String() + ")"
+	}
+	return ""
+}
+
+// TestPrevOwnerAcrossARebalance: while a rebalance leaves partitions
+// unowned, each row names the owner it had before (its client id, else
+// its short member id, and its member id), though the states keep owners
+// only as hashes; after the rebalance, and when the group is not
+// rebalancing, no row names one. Members coming and going poll after
+// poll (each restart a new member id) do not grow the names kept.
+func TestPrevOwnerAcrossARebalance(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	at := ht0
+	poll := func(state string, owners ...Member) Snapshot {
+		at = at.Add(time.Second)
+		o := Observation{TakenAt: at, Group: Group{ID: "g", State: state}}
+		for p := range int32(4) {
+			tp := TopicPartition{Topic: "orders", Partition: p}
+			o.SetCommitted(tp, 10)
+			o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 12})
+			if len(owners) > 0 {
+				m := &owners[int(p)%len(owners)]
+				m.Partitions = append(m.Partitions, tp)
+			}
+		}
+		o.Members = owners
+		s := NewSnapshot(o)
+		h.Annotate(&s)
+		return s
+	}
+	a := func() Member { return Member{MemberID: "consumer-a-1b2c3d4e", ClientID: "consumer-a"} }
+	anon := func() Member { return Member{MemberID: "rdkafka-0f1e2d3c4b5a"} } // no client id
+	poll(StateStable, a(), anon())
+	s := poll(StatePreparingRebalance)
+	want := []ownerName{{"consumer-a", "consumer-a-1b2c3d4e"}, {"2d3c4b5a", "rdkafka-0f1e2d3c4b5a"}}
+	for i, p := range s.Partitions {
+		if w := want[i%2]; p.PrevOwner != w.label || p.PrevMemberID != w.id {
+			t.Errorf("rebalancing p%d: before %q (%q), want %q (%q)", p.Partition, p.PrevOwner, p.PrevMemberID, w.label, w.id)
+		}
+	}
+	for _, state := range []string{StateStable, StateEmpty} {
+		var ms []Member
+		if state == StateStable {
+			ms = []Member{a()}
+		}
+		for _, p := range poll(state, ms...).Partitions {
+			if p.PrevOwner != "" || p.PrevMemberID != "" {
+				t.Errorf("%s p%d: names %q (%q) as the owner before", state, p.Partition, p.PrevOwner, p.PrevMemberID)
+			}
+		}
+	}
+	for i := range 500 {
+		poll(StateStable, Member{MemberID: fmt.Sprintf("consumer-x-%04d", i), ClientID: "consumer-x"})
+	}
+	if len(h.owners) > 4+64 {
+		t.Errorf("%d owner names kept after 500 members came and went, want at most %d", len(h.owners), 4+64)
 	}
 }

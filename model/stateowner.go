@@ -1,0 +1,77 @@
+package model
+
+import "hash/maphash"
+
+// A partition's state keeps who owned it as its member id hashed, not as
+// strings: a state then holds no pointer, so the collector never scans
+// the states (40 MB at 100,000 partitions), and each is 48 bytes
+// smaller. The hashes of the members a poll lists are made once a poll
+// (History.memberSums), not once a row. Two member ids of one group
+// hashing alike (a chance of one in 2^64) would read as one owner: its
+// commit cadence kept across the handover.
+
+// ownerName is what a rebalance shows of a partition's owner before it:
+// its label (client id, else its short member id) and member id.
+type ownerName struct {
+	label, id string
+}
+
+// idHash is member id's hash, 0 for none ("").
+func (h *History) idHash(id string) uint64 {
+	if id == "" {
+		return 0
+	}
+	return maphash.String(h.seed, id) | 1
+}
+
+// memberLabelOf is an owner's label: its client id, else its short
+// member id.
+func memberLabelOf(clientID, memberID string) string {
+	if clientID != "" {
+		return clientID
+	}
+	return ShortID(memberID)
+}
+
+// forgetOwners drops, once h.owners holds many more names than a poll
+// lists members, the names no state remembers: a group whose members come
+// and go (each restart is a new member id) does not grow it forever.
+func (h *History) forgetOwners(members int) {
+	if len(h.owners) <= 4*members+64 {
+		return
+	}
+	kept := make(map[uint64]bool, members)
+	for _, id := range h.memberHash {
+		kept[id] = true
+	}
+	for i := range h.states {
+		kept[h.states[i].owner] = true
+	}
+	for id := range h.owners {
+		if !kept[id] {
+			delete(h.owners, id)
+		}
+	}
+}
+
+// statusCode is a Status kept in a state: 0 for none, else its place in
+// Statuses() plus one.
+type statusCode uint8
+
+// codeOf is s's code; a status Statuses does not list is kept as none.
+func codeOf(s Status) statusCode {
+	for i, t := range Statuses() {
+		if t == s {
+			return statusCode(i + 1)
+		}
+	}
+	return 0
+}
+
+// status is the Status c codes.
+func (c statusCode) status() Status {
+	if c == 0 || int(c) > len(Statuses()) {
+		return ""
+	}
+	return Statuses()[c-1]
+}
