@@ -19,13 +19,13 @@ func TestGCPercent(t *testing.T) {
 		{0, 0, 100},
 		{22 * mb, 7 * mb, 100},     // 10,000 partitions at 250 ms
 		{30 * mb, 10 * mb, 100},    // 5,000 groups
-		{64 * mb, 1 * mb, 100},     // at the headroom
-		{128 * mb, 1 * mb, 50},     // twice it
-		{170 * mb, 16 * mb, 37},    // 100,000 partitions at 1 s
-		{170 * mb, 40 * mb, 94},    // allocating fast: 4 s of it
+		{32 * mb, 1 * mb, 100},     // at the headroom
+		{64 * mb, 1 * mb, 50},      // twice it
+		{170 * mb, 17 * mb, 25},    // 100,000 partitions at 1 s: a quarter
+		{170 * mb, 50 * mb, 58},    // allocating fast: 2 s of it
 		{170 * mb, 100 * mb, 100},  // faster still: GOGC=100 is the most
 		{1024 * mb, 16 * mb, 25},   // far past it: a quarter
-		{1024 * mb, 200 * mb, 78},  // unless it allocates 4 s of more
+		{1024 * mb, 200 * mb, 39},  // unless it allocates 2 s of more
 		{1 << 40, 0, minGCPercent}, // no overflow
 	} {
 		if got := GCPercent(c.live, c.rate); got != c.want {
