@@ -77,7 +77,7 @@ func TestTrackOldestLooksBackAsAForwardScan(t *testing.T) {
 		n := 1 + rng.IntN(ringSize+4)
 		for i := range n {
 			end := int64(rng.IntN(12)) - 1 // -1: unknown
-			st.hist.pushSpaced(sample{t: int64(i+1) * int64(time.Millisecond), logEnd: end}, 0)
+			st.hist.pushSpaced(sample{t: int64(i + 1), logEnd: end}, 0)
 		}
 		at := int64(rng.IntN(11))
 		var notYet, existed int64
@@ -92,7 +92,7 @@ func TestTrackOldestLooksBackAsAForwardScan(t *testing.T) {
 		}
 		// Now the log goes past it: existed is now when no earlier poll saw it.
 		p := PartitionLag{Committed: at, LogEnd: at + 1}
-		now := int64(n+1) * int64(time.Millisecond)
+		now := int64(n + 1)
 		st.trackOldest(&p, now)
 		if existed == 0 {
 			existed = now
@@ -115,12 +115,13 @@ func (r *wholeRing) pushSpaced(c sample, spacing int64) {
 	r.push(c)
 }
 
-// TestSamplesReadBackWhole: random polls of a partition (times in whole
-// milliseconds, at intervals around the spacing; offsets walking up from
-// billions, sometimes not read, sometimes read again) read back, oldest
-// to newest, as a ring of whole samples holds them. With jumps out of a
-// base's reach as well (the clock by weeks, an offset by billions), the
-// newest reads back whole and the samples held are in time order.
+// TestSamplesReadBackWhole: random polls of a partition (times to the
+// nanosecond, at intervals around the spacing, some within a millisecond
+// either side of it as a ticker's are; offsets walking up from billions,
+// sometimes not read, sometimes read again) read back, oldest to newest,
+// as a ring of whole samples holds them. With jumps as well (the clock by
+// weeks, an offset by billions out of its base's reach), the newest reads
+// back whole and the samples held are in time order.
 func TestSamplesReadBackWhole(t *testing.T) {
 	ms := int64(time.Millisecond)
 	for _, jumpy := range []bool{false, true} {
@@ -129,11 +130,15 @@ func TestSamplesReadBackWhole(t *testing.T) {
 		for trial := range 2000 {
 			var r samples
 			w := wholeRing{newRing[sample](ringSize)}
-			at := int64(1_700_000_000_000)*ms + rng.Int64N(1000)*ms
+			at := int64(1_700_000_000_000)*ms + rng.Int64N(int64(time.Second))
 			c, e := rng.Int64N(1<<40), rng.Int64N(1<<40)
 			spacing := int64(rng.IntN(3)) * 500 * ms
 			for range 1 + rng.IntN(60) {
-				at += (1 + rng.Int64N(1500)) * ms
+				if spacing > 0 && rng.IntN(2) == 0 {
+					at += spacing - ms + rng.Int64N(2*ms) // a ticker at the spacing
+				} else {
+					at += 1 + rng.Int64N(1500*ms)
+				}
 				e += rng.Int64N(100)
 				s := sample{t: at, committed: c + rng.Int64N(100), logEnd: e}
 				c = s.committed
@@ -182,9 +187,33 @@ func TestSamplesReadBackWhole(t *testing.T) {
 	}
 }
 
-// TestSamplesOutOfReach: a sample whose time or offset is out of reach of
-// the ring's base keeps the ring's samples within reach of it, drops the
-// others, and is read back whole.
+// TestSamplesKeepATickersGaps: a gap a ticker makes just short of the
+// spacing (999.6 ms of 1 s) replaces the newest sample, as in a ring of
+// whole samples; a ring that held times in milliseconds read it as 1 s
+// and kept one sample more.
+func TestSamplesKeepATickersGaps(t *testing.T) {
+	sec := int64(time.Second)
+	var r samples
+	w := wholeRing{newRing[sample](ringSize)}
+	base := int64(1_700_000_000_000_000_000) + 900_000
+	for i, d := range []int64{0, 1_500_500_000, 2_500_100_000, 3_000_000_000} {
+		s := sample{t: base + d, committed: int64(100 + i), logEnd: int64(200 + i)}
+		r.pushSpaced(s, sec)
+		w.pushSpaced(s, sec)
+	}
+	if r.len() != w.len() || r.len() != 3 {
+		t.Fatalf("the ring holds %d samples, a ring of whole samples %d (want 3)", r.len(), w.len())
+	}
+	for i := range r.len() {
+		if r.at(i) != *w.at(i) {
+			t.Errorf("sample %d is %+v, want %+v", i, r.at(i), *w.at(i))
+		}
+	}
+}
+
+// TestSamplesOutOfReach: a sample whose offset is out of reach of the
+// ring's base keeps the ring's samples within reach of it, drops the
+// others, and is read back whole; a time is never out of reach.
 func TestSamplesOutOfReach(t *testing.T) {
 	sec := int64(time.Second)
 	fill := func() *samples {
@@ -199,7 +228,7 @@ func TestSamplesOutOfReach(t *testing.T) {
 		s    sample
 		kept int
 	}{
-		{"weeks later", sample{t: 30 * 24 * 3600 * sec, committed: 200, logEnd: 300}, 1},
+		{"weeks later", sample{t: 30 * 24 * 3600 * sec, committed: 200, logEnd: 300}, ringSize},
 		{"log end billions on", sample{t: 12 * sec, committed: 112, logEnd: 5 << 31}, 1},
 		{"commit not read", sample{t: 12 * sec, committed: NoOffset, logEnd: 212}, ringSize},
 		{"log end not read", sample{t: 12 * sec, committed: 112, logEnd: NoOffset}, ringSize},
@@ -232,14 +261,14 @@ func TestSamplesOutOfReach(t *testing.T) {
 // every partition watched: 100,000 in the group view, 30,000 in the
 // overview at 5,000 groups).
 func TestPartStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(partState{}); n > 344 {
-		t.Errorf("partState is %d bytes, want at most 344", n)
+	if n := unsafe.Sizeof(partState{}); n > 384 {
+		t.Errorf("partState is %d bytes, want at most 384", n)
 	}
 	if p := pointerField(reflect.TypeFor[partState](), "partState"); p != "" {
 		t.Errorf("partState holds a pointer: %s", p)
 	}
-	if n := unsafe.Sizeof(samples{}); n > 176 {
-		t.Errorf("samples is %d bytes, want at most 176", n)
+	if n := unsafe.Sizeof(samples{}); n > 216 {
+		t.Errorf("samples is %d bytes, want at most 216", n)
 	}
 }
 
