@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,6 +195,22 @@ func TestVersionFallsBackToBuildInfo(t *testing.T) {
 	code, out, _ := runArgs("--version")
 	if code != 0 || !strings.HasPrefix(out, "kgwatch ") {
 		t.Errorf("exit %d, %q", code, out)
+	}
+}
+
+// TestRunLeavesTheCollectorAsItFoundIt: a run that ends before the heap
+// budget's first reading (--version, a usage error) leaves GOGC as it
+// was, not at the budget's start.
+func TestRunLeavesTheCollectorAsItFoundIt(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	was := debug.SetGCPercent(100)
+	t.Cleanup(func() { debug.SetGCPercent(was) })
+	for _, args := range [][]string{{"--version"}, {"--no-such-flag"}} {
+		runArgs(args...)
+		if got := debug.SetGCPercent(100); got != 100 {
+			t.Fatalf("after %v: GOGC %d, want 100", args, got)
+		}
 	}
 }
 

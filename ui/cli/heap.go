@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 )
 
@@ -91,22 +92,32 @@ func (b *heapBudget) observe(at time.Time, live, allocs uint64) (percent int, ok
 func budgeted() bool { return os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" }
 
 // HeapBudget keeps GOGC at GCPercent of the live heap, read every
-// budgetEvery, until stop is called. It leaves the collector alone when GOGC or
-// GOMEMLIMIT is set: the user's choice stands.
+// budgetEvery, until stop is called; stop waits for the last reading and
+// puts back the GOGC there was (a quick run, such as --version, leaves
+// the collector as it found it), and may be called more than once.
+// Budgets started together (runs of kgwatch in one process, as its tests
+// make) put it back once the last stops. It leaves the collector alone
+// when GOGC or GOMEMLIMIT is set: the user's choice stands.
 func HeapBudget() (stop func()) {
 	if !budgeted() {
 		return func() {}
 	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(budgetEvery)
-		defer t.Stop()
-		samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/allocs:bytes"}}
+	budgets.Lock()
+	if budgets.running == 0 {
 		// Until the first reading the heap is collected as a large one
 		// is: the cold first poll of 100,000 partitions makes most of
 		// its garbage before a reading says how large the heap is.
+		budgets.was = debug.SetGCPercent(minGCPercent)
+	}
+	budgets.running++
+	budgets.Unlock()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(budgetEvery)
+		defer t.Stop()
+		samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/allocs:bytes"}}
 		b := heapBudget{percent: minGCPercent}
-		debug.SetGCPercent(minGCPercent)
 		for {
 			select {
 			case <-done:
@@ -122,5 +133,24 @@ func HeapBudget() (stop func()) {
 			}
 		}
 	}()
-	return func() { close(done) }
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			<-finished
+			budgets.Lock()
+			defer budgets.Unlock()
+			if budgets.running--; budgets.running == 0 {
+				debug.SetGCPercent(budgets.was)
+			}
+		})
+	}
+}
+
+// budgets counts the budgets running, and keeps the GOGC there was
+// before the first.
+var budgets struct {
+	sync.Mutex
+	running int
+	was     int
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -114,5 +115,46 @@ func TestHeapBudgetLeavesUsersSettings(t *testing.T) {
 			}
 			HeapBudget()() // starts nothing, stops
 		})
+	}
+}
+
+// TestHeapBudgetStopPutsGOGCBack: stop waits for the budget's last
+// reading and puts back the GOGC there was, whether it came before the
+// first reading or after some, and may be called twice.
+func TestHeapBudgetStopPutsGOGCBack(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	was := debug.SetGCPercent(137)
+	t.Cleanup(func() { debug.SetGCPercent(was) })
+	for _, wait := range []time.Duration{0, 3 * budgetEvery / 2} {
+		stop := HeapBudget()
+		time.Sleep(wait) // readings or none: the result is the same
+		stop()
+		stop()
+		if got := debug.SetGCPercent(137); got != 137 {
+			t.Fatalf("stopped after %s: GOGC %d, want the 137 there was", wait, got)
+		}
+	}
+}
+
+// TestHeapBudgetsStartedTogether: two budgets stopped in either order
+// leave the GOGC there was before the first.
+func TestHeapBudgetsStartedTogether(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	was := debug.SetGCPercent(137)
+	t.Cleanup(func() { debug.SetGCPercent(was) })
+	for _, firstStopsFirst := range []bool{true, false} {
+		a, b := HeapBudget(), HeapBudget()
+		if firstStopsFirst {
+			a()
+			b()
+		} else {
+			b()
+			a()
+		}
+		if got := debug.SetGCPercent(137); got != 137 {
+			t.Fatalf("first stops first %v: GOGC %d, want the 137 there was", firstStopsFirst, got)
+		}
 	}
 }
