@@ -81,8 +81,8 @@ type partState struct {
 	// not read them since the newest sample.
 	since int64
 
-	// The commit cadence of its owner (cadenceOf, its member id hashed:
-	// idHash): the last
+	// The commit cadence of its owner (cadenceOf, hashed: ownerHash):
+	// the last
 	// gaps between two of its commits (mark: the last one, 0 before one
 	// is seen under this owner). A new owner commits at its own pace
 	// (kcat every 5s after a demo consumer's every poll), so its cadence
@@ -147,16 +147,18 @@ type History struct {
 	sinces             []int64 // scratch: readable partitions' since
 
 	// memberIdx indexes this poll's members by id (memberSums);
-	// memberDup: two of them share one; memberHash is each one's id
-	// hashed (idHash).
+	// memberDup: two of them share one; memberHash is each one hashed
+	// (ownerHash).
 	memberIdx  map[string]int32
 	memberDup  bool
 	memberHash []uint64
-	// seed hashes the member ids the states keep (idHash); owners names
+	// seed hashes the owners the states keep (ownerHash); owners names
 	// the owners they keep, by hash: the members seen, and the owners
 	// before them that some state still remembers.
 	seed   maphash.Seed
 	owners map[uint64]ownerName
+	// ownersKept is how many names the last forgetOwners kept.
+	ownersKept int
 	// sparkSlab is where the sparklines are cut from, one after another:
 	// each snapshot's TotalLagHistory is its own, never written again.
 	sparkSlab []int64
@@ -415,7 +417,7 @@ func rowWorse(a, b *PartitionLag) bool {
 
 // memberSums readies s's members for their partitions' sums (consume
 // rate; whether all their lag is in flight), indexes them by member id
-// for memberOf and hashes their ids (idHash), naming each hash in
+// for memberOf and hashes them (ownerHash), naming each hash in
 // h.owners. Rows are summed in the partition loop of Annotate, not in a
 // pass of their own: at 10,000 partitions each pass over the rows costs.
 func (h *History) memberSums(s *Snapshot) {
@@ -437,7 +439,7 @@ func (h *History) memberSums(s *Snapshot) {
 			h.memberDup = true
 		}
 		h.memberIdx[m.MemberID] = int32(i)
-		id := h.idHash(m.MemberID)
+		id := h.ownerHash(m.MemberID, m.ClientID)
 		h.memberHash = append(h.memberHash, id)
 		if id != 0 {
 			h.owners[id] = ownerName{label: memberLabelOf(m.ClientID, m.MemberID), id: m.MemberID}
@@ -448,7 +450,8 @@ func (h *History) memberSums(s *Snapshot) {
 
 // memberOf returns the member of s (readied by memberSums) that owns the
 // partition row p, nil when unowned or not a member; of members sharing
-// an id, the last; and the owner's id hashed (0: unowned). st remembers
+// an id, the last; and the owner hashed (ownerHash, from the row when
+// members share its id; 0: unowned). st remembers
 // where its owner was found, so a poll of owners as they were costs one
 // comparison a row, not a map lookup nor a hash.
 func (h *History) memberOf(s *Snapshot, p *PartitionLag, st *partState) (*Member, uint64) {
@@ -459,14 +462,19 @@ func (h *History) memberOf(s *Snapshot, p *PartitionLag, st *partState) (*Member
 		return &s.Members[j], h.memberHash[j]
 	}
 	j, ok := h.memberIdx[p.MemberID]
-	if !ok {
-		// A row whose owner is not a member (a snapshot made by
-		// hand): named as its row names it.
-		id := h.idHash(p.MemberID)
+	if !ok || h.memberDup {
+		// A row whose owner is not a member, or is one of members
+		// sharing its id (snapshots made by hand): named as its row
+		// names it.
+		id := h.ownerHash(p.MemberID, p.ClientID)
 		if _, named := h.owners[id]; !named {
 			h.owners[id] = ownerName{label: memberLabelOf(p.ClientID, p.MemberID), id: p.MemberID}
 		}
-		return nil, id
+		if !ok {
+			return nil, id
+		}
+		st.member = j
+		return &s.Members[j], id
 	}
 	st.member = j
 	return &s.Members[j], h.memberHash[j]

@@ -364,10 +364,59 @@ func TestPrevOwnerAcrossARebalance(t *testing.T) {
 			}
 		}
 	}
+	// Members listed with one id (a snapshot made by hand) are named as
+	// their rows name them.
+	poll(StateStable, Member{MemberID: "dup", ClientID: "client-a"}, Member{MemberID: "dup", ClientID: "client-b"})
+	for _, p := range poll(StatePreparingRebalance).Partitions {
+		if w := []string{"client-a", "client-b"}[p.Partition%2]; p.PrevOwner != w || p.PrevMemberID != "dup" {
+			t.Errorf("members sharing an id, p%d: before %q (%q), want %q (dup)", p.Partition, p.PrevOwner, p.PrevMemberID, w)
+		}
+	}
 	for i := range 500 {
 		poll(StateStable, Member{MemberID: fmt.Sprintf("consumer-x-%04d", i), ClientID: "consumer-x"})
 	}
 	if len(h.owners) > 4+64 {
 		t.Errorf("%d owner names kept after 500 members came and went, want at most %d", len(h.owners), 4+64)
+	}
+}
+
+// TestRebalanceWithManyOwnersRemembered: a rebalance that lists no
+// members while the states remember more owners than the names' bound
+// does not walk the states again every poll (it found nothing to forget
+// the first time): its polls allocate as those of a group that
+// remembers few owners.
+func TestRebalanceWithManyOwnersRemembered(t *testing.T) {
+	allocs := func(members int) float64 {
+		h := NewHistory(HistoryOptions{})
+		at := ht0
+		poll := func(ms []Member) {
+			at = at.Add(time.Second)
+			o := Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable}}
+			if len(ms) == 0 {
+				o.Group.State = StatePreparingRebalance
+			}
+			for p := range int32(400) {
+				tp := TopicPartition{Topic: "orders", Partition: p}
+				o.SetCommitted(tp, 10)
+				o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 12})
+				if len(ms) > 0 {
+					ms[int(p)%len(ms)].Partitions = append(ms[int(p)%len(ms)].Partitions, tp)
+				}
+			}
+			o.Members = ms
+			s := NewSnapshot(o)
+			h.Annotate(&s)
+		}
+		var ms []Member
+		for i := range members {
+			ms = append(ms, Member{MemberID: fmt.Sprintf("consumer-%04d", i), ClientID: "consumer"})
+		}
+		poll(ms)
+		poll(nil)
+		return testing.AllocsPerRun(5, func() { poll(nil) })
+	}
+	few, many := allocs(10), allocs(200)
+	if many > few+2 {
+		t.Errorf("a rebalancing poll allocates %.0f times with 200 owners remembered, %.0f with 10: the states are walked every poll", many, few)
 	}
 }

@@ -2,13 +2,13 @@ package model
 
 import "hash/maphash"
 
-// A partition's state keeps who owned it as its member id hashed, not as
-// strings: a state then holds no pointer, so the collector never scans
+// A partition's state keeps who owned it as its member id and client id
+// hashed (ownerHash), not as strings: a state then holds no pointer, so the collector never scans
 // the states (40 MB at 100,000 partitions), and each is 48 bytes
 // smaller. The hashes of the members a poll lists are made once a poll
-// (History.memberSums), not once a row. Two member ids of one group
-// hashing alike (a chance of one in 2^64) would read as one owner: its
-// commit cadence kept across the handover.
+// (History.memberSums), not once a row. Two owners of one group hashing
+// alike (a chance of one in 2^63) would read as one: its commit cadence
+// kept across the handover.
 
 // ownerName is what a rebalance shows of a partition's owner before it:
 // its label (client id, else its short member id) and member id.
@@ -24,6 +24,21 @@ func (h *History) idHash(id string) uint64 {
 	return maphash.String(h.seed, id) | 1
 }
 
+// ownerHash is an owner's hash: its member id and its client id, so
+// members listed with one id (a snapshot made by hand may list them) are
+// told apart as their rows tell them; 0 for none (member id "").
+func (h *History) ownerHash(memberID, clientID string) uint64 {
+	if memberID == "" {
+		return 0
+	}
+	var m maphash.Hash
+	m.SetSeed(h.seed)
+	m.WriteString(memberID)
+	m.WriteByte(0)
+	m.WriteString(clientID)
+	return m.Sum64() | 1
+}
+
 // memberLabelOf is an owner's label: its client id, else its short
 // member id.
 func memberLabelOf(clientID, memberID string) string {
@@ -35,11 +50,15 @@ func memberLabelOf(clientID, memberID string) string {
 
 // forgetOwners drops, once h.owners holds many more names than a poll
 // lists members, the names no state remembers: a group whose members come
-// and go (each restart is a new member id) does not grow it forever.
+// and go (each restart is a new member id) does not grow it forever. It
+// walks the states again only once the names have doubled since it last
+// did: states that remember many owners while a rebalance lists no
+// members do not cost a walk every poll.
 func (h *History) forgetOwners(members int) {
-	if len(h.owners) <= 4*members+64 {
+	if len(h.owners) <= max(4*members+64, 2*h.ownersKept) {
 		return
 	}
+	defer func() { h.ownersKept = len(h.owners) }()
 	kept := make(map[uint64]bool, members)
 	for _, id := range h.memberHash {
 		kept[id] = true
