@@ -26,9 +26,12 @@ type startCache struct {
 	gone map[model.TopicPartition]bool
 }
 
+// startRead is one partition's log start: 32 bytes holding no pointer
+// (the collector does not scan the slots; a time.Time made them 48
+// bytes with one).
 type startRead struct {
 	offset int64
-	at     time.Time
+	at     int64 // when it was read, unix nanoseconds
 	// end is the log end the last poll read.
 	end int64
 	// has: a start was read; asked: the poll in hand asks it (need
@@ -44,7 +47,8 @@ type startRead struct {
 // commit was found deleted. The answer is kept for fill (asked).
 func (c *startCache) need(tp model.TopicPartition, now time.Time, committed int64, ok bool) bool {
 	s := c.slot(tp)
-	s.asked = !s.has || now.Sub(s.at) >= logStartEvery || now.Before(s.at) ||
+	at := now.UnixNano()
+	s.asked = !s.has || at-s.at >= int64(logStartEvery) || at < s.at ||
 		ok && committed <= s.offset+max(1, (s.end-s.offset)/10) || c.gone[tp]
 	return s.asked
 }
@@ -61,7 +65,7 @@ func (c *startCache) fill(tps []model.TopicPartition, offsets []model.PartitionO
 		}
 		s := c.slot(tp)
 		if s.asked {
-			*s = startRead{offset: po.LogStart, at: now, end: po.LogEnd, has: true}
+			*s = startRead{offset: po.LogStart, at: now.UnixNano(), end: po.LogEnd, has: true}
 			continue
 		}
 		if !s.has || po.LogEnd < s.offset {

@@ -3,10 +3,12 @@ package kafka
 import (
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -134,5 +136,21 @@ func TestWarmPollAsksLogStartsOnlyWhereTheyMatter(t *testing.T) {
 	}
 	if _, asked := poll(time.Second); !slices.Equal(asked, []int32{1, 2}) {
 		t.Errorf("commits at or near the start: starts asked %v, want [1 2]", asked)
+	}
+}
+
+// TestStartReadIsSmall: a log start's slot, kept for every partition the
+// group reads (100,000 at the largest), is 32 bytes and holds no
+// pointer, so the collector does not scan the slots.
+func TestStartReadIsSmall(t *testing.T) {
+	if n := unsafe.Sizeof(startRead{}); n > 32 {
+		t.Errorf("startRead is %d bytes, want at most 32", n)
+	}
+	for f := range reflect.TypeFor[startRead]().Fields() {
+		switch f.Type.Kind() {
+		case reflect.Int64, reflect.Bool:
+		default:
+			t.Errorf("startRead.%s is a %s: it may hold a pointer", f.Name, f.Type)
+		}
 	}
 }
