@@ -383,40 +383,38 @@ func TestPrevOwnerAcrossARebalance(t *testing.T) {
 // TestRebalanceWithManyOwnersRemembered: a rebalance that lists no
 // members while the states remember more owners than the names' bound
 // does not walk the states again every poll (it found nothing to forget
-// the first time): its polls allocate as those of a group that
-// remembers few owners.
+// the first time, and walking makes a map of the names kept).
 func TestRebalanceWithManyOwnersRemembered(t *testing.T) {
-	allocs := func(members int) float64 {
-		h := NewHistory(HistoryOptions{})
-		at := ht0
-		poll := func(ms []Member) {
-			at = at.Add(time.Second)
-			o := Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable}}
-			if len(ms) == 0 {
-				o.Group.State = StatePreparingRebalance
-			}
-			for p := range int32(400) {
-				tp := TopicPartition{Topic: "orders", Partition: p}
-				o.SetCommitted(tp, 10)
-				o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 12})
-				if len(ms) > 0 {
-					ms[int(p)%len(ms)].Partitions = append(ms[int(p)%len(ms)].Partitions, tp)
-				}
-			}
-			o.Members = ms
-			s := NewSnapshot(o)
-			h.Annotate(&s)
+	h := NewHistory(HistoryOptions{})
+	at := ht0
+	poll := func(ms []Member) {
+		at = at.Add(time.Second)
+		o := Observation{TakenAt: at, Group: Group{ID: "g", State: StateStable}}
+		if len(ms) == 0 {
+			o.Group.State = StatePreparingRebalance
 		}
-		var ms []Member
-		for i := range members {
-			ms = append(ms, Member{MemberID: fmt.Sprintf("consumer-%04d", i), ClientID: "consumer"})
+		for p := range int32(400) {
+			tp := TopicPartition{Topic: "orders", Partition: p}
+			o.SetCommitted(tp, 10)
+			o.SetOffsets(tp, PartitionOffsets{LogStart: 0, LogEnd: 12})
+			if len(ms) > 0 {
+				ms[int(p)%len(ms)].Partitions = append(ms[int(p)%len(ms)].Partitions, tp)
+			}
 		}
-		poll(ms)
-		poll(nil)
-		return testing.AllocsPerRun(5, func() { poll(nil) })
+		o.Members = ms
+		s := NewSnapshot(o)
+		h.Annotate(&s)
 	}
-	few, many := allocs(10), allocs(200)
-	if many > few+2 {
-		t.Errorf("a rebalancing poll allocates %.0f times with 200 owners remembered, %.0f with 10: the states are walked every poll", many, few)
+	var ms []Member
+	for i := range 200 {
+		ms = append(ms, Member{MemberID: fmt.Sprintf("consumer-%04d", i), ClientID: "consumer"})
+	}
+	poll(ms)
+	poll(nil)
+	if len(h.owners) != 200 {
+		t.Fatalf("%d owners named, want the 200 the states remember", len(h.owners))
+	}
+	if n := testing.AllocsPerRun(5, func() { h.forgetOwners(0) }); n != 0 {
+		t.Errorf("a poll listing no members allocates %.0f times in forgetOwners: the states are walked every poll", n)
 	}
 }
