@@ -450,32 +450,39 @@ func (h *History) memberSums(s *Snapshot) {
 
 // memberOf returns the member of s (readied by memberSums) that owns the
 // partition row p, nil when unowned or not a member; of members sharing
-// an id, the last; and the owner hashed (ownerHash, from the row when
-// members share its id; 0: unowned). st remembers
-// where its owner was found, so a poll of owners as they were costs one
-// comparison a row, not a map lookup nor a hash.
+// an id, the last; and the owner hashed (ownerHash; 0: unowned): its
+// member's hash, or the row's own when the row names its owner otherwise
+// than a member listed alone with its id does (a snapshot made by hand:
+// members sharing an id, a row's client id not its member's, an owner
+// not listed), so an owner hashes alike whether its member is listed or
+// not. st remembers where its owner was found, so a poll of owners as
+// they were costs one comparison a row, not a map lookup nor a hash.
 func (h *History) memberOf(s *Snapshot, p *PartitionLag, st *partState) (*Member, uint64) {
 	if !p.Owned() {
 		return nil, 0
 	}
-	if j := int(st.member); !h.memberDup && j < len(s.Members) && s.Members[j].MemberID == p.MemberID {
-		return &s.Members[j], h.memberHash[j]
-	}
-	j, ok := h.memberIdx[p.MemberID]
-	if !ok || h.memberDup {
-		// A row whose owner is not a member, or is one of members
-		// sharing its id (snapshots made by hand): named as its row
-		// names it.
-		id := h.ownerHash(p.MemberID, p.ClientID)
-		if _, named := h.owners[id]; !named {
-			h.owners[id] = ownerName{label: memberLabelOf(p.ClientID, p.MemberID), id: p.MemberID}
-		}
+	j := int(st.member)
+	if h.memberDup || j >= len(s.Members) || s.Members[j].MemberID != p.MemberID {
+		j32, ok := h.memberIdx[p.MemberID]
 		if !ok {
-			return nil, id
+			return nil, h.rowOwner(p)
 		}
-		st.member = j
-		return &s.Members[j], id
+		j = int(j32)
+		st.member = j32
 	}
-	st.member = j
-	return &s.Members[j], h.memberHash[j]
+	m := &s.Members[j]
+	if h.memberDup || m.ClientID != p.ClientID {
+		return m, h.rowOwner(p)
+	}
+	return m, h.memberHash[j]
+}
+
+// rowOwner is the hash of the owner row p names, named in h.owners as the
+// row names it.
+func (h *History) rowOwner(p *PartitionLag) uint64 {
+	id := h.ownerHash(p.MemberID, p.ClientID)
+	if _, named := h.owners[id]; !named {
+		h.owners[id] = ownerName{label: memberLabelOf(p.ClientID, p.MemberID), id: p.MemberID}
+	}
+	return id
 }

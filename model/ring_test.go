@@ -418,3 +418,32 @@ func TestRebalanceWithManyOwnersRemembered(t *testing.T) {
 		t.Errorf("a poll listing no members allocates %.0f times in forgetOwners: the states are walked every poll", n)
 	}
 }
+
+// TestOwnerHashesAlikeListedOrNot: a row that names its owner otherwise
+// than its member does (a snapshot made by hand: the row's client id not
+// the member's) keeps one owner whether the member is listed, not
+// listed, or listed with another sharing its id: its commit cadence is
+// not forgotten as if a new owner came.
+func TestOwnerHashesAlikeListedOrNot(t *testing.T) {
+	h := NewHistory(HistoryOptions{})
+	at := ht0
+	tp := TopicPartition{Topic: "t", Partition: 0}
+	var owners []uint64
+	for _, members := range [][]Member{
+		{{MemberID: "m1", ClientID: "member-client", Partitions: []TopicPartition{tp}}},
+		nil,
+		{{MemberID: "m1", ClientID: "member-client", Partitions: []TopicPartition{tp}}, {MemberID: "m1", ClientID: "other"}},
+		{{MemberID: "m1", ClientID: "member-client", Partitions: []TopicPartition{tp}}},
+	} {
+		at = at.Add(time.Second)
+		s := Snapshot{TakenAt: at, Group: Group{ID: "g", State: StateStable}, Members: members,
+			Partitions: []PartitionLag{{TopicPartition: tp, MemberID: "m1", ClientID: "row-client", Committed: 5, LogStart: 0, LogEnd: 10, Lag: 5}}}
+		h.Annotate(&s)
+		owners = append(owners, h.states[0].cadenceOf)
+	}
+	for i, o := range owners {
+		if o != owners[0] || o == 0 {
+			t.Fatalf("poll %d: owner %x, first %x: one owner hashed differently", i, o, owners[0])
+		}
+	}
+}

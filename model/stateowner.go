@@ -1,6 +1,9 @@
 package model
 
-import "hash/maphash"
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
 
 // A partition's state keeps who owned it as its member id and client id
 // hashed (ownerHash), not as strings: a state then holds no pointer, so the collector never scans
@@ -33,8 +36,10 @@ func (h *History) ownerHash(memberID, clientID string) uint64 {
 	}
 	var m maphash.Hash
 	m.SetSeed(h.seed)
+	var n [4]byte // the member id's length: ("a", "bc") and ("ab", "c") differ
+	binary.LittleEndian.PutUint32(n[:], uint32(len(memberID)))
+	m.Write(n[:])
 	m.WriteString(memberID)
-	m.WriteByte(0)
 	m.WriteString(clientID)
 	return m.Sum64() | 1
 }
