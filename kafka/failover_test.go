@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kgwatch/kgwatch/kafka/internal/freeports"
 	"github.com/kgwatch/kgwatch/model"
 )
 
@@ -290,19 +291,17 @@ func TestPollNoLeaderAnswers(t *testing.T) {
 	}
 }
 
-// freePorts returns n loopback ports free a moment ago, and their
+// freePorts returns n loopback ports free a moment ago (freeports), and their
 // addresses, for a cluster to be started (and started again) on.
 func freePorts(t *testing.T, n int) ([]int, []string) {
 	t.Helper()
-	ports, addrs := make([]int, n), make([]string, n)
-	for i := range ports {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports[i] = ln.Addr().(*net.TCPAddr).Port
-		addrs[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[i]))
-		ln.Close()
+	ports, err := freeports.Take(freeports.Kafka, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := make([]string, n)
+	for i, p := range ports {
+		addrs[i] = net.JoinHostPort("127.0.0.1", strconv.Itoa(p))
 	}
 	return ports, addrs
 }

@@ -16,24 +16,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/kgwatch/kgwatch/kafka/internal/freeports"
 	"github.com/kgwatch/kgwatch/model"
 )
 
 // freePorts returns n loopback ports that were free a moment ago.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ports []int
-	var ls []net.Listener
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
+	ports, err := freeports.Take(freeports.Demo, n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ports
 }
