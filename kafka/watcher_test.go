@@ -343,12 +343,8 @@ func equalCounts(a, b map[string]int) bool {
 }
 
 func TestPollUnreachableBroker(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := ln.Addr().String()
-	ln.Close()
+	_, addrs := freePorts(t, 1)
+	refused := addrs[0] // nothing listens there
 
 	// A broker that accepts connections and never answers.
 	silent, err := net.Listen("tcp", "127.0.0.1:0")

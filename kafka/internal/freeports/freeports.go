@@ -21,7 +21,9 @@ import (
 // Block is a range of ports, [Lo, Hi), below the ephemeral range.
 type Block struct{ Lo, Hi int }
 
-// The blocks of the packages whose tests start brokers on given ports.
+// The blocks of the packages whose tests start brokers on given ports,
+// or want an address nothing listens on (no listener asking the kernel
+// for a port is given one of these).
 var (
 	Kafka = Block{20000, 26000}
 	Demo  = Block{26000, 32000}
