@@ -126,7 +126,7 @@ func (a *askedOffsets) find(ti, pi int, tp model.TopicPartition) (int64, bool) {
 // high watermark); false when the records do not reach it.
 func stampIn(records []byte, offset, hw int64) (stamp, bool) {
 	if ts, rec, found := recordAt(records, offset); found {
-		return stamp{offset: offset, ts: ts, rec: rec}, true
+		return stamp{offset: offset, ts: unixMillis(ts), rec: rec}, true
 	}
 	if end, ok := markersOnly(records, offset); ok && offset < hw && end >= hw {
 		// Only control records (transaction markers) lie between offset
@@ -304,6 +304,15 @@ func millis(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms)
+}
+
+// unixMillis is t in unix milliseconds, 0 for the zero time (millis'
+// inverse).
+func unixMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // varintLen is the length of v as a zigzag varint.

@@ -22,7 +22,7 @@ func TestLagCacheKeepsStrayPartitionNumbers(t *testing.T) {
 	tps := []model.TopicPartition{{Topic: "t", Partition: -1}, {Topic: "t", Partition: 2_000_000_000}, {Topic: "t", Partition: 3}, {Topic: "u", Partition: maxSlot}}
 	var w Watcher
 	for i, tp := range tps {
-		*w.lag.slot(tp) = lagSlot{s: stamp{offset: 5, ts: ts.Add(time.Duration(i) * time.Second)}, has: true}
+		*w.lag.slot(tp) = lagSlot{s: stamp{offset: 5, ts: ts.Add(time.Duration(i) * time.Second).UnixMilli()}, has: true}
 		w.lag.held = append(w.lag.held, tp)
 	}
 	if n := len(w.lag.topics["t"]); n != 4 {

@@ -154,3 +154,15 @@ func TestStartReadIsSmall(t *testing.T) {
 		}
 	}
 }
+
+// TestLagSlotIsSmall: a partition's lag-age slot, kept for every
+// partition with lag, is 56 bytes (its record's time in milliseconds, not
+// a time.Time; it took 80).
+func TestLagSlotIsSmall(t *testing.T) {
+	if n := unsafe.Sizeof(stamp{}); n > 40 {
+		t.Errorf("stamp is %d bytes, want at most 40", n)
+	}
+	if n := unsafe.Sizeof(lagSlot{}); n > 56 {
+		t.Errorf("lagSlot is %d bytes, want at most 56", n)
+	}
+}

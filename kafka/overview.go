@@ -210,7 +210,7 @@ func (o *OverviewWatcher) lagRecords(ctx context.Context, obs *model.OverviewObs
 	stamps := o.w.readStamps(ctx, &o.w.stamps, wants, overviewFetchRounds)
 	out := make(map[model.RecordAt]model.RecordStamp, len(stamps))
 	for k, s := range stamps {
-		out[model.RecordAt{TopicPartition: k.tp, Offset: k.offset}] = model.RecordStamp{Time: s.ts, Gone: s.gone, MarkersOnly: s.markers}
+		out[model.RecordAt{TopicPartition: k.tp, Offset: k.offset}] = model.RecordStamp{Time: millis(s.ts), Gone: s.gone, MarkersOnly: s.markers}
 	}
 	return out
 }
