@@ -118,14 +118,20 @@ func TestHeapBudgetLeavesUsersSettings(t *testing.T) {
 	}
 }
 
+// budgetedAt readies a test of the budget: neither GOGC nor GOMEMLIMIT
+// set, GOGC at percent, put back as it was when the test ends.
+func budgetedAt(t *testing.T, percent int) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	was := debug.SetGCPercent(percent)
+	t.Cleanup(func() { debug.SetGCPercent(was) })
+}
+
 // TestHeapBudgetStopPutsGOGCBack: stop waits for the budget's last
 // reading and puts back the GOGC there was, whether it came before the
 // first reading or after some, and may be called twice.
 func TestHeapBudgetStopPutsGOGCBack(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	was := debug.SetGCPercent(137)
-	t.Cleanup(func() { debug.SetGCPercent(was) })
+	budgetedAt(t, 137)
 	for _, wait := range []time.Duration{0, 3 * budgetEvery / 2} {
 		stop := HeapBudget()
 		time.Sleep(wait) // readings or none: the result is the same
@@ -140,10 +146,7 @@ func TestHeapBudgetStopPutsGOGCBack(t *testing.T) {
 // TestHeapBudgetsStartedTogether: two budgets stopped in either order
 // leave the GOGC there was before the first.
 func TestHeapBudgetsStartedTogether(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	was := debug.SetGCPercent(137)
-	t.Cleanup(func() { debug.SetGCPercent(was) })
+	budgetedAt(t, 137)
 	for _, firstStopsFirst := range []bool{true, false} {
 		a, b := HeapBudget(), HeapBudget()
 		if firstStopsFirst {
