@@ -718,7 +718,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		if st.unreadable(r) {
 			r.Status = st.status.status()
 		} else {
-			h.rules.update(r, st, now, h.rules.idHash(r.MemberID))
+			h.rules.update(r, st, now, h.rules.ownerHash(r.MemberID, r.ClientID))
 			r.Status = h.rules.judgeRow(r, st, now, empty, staffed && !owned)
 		}
 		st.status = codeOf(r.Status)

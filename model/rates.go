@@ -32,8 +32,8 @@ type groupSample struct {
 // it: with fewer, the sums would miss some partitions' progress.
 const groupCoverage = 0.9
 
-// update records p, owned by owner (hashed: ownerHash, idHash in the
-// overview; 0 for none), in st and sets p's rates. It returns how far the
+// update records p, owned by owner (hashed: ownerHash; 0 for none), in
+// st and sets p's rates. It returns how far the
 // committed offset and log end moved since the last poll (0 when they
 // cannot be compared: st.since is then now).
 func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64) (dc, de int64) {

@@ -115,14 +115,14 @@ type samples struct {
 	// from them (noOff: negative, not read).
 	baseC, baseE int64
 	dc, de       [ringSize]int32
-	head, n      uint8 // head: index of the newest
+	cursor
 }
 
 // noOff is the distance that stands for an offset not read (negative).
 const noOff = math.MinInt32
 
 // at returns sample i, 0 the oldest.
-func (r *samples) at(i int) sample { return r.sample(r.slot(i)) }
+func (r *samples) at(i int) sample { return r.sample(r.slot(i, ringSize)) }
 
 // sample decodes the sample in slot j.
 func (r *samples) sample(j int) sample {
@@ -132,36 +132,14 @@ func (r *samples) sample(j int) sample {
 // newest returns the latest sample; the ring must not be empty.
 func (r *samples) newest() sample { return r.sample(int(r.head)) }
 
-// len is how many samples the ring holds.
-func (r *samples) len() int { return int(r.n) }
-
-// clear forgets every sample.
-func (r *samples) clear() { r.n = 0 }
-
 // pushSpaced adds c as the newest sample, or replaces the newest with it
 // while that one is less than spacing after the sample before it.
 func (r *samples) pushSpaced(c sample, spacing int64) {
-	if r.n >= 2 && r.t[r.head]-r.t[r.slot(int(r.n)-2)] < spacing {
+	if r.n >= 2 && r.t[r.head]-r.t[r.slot(int(r.n)-2, ringSize)] < spacing {
 		r.put(int(r.head), c)
 		return
 	}
-	r.head++
-	if r.head == ringSize {
-		r.head = 0
-	}
-	if r.n < ringSize {
-		r.n++
-	}
-	r.put(int(r.head), c)
-}
-
-// slot is the index of sample i, 0 the oldest.
-func (r *samples) slot(i int) int {
-	j := int(r.head) - int(r.n) + 1 + i
-	if j < 0 {
-		j += ringSize
-	}
-	return j
+	r.put(r.next(ringSize), c)
 }
 
 // put writes c in slot j, the newest: from the ring's base, or from a
