@@ -34,13 +34,15 @@ type stamp struct {
 	// unit), 0 when gone, markers or without timestamp (millis gives the
 	// time).
 	ts int64
-	// markers: from offset to end (the high watermark then) the log holds
-	// only control records (transaction markers), no message. It holds
-	// while the log does not grow past end.
+	// end is the high watermark a markers stamp was read at.
 	end int64
 	// rec is what was read of the record itself (key, headers, sizes;
 	// model.OldestRecord), nil when not read.
-	rec           *model.OldestRecord
+	rec *model.OldestRecord
+	// gone: the record was deleted (retention passed it). markers: from
+	// offset to end the log holds only control records (transaction
+	// markers), no message; it holds while the log does not grow past
+	// end.
 	gone, markers bool
 }
 

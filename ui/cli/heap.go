@@ -17,9 +17,9 @@ import (
 // what is live, by HeapHeadroom or HeadroomSeconds of what it allocates,
 // whichever is more, and never by more than GOGC=100 would: a watch of
 // 10,000 partitions or of 5,000 groups (under 32 MB live) is collected as
-// before; one of 100,000 partitions keeps its resident memory near 230
+// before; one of 100,000 partitions keeps its resident memory at 230-250
 // MB, where it was 410 MB, for a collection every 2 s instead of every
-// 10 s (side by side, 0.5-0.8 points of a core more; the collector
+// 10 s (side by side, 0.8-1.7 points of a core more; the collector
 // does not scan the largest part of the data, the partitions' history
 // states).
 const (
