@@ -204,9 +204,10 @@ type simResult struct {
 const incident = 90 * time.Second
 
 // simulate watches one partition of log l consumed by c, its timestamps
-// read as ts says, polled every interval (±10%, from rng) from start for
-// five minutes.
-func simulate(l simLog, c simConsumer, ts simStamps, interval, start time.Duration, rng *rand.Rand) simResult {
+// read as ts says, polled every interval from start for five minutes:
+// ±10% (from rng), or, ticker, within a millisecond either side of it as
+// a time.Ticker's polls are (gaps on the edge of the history's spacing).
+func simulate(l simLog, c simConsumer, ts simStamps, interval, start time.Duration, ticker bool, rng *rand.Rand) simResult {
 	tp := TopicPartition{Topic: "orders", Partition: 0}
 	h := NewHistory(HistoryOptions{})
 	res := simResult{flagged: -1, recovered: -1}
@@ -282,7 +283,11 @@ func simulate(l simLog, c simConsumer, ts simStamps, interval, start time.Durati
 		if caughtUp >= 0 && at > caughtUp+30*time.Second && !ok {
 			res.false++ // caught up half a minute ago, and still flagged
 		}
-		at += interval*9/10 + time.Duration(rng.Int64N(int64(interval)/5+1))
+		if ticker {
+			at += interval - time.Millisecond + time.Duration(rng.Int64N(int64(2*time.Millisecond)))
+		} else {
+			at += interval*9/10 + time.Duration(rng.Int64N(int64(interval)/5+1))
+		}
 	}
 	return res
 }
@@ -321,7 +326,18 @@ func flagWithin(l simLog, c simConsumer, ts simStamps, interval time.Duration) t
 	return allow + interval + time.Second
 }
 
+// TestVerdictScenarioMatrix runs every scenario at every interval, its
+// polls ±10% apart and, as a ticker's, within a millisecond of the
+// interval.
 func TestVerdictScenarioMatrix(t *testing.T) {
+	for _, ticker := range []bool{false, true} {
+		t.Run(map[bool]string{false: "polls ±10%", true: "ticker ±1ms"}[ticker], func(t *testing.T) {
+			verdictScenarioMatrix(t, ticker)
+		})
+	}
+}
+
+func verdictScenarioMatrix(t *testing.T, ticker bool) {
 	rng := rand.New(rand.NewPCG(17, 17))
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-24s %-16s %-28s %-8s", "producer", "timestamps", "consumer", "watch")
@@ -349,7 +365,7 @@ func TestVerdictScenarioMatrix(t *testing.T) {
 					}
 					fmt.Fprintf(&table, "%-24s %-16s %-28s %-8s", l.name, ts.name, c.name, watch)
 					for _, iv := range simIntervals {
-						r := simulate(l, c, ts, iv, start, rng)
+						r := simulate(l, c, ts, iv, start, ticker, rng)
 						table.WriteString(" " + r.cell(c))
 						name := fmt.Sprintf("%s / %s / %s / watch %s / every %s", l.name, ts.name, c.name, watch, iv)
 						if r.false > 0 {

@@ -151,6 +151,11 @@ func (st *partState) addGap(gap int64) {
 	st.every = g[n/2]
 }
 
+// createdSlack is how long before it reaches the log a record may be
+// stamped: kafka-go's writer batches for up to 1 s by default, Java's and
+// librdkafka's producers linger for milliseconds.
+const createdSlack = time.Second
+
 // forgetCadence forgets the gaps: a new owner's cadence is its own.
 func (st *partState) forgetCadence() { st.ngaps, st.every = 0, 0 }
 
@@ -161,6 +166,9 @@ func (st *partState) forgetCadence() { st.ngaps, st.every = 0, 0 }
 // timestamps older than their writing (mirrored with their source's
 // times, a producer's clock behind) do not make a consumer that keeps up
 // look behind, and ones from a clock ahead do not hide one that hung.
+// A record made up to createdSlack before the last poll that did not see
+// it agrees too: a producer stamps a record when it is made, and sends
+// it later (linger, a batch's timeout, retries).
 func (st *partState) waited(p *PartitionLag, now int64) (time.Duration, bool) {
 	if !p.LagAgeKnown || p.LagAgeGone {
 		return 0, false
@@ -174,7 +182,7 @@ func (st *partState) waited(p *PartitionLag, now int64) (time.Duration, bool) {
 		least = time.Duration(now - st.existed)
 	}
 	switch {
-	case age <= most && age >= least:
+	case age <= most+createdSlack && age >= least:
 		return age, true
 	case st.notYet > 0 && st.existed > 0:
 		return (most + least) / 2, true
