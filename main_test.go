@@ -508,7 +508,7 @@ func TestDemoEndToEnd(t *testing.T) {
 	if low := (session - set.HeartbeatInterval - 200*time.Millisecond).Seconds(); took < low {
 		t.Errorf("evicted after %.1fs, before the session timeout (%s)", took, session)
 	}
-	if !strings.Contains(s, "evicted by the coordinator") || !strings.Contains(s, "no heartbeat for") {
+	if !strings.Contains(s, "evicted by the coordinator") || !strings.Contains(s, "after the kill: no heartbeat for its") {
 		t.Errorf("timeline lacks the demo_evicted event:\n%s", s)
 	}
 	t.Logf("after the eviction (%.1fs):\n%s", took, s)

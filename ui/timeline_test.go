@@ -451,14 +451,14 @@ func TestLetterFor(t *testing.T) {
 }
 
 // A long event is cut on its line, but written in full, wrapped under its
-// text, once selected: "…the coordinator evicted it (session timeout)"
+// text, once selected: "…(counted from its last heartbeat)"
 // read at 120 columns.
 func TestSelectedEventShownInFull(t *testing.T) {
 	a, _ := storyApp(t, 80, 24)
 	long := model.Event{Time: t0.Add(130 * time.Second), Type: model.EventDemoEvicted, ClientID: "consumer-b", MemberID: "consumer-b-9e8d7c6b",
-		Detail: "consumer-b evicted by the coordinator: no heartbeat for 10.0s (session timeout)"}
+		Detail: "consumer-b evicted by the coordinator 9.4s after the kill: no heartbeat for its 10s session timeout (counted from its last heartbeat)"}
 	a.Update(eventMsg{ctx: a.group.ctx, Event: long})
-	if out := plain(a); strings.Contains(out, "(session timeout)") {
+	if out := plain(a); strings.Contains(out, "(counted from its last heartbeat)") {
 		t.Fatalf("the event fits unselected: the test shows nothing:\n%s", out)
 	}
 	for a.group.focus != paneTimeline {
@@ -466,7 +466,7 @@ func TestSelectedEventShownInFull(t *testing.T) {
 	}
 	a.Update(keyPress("home"))
 	out := plain(a)
-	if !strings.Contains(out, "(session timeout)") {
+	if !strings.Contains(out, "(counted from its last heartbeat)") {
 		t.Errorf("the selected event is still cut:\n%s", out)
 	}
 	checkFits(t, out, 80, 24)

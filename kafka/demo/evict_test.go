@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +36,13 @@ func TestKillBeforeMemberIDRecordedWaitsForEviction(t *testing.T) {
 	}
 	if ev.MemberID == "" {
 		t.Error("demo_evicted names no member: the coordinator's id for consumer-b was not picked up")
+	}
+	// The coordinator waited a whole session timeout without a heartbeat;
+	// the kill came up to a heartbeat interval after the last one, so the
+	// time since the kill (ev.Duration) is not how long it went unheard.
+	want := fmt.Sprintf("%.1fs after the kill: no heartbeat for its %s session timeout", ev.Duration.Seconds(), model.Setting(cfg.SessionTimeout))
+	if !strings.Contains(ev.Detail, want) {
+		t.Errorf("demo_evicted says %q, want it to say %q", ev.Detail, want)
 	}
 }
 

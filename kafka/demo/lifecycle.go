@@ -310,7 +310,10 @@ func (c *consumer) watchEviction(p *proc, member string, killedAt time.Time) {
 		MemberID:    member,
 		Duration:    took,
 		HasDuration: true,
-		Detail:      fmt.Sprintf("%s evicted by the coordinator: no heartbeat for %.1fs (session timeout)", c.id, took.Seconds()),
+		// The session timeout runs from the last heartbeat, up to one
+		// heartbeat interval before the kill: took may be shorter than it.
+		Detail: fmt.Sprintf("%s evicted by the coordinator %.1fs after the kill: no heartbeat for its %s session timeout (counted from its last heartbeat)",
+			c.id, took.Seconds(), model.Setting(d.cfg.SessionTimeout)),
 	})
 }
 
