@@ -105,6 +105,10 @@ type partState struct {
 	// member is where memberOf last found its owner in the members.
 	member int32
 	ngaps  uint8
+	// quick: bit k says gaps[k] held an idle spell (a poll saw no lag)
+	// ended by a commit within a poll or laggingAge of the records
+	// coming: a consumer that commits as its records come (stillFor).
+	quick  uint8
 	status statusCode
 
 	seen       bool
@@ -134,6 +138,14 @@ type History struct {
 	states []partState
 	lastT  int64
 	polls  int
+	// pollAt is the last poll's time and pollGaps the gaps between the
+	// last polls, newest first (0: not yet). A poll far later than the
+	// two gaps before it (a laptop asleep, polls failing, a page not
+	// shown) finds commits that moved while no one looked (update); one
+	// poll made at once (a key) between two ticks does not make the next
+	// tick look late.
+	pollAt   int64
+	pollGaps [3]int64
 
 	spark      ring[int64] // SparkPoints of total lag, one per SparkEvery
 	sparkStart int64       // when the newest point's bucket began
@@ -199,6 +211,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	}
 	h.polls++
 	h.lastT = now
+	h.polled(now)
 	if len(s.Partitions) != len(h.keys) {
 		h.align(s.Partitions)
 	}
@@ -397,7 +410,7 @@ func (h *History) facts(f *facts, p *PartitionLag, st *partState, now int64, lag
 		return
 	}
 	f.stuck, f.allow = time.Duration(now-st.stuckAt), st.allowance(h.opts.MaxLagAge)
-	f.stallAt = max(h.opts.StallAfter, st.cadence()*3/2)
+	f.stallAt = max(h.opts.StallAfter, st.stillFor()*3/2)
 	f.waited, f.ageKnown = st.waited(p, now)
 	f.behind = ratesBehind(p, 0.5)
 }

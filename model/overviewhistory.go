@@ -636,6 +636,7 @@ func (h *OverviewHistory) Observe(o *OverviewObservation) []GroupSummary {
 	}
 	h.polls++
 	h.lastT = now
+	h.rules.polled(now)
 	if len(h.topics) > 2*h.live+topicSlack {
 		h.forgetTopics()
 	}

@@ -78,9 +78,17 @@ func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64
 			// commit, a consumer that commits every 5s would seem to
 			// commit every second); a gap with no records to commit in
 			// it makes it longer, never shorter, so an idle spell never
-			// makes a consumer look late.
-			if st.mark > 0 {
-				st.addGap(now - st.mark)
+			// makes a consumer look late. It says nothing when the poll
+			// came far later than the gap before it (a laptop asleep,
+			// polls failing): the commit moved while no one looked, and
+			// the gap measures the watcher, not the consumer.
+			if st.mark > 0 && !h.blind(prev.t, now) {
+				// An idle spell (a poll after the last commit saw no lag)
+				// ended by this commit within a poll, or laggingAge, of
+				// the last poll without lag: the records were committed
+				// as they came.
+				quick := st.stuckAt > st.mark && now-st.stuckAt <= max(int64(laggingAge), now-prev.t)
+				st.addGap(now-st.mark, quick)
 			}
 			st.mark = now
 			st.movedAt, st.moveSeen = now, true

@@ -129,18 +129,24 @@ func (st *partState) cadence() time.Duration { return time.Duration(st.every) }
 
 // addGap records one gap between commits, and the cadence they make; the
 // first of a new owner's replaces the old owner's inherited ones.
-func (st *partState) addGap(gap int64) {
+func (st *partState) addGap(gap int64, quick bool) {
 	if st.inherited {
-		st.ngaps, st.inherited = 0, false
+		st.ngaps, st.quick, st.inherited = 0, 0, false
+	}
+	var q uint8
+	if quick {
+		q = 1
 	}
 	if int(st.ngaps) < cadenceGaps {
 		st.gaps[st.ngaps] = gap
+		st.quick |= q << st.ngaps
 		st.ngaps++
 	} else {
 		for k := range cadenceGaps - 1 { // not copy: a call to memmove for 24 bytes
 			st.gaps[k] = st.gaps[k+1]
 		}
 		st.gaps[cadenceGaps-1] = gap
+		st.quick = st.quick>>1 | q<<(cadenceGaps-1)
 	}
 	g, n := st.gaps, int(st.ngaps) // sorted in a copy, by insertion: at most 4
 	for i := 1; i < n; i++ {
@@ -157,7 +163,47 @@ func (st *partState) addGap(gap int64) {
 const createdSlack = time.Second
 
 // forgetCadence forgets the gaps: a new owner's cadence is its own.
-func (st *partState) forgetCadence() { st.ngaps, st.every = 0, 0 }
+func (st *partState) forgetCadence() { st.ngaps, st.quick, st.every = 0, 0, 0 }
+
+// allQuick is st.quick when every one of cadenceGaps gaps was quick.
+const allQuick = 1<<cadenceGaps - 1
+
+// stillFor is how long st's commit may stand still, records waiting,
+// between two of its commits: its cadence, or none at all when each of
+// its last cadenceGaps gaps was an idle spell its commit ended as soon as
+// records came. On a quiet topic (a record a minute) the gaps between
+// commits are the producer's, not the consumer's: a consumer that
+// commits every record at once, hung, was STALLED only after a gap and a
+// half (90 s at a record a minute, 7.5 min at one every 5), where
+// --stall-after says 30 s. A consumer that commits on a timer (every 5s,
+// Kafka Streams' 30s) ends an idle spell as soon as a poll sees it only
+// when its record came just before the timer; all four such is rare
+// (a poll P apart sees a T timer's idle spell end at once P/2T of the
+// time: all four, at 10 s polls and 30 s, 1 in 1,300; at 5 s, 1 in
+// 21,000), and the cadence stands.
+func (st *partState) stillFor() time.Duration {
+	if st.ngaps == cadenceGaps && st.quick == allQuick {
+		return 0
+	}
+	return st.cadence()
+}
+
+// polled notes a poll at now, for blind.
+func (h *History) polled(now int64) {
+	if h.pollAt > 0 {
+		h.pollGaps = [3]int64{now - h.pollAt, h.pollGaps[0], h.pollGaps[1]}
+	}
+	h.pollAt = now
+}
+
+// blind reports whether a partition last polled at last (the poll before
+// this one, unless it was missing from some) went unseen for more than
+// twice the longer of the two poll gaps before this poll's: a commit
+// seen to move now moved while no one looked.
+func (h *History) blind(last, now int64) bool {
+	ref := max(h.pollGaps[1], h.pollGaps[2])
+	return ref > 0 && now-last > 2*ref
+}
 
 // waited returns how long p's oldest unprocessed record has waited: its
 // lag age, when it agrees with what the polls saw of that record (written
