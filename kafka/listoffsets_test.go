@@ -144,3 +144,36 @@ func mustBrokers(t *testing.T, w *Watcher) map[int32]broker {
 	}
 	return b
 }
+
+// A read given up before it is sent sends nothing: kafka-go's transport,
+// its pool ready, chooses at random between sending and a done context.
+func TestGivenUpReadSendsNothing(t *testing.T) {
+	tc := newTestCluster(t, false)
+	tc.createTopic(t, "a", 3)
+	var mu sync.Mutex
+	sent := 0
+	tc.onListOffsets(&mu, func(string, kmsg.ListOffsetsRequestTopicPartition) { sent++ })
+	w := newTestWatcher(t, tc, "g")
+	ctx := context.Background()
+	brokers := mustBrokers(t, w)
+	if err := w.refreshMetadata(ctx, brokers[sortedKeys(brokers)[0]], []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	tps := []model.TopicPartition{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}, {Topic: "a", Partition: 2}}
+	w.logOffsetsFor(ctx, brokers, slices.Values(tps), len(tps), nil) // the pools ready
+	mu.Lock()
+	sent = 0
+	mu.Unlock()
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	for range 50 {
+		if got := w.logOffsetsFor(done, brokers, slices.Values(tps), len(tps), nil); len(got.failed) == 0 {
+			t.Fatal("a read given up failed nothing")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if sent > 0 {
+		t.Errorf("50 reads given up sent %d partitions' requests", sent)
+	}
+}

@@ -300,6 +300,12 @@ func (w *Watcher) roundTrip(ctx context.Context, req protocol.Message) (protocol
 
 // send sends one request to the broker it is routed to.
 func (w *Watcher) send(ctx context.Context, req protocol.Message) (protocol.Message, error) {
+	// A read given up is not sent: kafka-go's transport, its connection
+	// ready, may pick sending over a done context (a select between the
+	// two), so a cancelled poll sent some of its requests and not others.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	rctx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
 	res, err := w.transport().RoundTrip(rctx, w.addr, req)
