@@ -179,3 +179,56 @@ func TestClusterChangedBanner(t *testing.T) {
 		t.Errorf("the banner outlived its minute:\n%s", plain(a))
 	}
 }
+
+// Through an outage the commit ages count on from the last good poll: a
+// member's "0.4s ago" and a partition's COMMIT "0.4s" read "15s" fifteen
+// seconds into it (they stood at 0.4s: "0s ago" beside "⚠ stale 16s"
+// read as a consumer that had just committed), and again as before once
+// a poll answers.
+func TestStaleCommitAgesCountOn(t *testing.T) {
+	clk := testutil.NewClock(t0)
+	src := &fakeSource{}
+	for _, s := range story {
+		src.results = append(src.results, pollResult{snap: s.snap})
+	}
+	last := story[len(story)-1]
+	src.results = append(src.results, pollResult{err: errors.New("dial tcp 127.0.0.1:29092: connect: connection refused")}, pollResult{snap: last.snap})
+	a := testApp(t, src, clk, 120, 40)
+	for _, s := range story[1:] {
+		clk.Set(t0.Add(s.at))
+		pollNow(t, a)
+	}
+	memberLine := func() string {
+		for _, l := range strings.Split(plain(a), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "consumer-a ") {
+				return l
+			}
+		}
+		return ""
+	}
+	commitCell := func() string {
+		for _, l := range strings.Split(plain(a), "\n") {
+			if f := strings.Fields(l); len(f) > 2 && strings.HasSuffix(f[0], "order-rebalancing") && f[1] == "0" {
+				return l
+			}
+		}
+		return ""
+	}
+	if l := memberLine(); !strings.Contains(l, "0.4s ago") {
+		t.Fatalf("fresh: consumer-a's commit not 0.4s ago: %q", l)
+	}
+	clk.Set(t0.Add(last.at + 15*time.Second))
+	pollNow(t, a) // fails
+	a.Update(clockOf(a))
+	if l := memberLine(); !strings.Contains(l, "15s ago") {
+		t.Errorf("stale 15s: consumer-a's commit does not count on: %q\n%s", l, plain(a))
+	}
+	if l := commitCell(); !strings.Contains(l, " 15s ") {
+		t.Errorf("stale 15s: p0's COMMIT does not count on: %q", l)
+	}
+	clk.Set(t0.Add(last.at + 16*time.Second))
+	pollNow(t, a) // answers: the ages are the new poll's again
+	if l := memberLine(); strings.Contains(l, "15s ago") || strings.Contains(l, "16s ago") {
+		t.Errorf("fresh again: consumer-a's commit still counted on: %q", l)
+	}
+}

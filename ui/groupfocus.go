@@ -65,6 +65,14 @@ func (g *GroupPage) syncTimeline() {
 	g.lanes.SetNow(g.st.Now)
 	g.table.SetNow(g.st.Now)
 	g.members.SetNow(g.st.Now)
+	// Stale rows' ages since a commit count on from their poll (the
+	// panes read it only while stale).
+	behind := time.Duration(0)
+	if g.st.HasSnap {
+		behind = g.st.Now.Sub(g.st.Snap.TakenAt)
+	}
+	g.table.SetBehind(behind)
+	g.members.SetBehind(behind)
 	g.lanes.SetFocused(g.showLanes && g.focus == paneTable)
 	if e, ok := g.timeline.Selected(); ok && g.focus == paneTimeline {
 		touched := e.Touched()

@@ -21,6 +21,9 @@ type Members struct {
 	height  int
 	focused bool
 	stale   bool
+	// behind is how far the clock is past the poll of stale members
+	// (SetBehind), which their last commits' ages count on by.
+	behind  time.Duration
 	pending bool // the group is rebalancing: assignments are on their way
 	// partCount is how many partitions the group has, to tell why a member
 	// owns none; mostLag is the member with the most lag (marked), -1 when
@@ -55,6 +58,7 @@ type membersKey struct {
 	width, height, partCount int
 	focused, stale, pending  bool
 	target                   int32
+	shift                    time.Duration
 }
 
 // SetTargetEpoch says the group's target assignment epoch, for the
@@ -82,6 +86,20 @@ func (m *Members) SetFocused(f bool) { m.focused = f }
 
 // SetStale marks the rows as last-known data from an earlier poll.
 func (m *Members) SetStale(s bool) { m.stale = s }
+
+// SetBehind says how far the clock is past the poll the members are from,
+// read while they are stale: the COMMITS column's "0.4s ago" counts on
+// from the poll (as Table.SetBehind).
+func (m *Members) SetBehind(d time.Duration) { m.behind = max(d, 0) }
+
+// shift is how much the members' commit ages count on: behind, to the
+// tenth of a second, while they are stale.
+func (m *Members) shift() time.Duration {
+	if !m.stale {
+		return 0
+	}
+	return m.behind.Truncate(100 * time.Millisecond)
+}
 
 // SetPending says whether the group is rebalancing, so members without
 // partitions read as awaiting assignment rather than idle.
@@ -205,10 +223,11 @@ func memberName(mb *model.Member) string {
 // member and what the pane says of it.
 type memberRow struct {
 	m      *model.Member
-	parts  string // PARTITIONS: its partitions, or why none, or a demo note
-	lag    string // LAG, marked when it is the member with the most
-	note   bool   // parts holds a demo note, which is never cut
-	target int32  // the group's target assignment epoch (consumer groups)
+	parts  string        // PARTITIONS: its partitions, or why none, or a demo note
+	lag    string        // LAG, marked when it is the member with the most
+	note   bool          // parts holds a demo note, which is never cut
+	target int32         // the group's target assignment epoch (consumer groups)
+	shift  time.Duration // how much its commit's age counts on (Members.shift)
 }
 
 // memberColumns declares the members pane's columns, in screen order: the
@@ -232,8 +251,8 @@ func memberColumns() []column[memberRow] {
 			return rateNum(r.m.ConsumeRate) + staleMark(r.m.ConsumeRate)
 		}},
 		{title: "COMMITS", min: 6, drop: 7, grow: 9,
-			text:   func(r *memberRow) string { return memberCommits(r.m, true) },
-			narrow: func(r *memberRow) string { return memberCommits(r.m, false) }},
+			text:   func(r *memberRow) string { return memberCommits(r.m, true, r.shift) },
+			narrow: func(r *memberRow) string { return memberCommits(r.m, false, r.shift) }},
 		{title: "PARTITIONS", min: 10, fill: true, natural: 10, text: func(r *memberRow) string { return r.parts }},
 	}
 }
@@ -260,17 +279,17 @@ func memberTasks(t model.Tasks) string {
 	return strings.Join(parts, " ")
 }
 
-// memberCommits says how often m commits and how long ago it last did:
-// "every 1.0s, 0.4s ago" (narrow: "0.4s ago"); "-" before any commit is
-// seen.
-func memberCommits(m *model.Member, wide bool) string {
+// memberCommits says how often m commits and how long ago it last did,
+// shift later than its poll: "every 1.0s, 0.4s ago" (narrow: "0.4s
+// ago"); "-" before any commit is seen.
+func memberCommits(m *model.Member, wide bool, shift time.Duration) string {
 	switch {
 	case !m.CommitSeen:
 		return "-"
 	case wide && m.CommitEvery > 0:
-		return "every " + model.Age(m.CommitEvery) + ", " + model.Age(m.CommitDelay) + " ago"
+		return "every " + model.Age(m.CommitEvery) + ", " + model.Age(m.CommitDelay+shift) + " ago"
 	}
-	return model.Age(m.CommitDelay) + " ago"
+	return model.Age(m.CommitDelay+shift) + " ago"
 }
 
 // gridRows are the members [start, end) as the grid draws them, with notes.
@@ -285,7 +304,7 @@ func (m *Members) gridRows(start, end int, notes []string) []memberRow {
 				parts += "  " + m.parts[i]
 			}
 		}
-		rows = append(rows, memberRow{m: &m.rows[i], parts: parts, lag: m.lagText(i), note: noted, target: m.target})
+		rows = append(rows, memberRow{m: &m.rows[i], parts: parts, lag: m.lagText(i), note: noted, target: m.target, shift: m.shift()})
 	}
 	return rows
 }
@@ -323,7 +342,7 @@ func (m *Members) View() string {
 	}
 	// A demo's notes change at every layout: its frames are all drawn.
 	key := membersKey{rowsSeq: m.rowsSeq, sc: m.sc, width: m.width, height: m.height, partCount: m.partCount,
-		focused: m.focused, stale: m.stale, pending: m.pending, target: m.target}
+		focused: m.focused, stale: m.stale, pending: m.pending, target: m.target, shift: m.shift()}
 	cache := !slices.ContainsFunc(m.notes, func(n string) bool { return n != "" })
 	if cache && m.frame.out != "" && m.frame.key == key && m.grid.holds(m.now) {
 		return m.frame.out
