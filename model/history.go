@@ -105,10 +105,6 @@ type partState struct {
 	// member is where memberOf last found its owner in the members.
 	member int32
 	ngaps  uint8
-	// quick: bit k says gaps[k] held an idle spell (a poll saw no lag)
-	// ended by a commit within a poll or laggingAge of the records
-	// coming: a consumer that commits as its records come (stillFor).
-	quick  uint8
 	status statusCode
 
 	seen       bool
@@ -410,7 +406,7 @@ func (h *History) facts(f *facts, p *PartitionLag, st *partState, now int64, lag
 		return
 	}
 	f.stuck, f.allow = time.Duration(now-st.stuckAt), st.allowance(h.opts.MaxLagAge)
-	f.stallAt = max(h.opts.StallAfter, st.stillFor()*3/2)
+	f.stallAt = max(h.opts.StallAfter, st.cadence()*3/2)
 	f.waited, f.ageKnown = st.waited(p, now)
 	f.behind = ratesBehind(p, 0.5)
 }

@@ -83,12 +83,7 @@ func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64
 			// polls failing): the commit moved while no one looked, and
 			// the gap measures the watcher, not the consumer.
 			if st.mark > 0 && !h.blind(prev.t, now) {
-				// An idle spell (a poll after the last commit saw no lag)
-				// ended by this commit within a poll, or laggingAge, of
-				// the last poll without lag: the records were committed
-				// as they came.
-				quick := st.stuckAt > st.mark && now-st.stuckAt <= max(int64(laggingAge), now-prev.t)
-				st.addGap(now-st.mark, quick)
+				st.addGap(now - st.mark)
 			}
 			st.mark = now
 			st.movedAt, st.moveSeen = now, true

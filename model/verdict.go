@@ -129,24 +129,18 @@ func (st *partState) cadence() time.Duration { return time.Duration(st.every) }
 
 // addGap records one gap between commits, and the cadence they make; the
 // first of a new owner's replaces the old owner's inherited ones.
-func (st *partState) addGap(gap int64, quick bool) {
+func (st *partState) addGap(gap int64) {
 	if st.inherited {
-		st.ngaps, st.quick, st.inherited = 0, 0, false
-	}
-	var q uint8
-	if quick {
-		q = 1
+		st.ngaps, st.inherited = 0, false
 	}
 	if int(st.ngaps) < cadenceGaps {
 		st.gaps[st.ngaps] = gap
-		st.quick |= q << st.ngaps
 		st.ngaps++
 	} else {
 		for k := range cadenceGaps - 1 { // not copy: a call to memmove for 24 bytes
 			st.gaps[k] = st.gaps[k+1]
 		}
 		st.gaps[cadenceGaps-1] = gap
-		st.quick = st.quick>>1 | q<<(cadenceGaps-1)
 	}
 	g, n := st.gaps, int(st.ngaps) // sorted in a copy, by insertion: at most 4
 	for i := 1; i < n; i++ {
@@ -163,30 +157,7 @@ func (st *partState) addGap(gap int64, quick bool) {
 const createdSlack = time.Second
 
 // forgetCadence forgets the gaps: a new owner's cadence is its own.
-func (st *partState) forgetCadence() { st.ngaps, st.quick, st.every = 0, 0, 0 }
-
-// allQuick is st.quick when every one of cadenceGaps gaps was quick.
-const allQuick = 1<<cadenceGaps - 1
-
-// stillFor is how long st's commit may stand still, records waiting,
-// between two of its commits: its cadence, or none at all when each of
-// its last cadenceGaps gaps was an idle spell its commit ended as soon as
-// records came. On a quiet topic (a record a minute) the gaps between
-// commits are the producer's, not the consumer's: a consumer that
-// commits every record at once, hung, was STALLED only after a gap and a
-// half (90 s at a record a minute, 7.5 min at one every 5), where
-// --stall-after says 30 s. A consumer that commits on a timer (every 5s,
-// Kafka Streams' 30s) ends an idle spell as soon as a poll sees it only
-// when its record came just before the timer; all four such is rare
-// (a poll P apart sees a T timer's idle spell end at once P/2T of the
-// time: all four, at 10 s polls and 30 s, 1 in 1,300; at 5 s, 1 in
-// 21,000), and the cadence stands.
-func (st *partState) stillFor() time.Duration {
-	if st.ngaps == cadenceGaps && st.quick == allQuick {
-		return 0
-	}
-	return st.cadence()
-}
+func (st *partState) forgetCadence() { st.ngaps, st.every = 0, 0 }
 
 // polled notes a poll at now, for blind.
 func (h *History) polled(now int64) {
