@@ -392,8 +392,21 @@ func (p *demoPanel) hint(t target) string {
 		return "pick a partition or a member (tab, ↑/↓): x stops its owner (LeaveGroup) · X kills it (no LeaveGroup) · r restarts it · s slows it"
 	}
 	name := memberName(&t.member)
-	if _, ours := p.consumer(t.member); !ours {
+	c, ours := p.consumer(t.member)
+	if !ours {
 		return name + " is not a demo consumer: watch only"
+	}
+	// Not running, it can only be started again: X and x would refuse (the
+	// member note and the timeline say the rest: "✗ killed · evicted in 7.3s").
+	switch c.State {
+	case model.DemoKilled:
+		return name + " is killed · r restarts it"
+	case model.DemoEvicted:
+		return name + " was evicted · r restarts it"
+	case model.DemoStopped:
+		return name + " stopped · r restarts it"
+	case model.DemoStopping:
+		return name + " is stopping · X kills it now"
 	}
 	own := ""
 	if t.owns != "" {

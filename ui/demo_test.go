@@ -690,3 +690,28 @@ func TestCountdownNeverCut(t *testing.T) {
 		}
 	}
 }
+
+// The keys line offers only what the selected consumer can do: one
+// killed, evicted or stopped can only be restarted (X and x would be
+// refused), one stopping can still be killed.
+func TestDemoHintFollowsTheConsumersState(t *testing.T) {
+	for _, c := range []struct{ state, want, not string }{
+		{model.DemoRunning, "X kills consumer-b (owns order-rebalancing/p2) · x stops it (LeaveGroup) · r restarts it", ""},
+		{model.DemoKilled, "consumer-b is killed · r restarts it", "X kills"},
+		{model.DemoEvicted, "consumer-b was evicted · r restarts it", "X kills"},
+		{model.DemoStopped, "consumer-b stopped · r restarts it", "X kills"},
+		{model.DemoStopping, "consumer-b is stopping · X kills it now", "x stops"},
+	} {
+		clk := testutil.NewClock(t0)
+		fd := newFakeDemo()
+		fd.consumers[1].State = c.state
+		a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, clk, 160, 40)
+		out := plain(a)
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%s: the keys line lacks %q:\n%s", c.state, c.want, out)
+		}
+		if c.not != "" && strings.Contains(out, c.not) {
+			t.Errorf("%s: the keys line still offers %q:\n%s", c.state, c.not, out)
+		}
+	}
+}
