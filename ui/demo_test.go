@@ -715,3 +715,20 @@ func TestDemoHintFollowsTheConsumersState(t *testing.T) {
 		}
 	}
 }
+
+// A filter that hides every partition leaves none selected; the keys line
+// says so, and how to show them, not that the group owns none.
+func TestDemoHintWhenTheViewHidesEveryPartition(t *testing.T) {
+	clk := testutil.NewClock(t0)
+	fd := newFakeDemo()
+	a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, clk, 160, 40)
+	typeKeys(a, "/", "nosuchtopic", "enter")
+	press(t, a, "X")
+	out := plain(a)
+	if !strings.Contains(out, "no partition shown: the view hides them all (esc clears a filter, l shows all)") || strings.Contains(out, "owns none") {
+		t.Errorf("X with every partition filtered out:\n%s", out)
+	}
+	if calls := fd.Calls(); len(calls) != 0 {
+		t.Errorf("demo calls %q, want none", calls)
+	}
+}

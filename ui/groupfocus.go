@@ -100,6 +100,10 @@ func (g *GroupPage) target() target {
 	case g.focus == paneTable:
 		p, ok := g.table.Selected()
 		if !ok {
+			if len(g.st.Snap.Partitions) > 0 {
+				// The view hides every partition: the group has some.
+				return target{why: "no partition shown: the view hides them all (esc clears a filter, l shows all), or tab to the Members pane"}
+			}
 			return target{why: "no partition selected: the group owns none yet"}
 		}
 		if !p.Owned() {
