@@ -96,6 +96,10 @@ func demoKeys() []demoKey {
 			}},
 		{binding: bind("r", "restart"), verb: "restarts", act: member(model.DemoRestart), short: true,
 			say: func(_ model.DemoOutcome, a model.DemoAction, c sayCtx) string {
+				if c.was == model.DemoEvicted || c.was == model.DemoStopped {
+					// Out of the group already: it only joins.
+					return a.ClientID + " starting again: it joins the group, one rebalance"
+				}
 				if c.set.Static {
 					return a.ClientID + " restarting with the same group.instance.id: no LeaveGroup, and no rebalance if it is back within " +
 						model.Setting(c.set.SessionTimeout)
@@ -150,6 +154,9 @@ type sayCtx struct {
 	set    DemoSettings
 	group  string
 	status model.DemoStatus
+	// was is the state the consumer acted on was in before the key
+	// (model.DemoRunning, DemoKilled, ...); "" for a key on no consumer.
+	was string
 }
 
 // Demo refresh cadence: consumers and ledger are read once a second, and
@@ -354,7 +361,7 @@ func (p *demoPanel) key(msg tea.KeyPressMsg, t target, now time.Time) (tea.Cmd, 
 		if !key.Matches(msg, k.binding) {
 			continue
 		}
-		id := ""
+		id, was := "", ""
 		if k.verb != "" {
 			if !t.ok {
 				p.show(t.why, true, now)
@@ -365,10 +372,10 @@ func (p *demoPanel) key(msg tea.KeyPressMsg, t target, now time.Time) (tea.Cmd, 
 				p.show(memberName(&t.member)+" is not a demo consumer: kgwatch only "+k.verb+" the consumers it started", true, now)
 				return nil, true
 			}
-			id = c.ClientID
+			id, was = c.ClientID, c.State
 		}
 		a := k.act(id, p.status.Rate)
-		d, say, c := p.d, k.say, sayCtx{set: p.set, group: p.group}
+		d, say, c := p.d, k.say, sayCtx{set: p.set, group: p.group, was: was}
 		return func() tea.Msg {
 			out, err := d.Act(a)
 			st := d.Status(false)

@@ -732,3 +732,22 @@ func TestDemoHintWhenTheViewHidesEveryPartition(t *testing.T) {
 		t.Errorf("demo calls %q, want none", calls)
 	}
 }
+
+// r on a consumer already out of the group (evicted, stopped) says it
+// joins, one rebalance; on one running, that it leaves and joins again.
+func TestDemoRestartSaysWhatHappens(t *testing.T) {
+	for _, c := range []struct{ state, want string }{
+		{model.DemoRunning, "consumer-b restarting: it leaves and joins again, two rebalances"},
+		{model.DemoEvicted, "consumer-b starting again: it joins the group, one rebalance"},
+		{model.DemoStopped, "consumer-b starting again: it joins the group, one rebalance"},
+	} {
+		clk := testutil.NewClock(t0)
+		fd := newFakeDemo()
+		fd.consumers[1].State = c.state
+		a := demoApp(t, &fakeSource{results: []pollResult{{snap: stableSnapshot()}}}, fd, clk, 160, 40)
+		press(t, a, "r")
+		if out := plain(a); !strings.Contains(out, c.want) {
+			t.Errorf("%s: r does not say %q:\n%s", c.state, c.want, out)
+		}
+	}
+}
