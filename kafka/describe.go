@@ -251,6 +251,7 @@ func committed(g kmsg.OffsetFetchResponseGroup) ([]model.OverviewPart, map[model
 		switch {
 		case p.ErrorCode != 0:
 			partErr(&errs, tp, "committed offset", p.ErrorCode)
+			parts = append(parts, model.OverviewPart{TopicPartition: tp, CommitUnread: true})
 		case p.Offset >= 0:
 			parts = append(parts, model.OverviewPart{TopicPartition: tp, Committed: p.Offset, HasCommit: true})
 		}

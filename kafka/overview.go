@@ -93,6 +93,9 @@ type groupRead struct {
 	// their topic ids are named; assignedBy the member of each assigned.
 	assigned, targeted [][]kmsg.AssignmentTopicPartition
 	assignedBy         []string
+	// commitsUnread: the group's OffsetFetch failed (fetchCommits sets
+	// it before asking, takeCommits clears it on an answer).
+	commitsUnread bool
 }
 
 // own records that member owns tp.
@@ -191,7 +194,7 @@ func (o *OverviewWatcher) overview(ctx context.Context) (model.OverviewObservati
 	o.ownedPartitions(ctx, brokers, all)
 	obs := model.OverviewObservation{TakenAt: takenAt, Groups: make([]model.OverviewGroup, len(all))}
 	for i, r := range all {
-		obs.Groups[i] = model.OverviewGroup{Summary: r.sum, Parts: r.parts()}
+		obs.Groups[i] = model.OverviewGroup{Summary: r.sum, Parts: r.parts(), CommitsUnread: r.commitsUnread}
 	}
 	obs.Offsets, obs.LogErr = o.logOffsets(ctx, brokers, obs.Groups)
 	obs.Records = o.lagRecords(ctx, &obs)

@@ -470,3 +470,66 @@ func TestOffsetFetchManyAsOffsetFetch(t *testing.T) {
 		}
 	}
 }
+
+// TestOverviewCommitsUnreadKeepsVerdict: a poll whose OffsetFetch the
+// coordinator answers with an error (loading, moved: a broker restart)
+// marks the group CommitsUnread, and the overview keeps its verdict and
+// lag. It read an Empty group with lag STOPPED, then OK with lag 0: with
+// its commits unread, the group had no rows.
+func TestOverviewCommitsUnreadKeepsVerdict(t *testing.T) {
+	tc := newTestCluster(t, true)
+	tc.createTopic(t, "orders", 1)
+	tc.produce(t, "orders", 0, 10, time.Now())
+	tc.commit(t, "g", "orders", map[int]int64{0: 1})
+	var refuse atomic.Bool
+	tc.ControlKey(int16(kmsg.OffsetFetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		if !refuse.Load() {
+			return nil, nil, false
+		}
+		res := kreq.ResponseKind().(*kmsg.OffsetFetchResponse)
+		res.ErrorCode = kerr.CoordinatorLoadInProgress.Code
+		if req := kreq.(*kmsg.OffsetFetchRequest); kreq.GetVersion() >= 8 {
+			for _, rg := range req.Groups {
+				g := kmsg.NewOffsetFetchResponseGroup()
+				g.Group, g.ErrorCode = rg.Group, kerr.CoordinatorLoadInProgress.Code
+				res.Groups = append(res.Groups, g)
+			}
+		}
+		return res, nil, true
+	})
+	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
+	defer o.Close()
+	find := func(sums []model.GroupSummary) model.GroupSummary {
+		t.Helper()
+		for _, s := range sums {
+			if s.ID == "g" {
+				return s
+			}
+		}
+		t.Fatalf("group g not in the overview: %+v", sums)
+		return model.GroupSummary{}
+	}
+	before := find(overviewOnce(t, o))
+	if before.Status != model.StatusStopped || before.TotalLag != 9 {
+		t.Fatalf("before: %s, lag %d; want STOPPED, lag 9", before.Status, before.TotalLag)
+	}
+	refuse.Store(true)
+	obs, err := o.OverviewWatcher.Overview(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range obs.Groups {
+		if g.Summary.ID == "g" && !g.CommitsUnread {
+			t.Error("group g's OffsetFetch refused: CommitsUnread false")
+		}
+	}
+	during := find(o.pipe.Observe(&obs))
+	if during.Status != model.StatusStopped || during.TotalLag != 9 || !strings.Contains(during.Err, "commits") {
+		t.Errorf("commits unread: %s, lag %d, err %q; want STOPPED, lag 9 kept, the error said", during.Status, during.TotalLag, during.Err)
+	}
+	refuse.Store(false)
+	if after := find(overviewOnce(t, o)); after.Status != model.StatusStopped || after.TotalLag != 9 || after.Err != "" {
+		t.Errorf("read again: %s, lag %d, err %q; want STOPPED, lag 9, no error", after.Status, after.TotalLag, after.Err)
+	}
+}

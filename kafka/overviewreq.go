@@ -98,6 +98,9 @@ func (o *OverviewWatcher) fetchCommits(ctx context.Context, b broker, reads []gr
 	if len(idx) == 0 {
 		return false
 	}
+	for _, i := range idx {
+		reads[i].commitsUnread = true // until an answer is taken
+	}
 	if w.vers.supports(b.id, 9, 8) {
 		for from := 0; from < len(idx); from += offsetFetchBatch {
 			batch := idx[from:min(from+offsetFetchBatch, len(idx))]
@@ -136,6 +139,7 @@ func takeCommits(r *groupRead, g kmsg.OffsetFetchResponseGroup) {
 		r.sum.Err = joinText(r.sum.Err, "commits: "+errText(code))
 		return
 	}
+	r.commitsUnread = false
 	var cerrs map[model.TopicPartition]string
 	r.commits, cerrs = committed(g)
 	if len(cerrs) > 0 {

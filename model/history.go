@@ -174,6 +174,10 @@ type History struct {
 	falling, catching bool
 }
 
+// sharedOwner is the owner a shared partition's cadence is kept under
+// (update): ownerHash never gives it (its results are odd).
+const sharedOwner = 2
+
 // NewHistory returns an empty History.
 func NewHistory(opts HistoryOptions) *History {
 	opts = opts.withDefaults()
@@ -213,6 +217,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	}
 
 	empty := s.Group.State == StateEmpty
+	shared := s.Group.Kind().SharedPartitions
 	staffed := len(s.Members) > 0 && !s.Group.Rebalancing() && s.Group.State != StateEmpty
 
 	var changes []statusChange
@@ -243,7 +248,14 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			st.gap = true
 		} else {
 			var dc, de int64
-			dc, de = h.update(p, st, now, owner)
+			cadenceOf := owner
+			if shared && owner != 0 {
+				// A share-partition's start offset moves as any of
+				// its members acknowledge: its cadence is the
+				// partition's, not its first member's.
+				cadenceOf = sharedOwner
+			}
+			dc, de = h.update(p, st, now, cadenceOf)
 			h.consumed = AddLag(h.consumed, dc)
 			h.produced = AddLag(h.produced, de)
 			if p.LogEnd >= 0 {

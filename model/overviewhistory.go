@@ -18,6 +18,12 @@ type OverviewGroup struct {
 	// of 5,000 groups has 30,000 of them. OverviewParts sorts and merges
 	// parts listed in any order; Observe does it for parts not in order.
 	Parts []OverviewPart
+	// CommitsUnread: the group's commits could not be read this poll
+	// (its OffsetFetch failed: a coordinator loading or moved, a
+	// timeout). Parts then hold its assignments alone, which is not
+	// "never committed": as the group view's failed poll, its verdict
+	// and lag stand until a poll reads them.
+	CommitsUnread bool
 }
 
 // OverviewPart is one partition of an overview group.
@@ -40,10 +46,14 @@ type OverviewPart struct {
 	HasShareLag bool
 	Assigned    bool
 	Owned       bool
+	// CommitUnread: its commit could not be read (a partition's
+	// OffsetFetch error): not "never committed", as the group view's
+	// CommitUnread row, its lag unknown and its verdict kept.
+	CommitUnread bool
 }
 
 // row reports whether the group view has a row for p.
-func (p *OverviewPart) row() bool { return p.HasCommit || p.Assigned }
+func (p *OverviewPart) row() bool { return p.HasCommit || p.Assigned || p.CommitUnread }
 
 // committed is p's committed offset, NoOffset when it has none.
 func (p *OverviewPart) committed() int64 {
@@ -83,6 +93,7 @@ func OverviewParts(parts []OverviewPart) []OverviewPart {
 		}
 		q.Assigned = q.Assigned || p.Assigned
 		q.Owned = q.Owned || p.Owned
+		q.CommitUnread = q.CommitUnread || p.CommitUnread
 	}
 	clear(parts[len(out):])
 	return out
@@ -172,6 +183,10 @@ func rowOf(r *PartitionLag, p *OverviewPart, off PartitionOffsets, read bool) {
 		r.Committed, r.LogStart, r.LogEnd = max(r.Committed, NoOffset), NoOffset, NoOffset
 	}
 	r.Lag, r.LagFromStart = Lag(r.Committed, r.LogStart, r.LogEnd)
+	if p.CommitUnread && !p.HasCommit {
+		r.Err = joinErr(r.Err, "committed offset unreadable")
+		r.Lag, r.LagFromStart = 0, false
+	}
 	if p.HasShareLag && p.ShareLag >= 0 && r.LogEnd >= 0 {
 		r.Lag, r.LagFromBroker = p.ShareLag, true
 	}
@@ -340,6 +355,9 @@ func lagOf(p *OverviewPart, off PartitionOffsets, read bool) (c, logStart, logEn
 		c, logStart, logEnd = max(c, NoOffset), NoOffset, NoOffset // impossibleOffsets
 	}
 	lag, _ = Lag(c, logStart, logEnd)
+	if p.CommitUnread && !p.HasCommit {
+		lag = 0
+	}
 	if p.HasShareLag && p.ShareLag >= 0 && logEnd >= 0 {
 		lag = p.ShareLag
 	}
@@ -527,6 +545,10 @@ type groupTrack struct {
 	// told: the group has told a generation (read while Stable only);
 	// it is then never counted by what the polls see.
 	told bool
+	// last is the verdict and lag of the last poll that read the group's
+	// commits, which a poll that could not read them keeps.
+	last    lastRead
+	hasLast bool
 }
 
 // seenGeneration stands in for a generation the overview cannot read: it
@@ -692,8 +714,19 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 	empty := s.State == StateEmpty
 	staffed := s.Members > 0 && !(Group{State: s.State}).Rebalancing() && !empty
 
+	if g.CommitsUnread && gt.hasLast {
+		// Not read is not "never committed": the last verdict and lag
+		// stand, every track kept as it was.
+		for i := range gt.parts {
+			gt.parts[i].poll = h.polls
+		}
+		gt.last.put(&s)
+		return s
+	}
+
 	status := StatusOK
 	missing := 0
+	shared := s.Type.Kind().SharedPartitions
 	for j := range parts {
 		if parts[j].HasCommit {
 			s.Committed++
@@ -719,7 +752,11 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		if st.unreadable(r) {
 			r.Status = st.status.status()
 		} else {
-			h.rules.update(r, st, now, h.rules.ownerHash(r.MemberID, r.ClientID))
+			owner := h.rules.ownerHash(r.MemberID, r.ClientID)
+			if shared && owner != 0 {
+				owner = sharedOwner // as History.Annotate
+			}
+			h.rules.update(r, st, now, owner)
 			r.Status = h.rules.judgeRow(r, st, now, empty, staffed && !owned)
 		}
 		st.status = codeOf(r.Status)
@@ -739,5 +776,31 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 	if len(gt.parts) > s.Partitions {
 		gt.forget(h.polls)
 	}
+	if !g.CommitsUnread {
+		gt.last, gt.hasLast = lastReadOf(&s), true
+	}
 	return s
+}
+
+// lastRead is what a group's summary says of its commits: its verdict and
+// lag, without a pointer (the collector does not scan it).
+type lastRead struct {
+	partitions, committed, fromStart int
+	totalLag, maxLag                 int64
+	maxLagAge                        time.Duration
+	lagFromStart, maxLagAgeKnown     bool
+	status                           statusCode
+}
+
+func lastReadOf(s *GroupSummary) lastRead {
+	return lastRead{partitions: s.Partitions, committed: s.Committed, fromStart: s.FromStartPartitions,
+		totalLag: s.TotalLag, maxLag: s.MaxLag, maxLagAge: s.MaxLagAge,
+		lagFromStart: s.LagFromStart, maxLagAgeKnown: s.MaxLagAgeKnown, status: codeOf(s.Status)}
+}
+
+// put gives s the verdict and lag l kept.
+func (l *lastRead) put(s *GroupSummary) {
+	s.Partitions, s.Committed, s.FromStartPartitions = l.partitions, l.committed, l.fromStart
+	s.TotalLag, s.MaxLag, s.MaxLagAge = l.totalLag, l.maxLag, l.maxLagAge
+	s.LagFromStart, s.MaxLagAgeKnown, s.Status = l.lagFromStart, l.maxLagAgeKnown, l.status.status()
 }

@@ -28,6 +28,9 @@ type overviewPollBody struct {
 type overviewGroupBody struct {
 	Summary model.GroupSummary
 	Parts   []overviewPartBody
+	// CommitsUnread: its commits could not be read (model.OverviewGroup);
+	// files before it have none, read as false.
+	CommitsUnread bool
 }
 
 // overviewPartBody is one partition of a group (a model.OverviewPart):
@@ -43,6 +46,8 @@ type overviewPartBody struct {
 	Assigned    bool
 	Owned       bool
 	Owner       string
+	// CommitUnread: its commit could not be read (model.OverviewPart).
+	CommitUnread bool
 }
 
 type overviewOffsetsBody struct {
@@ -85,10 +90,10 @@ func overviewGroupOf(g *model.OverviewGroup) overviewGroupBody {
 	if !slices.IsSortedFunc(parts, func(a, b model.OverviewPart) int { return model.CompareTP(a.TopicPartition, b.TopicPartition) }) {
 		parts = model.OverviewParts(slices.Clone(parts))
 	}
-	b := overviewGroupBody{Summary: g.Summary, Parts: make([]overviewPartBody, len(parts))}
+	b := overviewGroupBody{Summary: g.Summary, Parts: make([]overviewPartBody, len(parts)), CommitsUnread: g.CommitsUnread}
 	for i := range parts {
 		p := &parts[i]
-		x := overviewPartBody{Part: p.TopicPartition, Committed: model.NoOffset, ShareLag: -1, Owner: p.Owner, Assigned: p.Assigned, Owned: p.Owned}
+		x := overviewPartBody{Part: p.TopicPartition, Committed: model.NoOffset, ShareLag: -1, Owner: p.Owner, Assigned: p.Assigned, Owned: p.Owned, CommitUnread: p.CommitUnread}
 		if p.HasCommit {
 			x.Committed, x.HasCommit = p.Committed, true
 		}
@@ -126,12 +131,12 @@ func (b *overviewPollBody) observation() model.OverviewObservation {
 }
 
 func (b *overviewGroupBody) group() model.OverviewGroup {
-	g := model.OverviewGroup{Summary: b.Summary}
+	g := model.OverviewGroup{Summary: b.Summary, CommitsUnread: b.CommitsUnread}
 	if len(b.Parts) > 0 {
 		g.Parts = make([]model.OverviewPart, len(b.Parts))
 	}
 	for i, x := range b.Parts {
-		p := model.OverviewPart{TopicPartition: x.Part, Owner: x.Owner, Assigned: x.Assigned, Owned: x.Owned && x.Assigned}
+		p := model.OverviewPart{TopicPartition: x.Part, Owner: x.Owner, Assigned: x.Assigned, Owned: x.Owned && x.Assigned, CommitUnread: x.CommitUnread}
 		if x.HasCommit {
 			p.Committed, p.HasCommit = x.Committed, true
 		}

@@ -44,11 +44,14 @@ func ovPoll(t *testing.T, s int) model.OverviewObservation {
 // poll (each written as its difference from the one before), groups and
 // partitions coming and going.
 func TestOverviewPollCarried(t *testing.T) {
-	polls := []model.OverviewObservation{ovPoll(t, 1), ovPoll(t, 2), {TakenAt: t0.Add(3 * time.Second)}, ovPoll(t, 4)}
+	polls := []model.OverviewObservation{ovPoll(t, 1), ovPoll(t, 2), {TakenAt: t0.Add(3 * time.Second)}}
+	unread := ovPoll(t, 4)
+	unread.Groups[0].CommitsUnread = true // a poll whose OffsetFetch failed
+	unread.Groups[1].Parts[0].CommitUnread = true
 	fewer := ovPoll(t, 5)
 	fewer.Groups = fewer.Groups[1:]
 	delete(fewer.Offsets, model.TopicPartition{Topic: "orders", Partition: 0})
-	polls = append(polls, fewer, ovPoll(t, 6))
+	polls = append(polls, unread, fewer, ovPoll(t, 6))
 
 	var buf bytes.Buffer
 	h := testHeader()

@@ -1,0 +1,464 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The verdict of the group view and of the overview from the same polls:
+// an independent probe wrote these. It found the overview judging polls
+// whose commits it could not read, and the two views following different
+// members of a share group; the rest held up and guard it. A world of n
+// partitions of one topic, a steady producer, a group whose members,
+// state and commits are functions of the simulated clock; each poll is
+// fed to both the group view (History.Annotate) and the overview
+// (OverviewHistory.Observe), built from the same truth.
+
+type vmember struct {
+	id, client string
+	parts      []int32
+}
+
+type vworld struct {
+	n       int
+	rate    float64                              // records/s per partition
+	commit  func(p int32, t time.Duration) int64 // committed offset (<0: none)
+	state   func(t time.Duration) string         // group state
+	members func(t time.Duration) []vmember      // members and their assignment
+	ovFail  func(t time.Duration) bool           // overview's commits unreadable this poll
+	partErr func(p int32, t time.Duration) bool  // one partition's commit unreadable (both views)
+	share   bool                                 // share group
+	opts    HistoryOptions
+	stamp   func(p int32, o int64) (time.Time, bool) // nil: written time
+}
+
+func (w *vworld) end(t time.Duration) int64 { return int64(w.rate * t.Seconds()) }
+func (w *vworld) written(o int64) time.Time {
+	return ht0.Add(time.Duration(float64(o+1) / w.rate * float64(time.Second)))
+}
+
+type vpoll struct {
+	at        time.Duration
+	gv, ov    Status
+	parts     []Status
+	worst     TopicPartition
+	hasWorst  bool
+	gvLag     int64
+	ovLag     int64
+	gvMembers int
+}
+
+func (p vpoll) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "t=%6.2fs group=%-8s overview=%-8s lag gv=%d ov=%d", p.at.Seconds(), p.gv, p.ov, p.gvLag, p.ovLag)
+	if p.hasWorst {
+		fmt.Fprintf(&b, " worst=p%d", p.worst.Partition)
+	}
+	if len(p.parts) <= 12 {
+		b.WriteString(" [")
+		for i, s := range p.parts {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(string(s)[:2])
+		}
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+func vrun(w *vworld, times []time.Duration) []vpoll {
+	gv, ov := NewHistory(w.opts), NewOverviewHistory(w.opts)
+	var out []vpoll
+	for _, at := range times {
+		state := w.state(at)
+		ms := w.members(at)
+		end := w.end(at)
+		o := Observation{TakenAt: ht0.Add(at), Group: Group{ID: "g", State: state}}
+		if w.share {
+			o.Group.Type = TypeShare
+		}
+		owners := map[int32][]string{}
+		for _, m := range ms {
+			mm := Member{MemberID: m.id, ClientID: m.client}
+			for _, p := range m.parts {
+				tp := TopicPartition{Topic: "orders", Partition: p}
+				mm.Partitions = append(mm.Partitions, tp)
+				owners[p] = append(owners[p], m.id)
+			}
+			o.Members = append(o.Members, mm)
+		}
+		oo := &OverviewObservation{TakenAt: o.TakenAt, Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
+		sum := GroupSummary{ID: "g", State: state, Type: o.Group.Type, Members: len(ms)}
+		var parts []OverviewPart
+		fail := w.ovFail != nil && w.ovFail(at)
+		if fail {
+			sum.Err = "commits: COORDINATOR_LOAD_IN_PROGRESS"
+		}
+		for p := int32(0); p < int32(w.n); p++ {
+			tp := TopicPartition{Topic: "orders", Partition: p}
+			c := min(w.commit(p, at), end)
+			if w.partErr != nil && w.partErr(p, at) {
+				o.SetCommitErr(tp, "committed offset: UNKNOWN_SERVER_ERROR")
+				sum.Err = "commits of 1 partition unreadable"
+				parts = append(parts, OverviewPart{TopicPartition: tp, CommitUnread: true})
+				for _, id := range owners[p] {
+					parts = append(parts, OverviewPart{TopicPartition: tp, Owner: id, Assigned: true, Owned: true})
+				}
+				off := PartitionOffsets{LogStart: 0, LogEnd: end}
+				o.SetOffsets(tp, off)
+				oo.Offsets[tp] = off
+				oo.Records[RecordAt{tp, 0}] = RecordStamp{Time: w.written(0)}
+				continue
+			}
+			if c >= 0 {
+				o.SetCommitted(tp, c)
+				if !fail {
+					parts = append(parts, OverviewPart{TopicPartition: tp, Committed: c, HasCommit: true})
+				}
+			}
+			for _, id := range owners[p] {
+				parts = append(parts, OverviewPart{TopicPartition: tp, Owner: id, Assigned: true, Owned: true})
+			}
+			if c < 0 && len(owners[p]) == 0 {
+				continue
+			}
+			off := PartitionOffsets{LogStart: 0, LogEnd: end}
+			o.SetOffsets(tp, off)
+			oo.Offsets[tp] = off
+			oldest := max(c, 0)
+			if oldest < end {
+				ts, ok := w.written(oldest), true
+				if w.stamp != nil {
+					ts, ok = w.stamp(p, oldest)
+				}
+				if ok {
+					o.SetOldestTimestamp(tp, ts)
+					oo.Records[RecordAt{tp, oldest}] = RecordStamp{Time: ts}
+					if fail {
+						oo.Records[RecordAt{tp, 0}] = RecordStamp{Time: w.written(0)}
+					}
+				}
+			}
+		}
+		oo.Groups = []OverviewGroup{{Summary: sum, Parts: OverviewParts(parts), CommitsUnread: fail}}
+		s := NewSnapshot(o)
+		gv.Annotate(&s)
+		g := ov.Observe(oo)[0]
+		vp := vpoll{at: at, gv: s.Status, ov: g.Status, worst: s.WorstPartition, hasWorst: s.HasWorst, gvLag: s.TotalLag, ovLag: g.TotalLag, gvMembers: len(s.Members)}
+		for _, r := range s.Partitions {
+			vp.parts = append(vp.parts, r.Status)
+		}
+		out = append(out, vp)
+	}
+	return out
+}
+
+func vdump(ps []vpoll) string {
+	var b strings.Builder
+	last := ""
+	for _, p := range ps {
+		s := p.String()
+		key := s[strings.Index(s, "group="):]
+		key = key[:strings.Index(key, "lag")] + fmt.Sprint(p.parts)
+		if key != last {
+			b.WriteString("  " + s + "\n")
+			last = key
+		}
+	}
+	return b.String()
+}
+
+// keepUp: the consumer commits what was produced up to t-lagBy.
+func (w *vworld) keepUp(t, lagBy time.Duration) int64 { return w.end(max(t-lagBy, 0)) }
+
+// ---- 1. Overview: one poll's commits unreadable (COORDINATOR_LOAD_IN_PROGRESS
+// after a coordinator moved). The group view's poll fails (no snapshot:
+// its verdict stands); the overview judges the group from that poll.
+
+func TestOverviewKeepsVerdictWhenCommitsUnread(t *testing.T) {
+	for _, sc := range []struct {
+		name string
+		hung bool
+		emp  bool
+	}{{"hung consumer, STALLED", true, false}, {"group Empty with lag, STOPPED", false, true}, {"healthy", false, false}} {
+		t.Run(sc.name, func(t *testing.T) {
+			w := &vworld{n: 3, rate: 20}
+			w.commit = func(p int32, at time.Duration) int64 {
+				if sc.hung && p == 1 && at > 30*time.Second {
+					return w.keepUp(30*time.Second, 200*time.Millisecond)
+				}
+				if sc.emp && at > 30*time.Second {
+					return w.keepUp(30*time.Second, 200*time.Millisecond)
+				}
+				return w.keepUp(at, 200*time.Millisecond)
+			}
+			w.state = func(at time.Duration) string {
+				if sc.emp && at > 31*time.Second {
+					return StateEmpty
+				}
+				return StateStable
+			}
+			w.members = func(at time.Duration) []vmember {
+				if sc.emp && at > 31*time.Second {
+					return nil
+				}
+				return []vmember{{"m1", "c1", []int32{0, 1}}, {"m2", "c2", []int32{2}}}
+			}
+			w.ovFail = func(at time.Duration) bool { return at >= 90*time.Second && at < 92*time.Second }
+			ps := vrun(w, pollsEvery(time.Second, 120*time.Second, time.Second))
+			bad := 0
+			for _, p := range ps {
+				if p.at < 90*time.Second {
+					continue
+				}
+				if p.gv != p.ov && !(w.ovFail(p.at)) || w.ovFail(p.at) && p.ov != ps[88].gv {
+					bad++
+				}
+			}
+			if bad > 0 {
+				t.Errorf("overview differs from the group view on %d polls from 90s:\n%s", bad, vdump(ps))
+			}
+		})
+	}
+}
+
+// ---- 3. 100 partitions, one hung at 60s; every interval, watched from
+// before and opened mid-incident: the hung one is the group's status
+// source and the worst partition named, from its first non-OK poll on.
+func TestOneHungPartitionOfHundredNamedWorst(t *testing.T) {
+	for _, iv := range simIntervals {
+		for _, start := range []time.Duration{time.Second, 100 * time.Second} {
+			w := &vworld{n: 100, rate: 5}
+			w.commit = func(p int32, at time.Duration) int64 {
+				if p == 37 && at > 60*time.Second {
+					at = 60 * time.Second
+				}
+				return w.keepUp(at, 300*time.Millisecond)
+			}
+			w.state = func(time.Duration) string { return StateStable }
+			w.members = func(time.Duration) []vmember {
+				var ms []vmember
+				for i := 0; i < 4; i++ {
+					m := vmember{id: fmt.Sprintf("m%d", i), client: fmt.Sprintf("c%d", i)}
+					for p := i; p < 100; p += 4 {
+						m.parts = append(m.parts, int32(p))
+					}
+					ms = append(ms, m)
+				}
+				return ms
+			}
+			ps := vrun(w, pollsEvery(start, start+120*time.Second, iv))
+			flagged := false
+			for _, p := range ps {
+				if p.gv != StatusOK || p.ov != StatusOK {
+					flagged = true
+				}
+				for i, s := range p.parts {
+					if i != 37 && s != StatusOK {
+						t.Errorf("every %s from %s: t=%s p%d %s", iv, start, p.at, i, s)
+					}
+				}
+				if p.gv != p.ov {
+					t.Errorf("every %s from %s: t=%s group %s overview %s", iv, start, p.at, p.gv, p.ov)
+				}
+				if flagged && (!p.hasWorst || p.worst.Partition != 37) {
+					t.Errorf("every %s from %s: t=%s worst %v (%v), group %s", iv, start, p.at, p.worst, p.hasWorst, p.gv)
+				}
+			}
+			if start > 60*time.Second && ps[0].gv == StatusOK {
+				t.Errorf("every %s opened mid-incident: first poll OK", iv)
+			}
+		}
+	}
+}
+
+// ---- 4. A consumer killed at 60s (no LeaveGroup), evicted after the
+// session timeout; an eager rebalance of rb (no assignment listed while
+// not Stable, every commit paused); its partitions go to the survivors,
+// which catch up at 5x from its last commit.
+type killCase struct {
+	session, rb, iv time.Duration
+	cooperative     bool
+}
+
+func killWorld(k killCase) (*vworld, time.Duration) {
+	const kill = 60 * time.Second
+	evict := kill + k.session
+	done := evict + k.rb
+	w := &vworld{n: 6, rate: 20}
+	// owner of p after the rebalance: p%3==2 was c's, now p%2 ? a : b
+	w.commit = func(p int32, at time.Duration) int64 {
+		lag := 200 * time.Millisecond
+		paused := !k.cooperative && at >= evict && at < done
+		if p%3 == 2 {
+			if at < kill {
+				return w.keepUp(at, lag)
+			}
+			if at < done {
+				return w.keepUp(kill, lag)
+			}
+			// catching up at 5x from the kill's commit
+			c := w.keepUp(kill, lag) + int64(5*w.rate*(at-done).Seconds())
+			return min(c, w.keepUp(at, lag))
+		}
+		if paused {
+			return w.keepUp(evict, lag)
+		}
+		if !k.cooperative && at >= done {
+			// back, catching up the pause at 5x
+			c := w.keepUp(evict, lag) + int64(5*w.rate*(at-done).Seconds())
+			return min(c, w.keepUp(at, lag))
+		}
+		return w.keepUp(at, lag)
+	}
+	w.state = func(at time.Duration) string {
+		switch {
+		case at >= evict && at < evict+k.rb/2:
+			return StatePreparingRebalance
+		case at >= evict && at < done:
+			return StateCompletingRebalance
+		}
+		return StateStable
+	}
+	w.members = func(at time.Duration) []vmember {
+		a := vmember{id: "a-1", client: "a"}
+		b := vmember{id: "b-1", client: "b"}
+		c := vmember{id: "c-1", client: "c"}
+		switch {
+		case at < evict:
+			a.parts, b.parts, c.parts = []int32{0, 3}, []int32{1, 4}, []int32{2, 5}
+			return []vmember{a, b, c}
+		case at < done:
+			if k.cooperative {
+				a.parts, b.parts = []int32{0, 3}, []int32{1, 4}
+			}
+			return []vmember{a, b} // classic: no assignment listed while rebalancing
+		}
+		a.parts, b.parts = []int32{0, 3, 5}, []int32{1, 4, 2}
+		return []vmember{a, b}
+	}
+	return w, done
+}
+
+func TestKilledConsumerBothViewsAgree(t *testing.T) {
+	for _, session := range []time.Duration{10 * time.Second, 45 * time.Second} {
+		for _, rb := range []time.Duration{500 * time.Millisecond, 3 * time.Second, 12 * time.Second} {
+			for _, coop := range []bool{false, true} {
+				for _, iv := range simIntervals {
+					k := killCase{session: session, rb: rb, iv: iv, cooperative: coop}
+					w, done := killWorld(k)
+					ps := vrun(w, pollsEvery(time.Second, 200*time.Second, iv))
+					name := fmt.Sprintf("session %s rebalance %s coop %v every %s", session, rb, coop, iv)
+					var problems []string
+					// caught up: c's old partitions at 5x from a backlog of (done-60s)
+					caught := done + time.Duration(float64(done-60*time.Second)/4)
+					for _, p := range ps {
+						if p.gv != p.ov {
+							problems = append(problems, fmt.Sprintf("t=%s group %s overview %s", p.at, p.gv, p.ov))
+						}
+						if p.at > caught+10*time.Second+2*iv && p.gv != StatusOK {
+							problems = append(problems, fmt.Sprintf("t=%s %s after catching up at %s", p.at, p.gv, caught))
+						}
+						if p.at > 60*time.Second+6*time.Second+2*iv && p.at < done && p.parts[2] == StatusOK {
+							problems = append(problems, fmt.Sprintf("t=%s killed member's p2 OK", p.at))
+						}
+					}
+					if len(problems) > 0 {
+						if len(problems) > 4 {
+							problems = problems[:4]
+						}
+						t.Errorf("%s:\n  %s\n%s", name, strings.Join(problems, "\n  "), vdump(ps))
+					}
+				}
+			}
+		}
+	}
+}
+
+// ---- 5. A rewound commit (reset to 60s earlier at 40s, then consumed
+// again at 3x): REWOUND for the rates window in both views, then the
+// replay is judged as any lag.
+func TestRewoundBothViews(t *testing.T) {
+	for _, iv := range simIntervals {
+		w := &vworld{n: 3, rate: 20}
+		w.commit = func(p int32, at time.Duration) int64 {
+			if p == 1 && at >= 40*time.Second {
+				c := w.keepUp(10*time.Second, 0) + int64(3*w.rate*(at-40*time.Second).Seconds())
+				return min(c, w.keepUp(at, 200*time.Millisecond))
+			}
+			return w.keepUp(at, 200*time.Millisecond)
+		}
+		w.state = func(time.Duration) string { return StateStable }
+		w.members = func(time.Duration) []vmember { return []vmember{{"m1", "c1", []int32{0, 1, 2}}} }
+		ps := vrun(w, pollsEvery(time.Second, 120*time.Second, iv))
+		for _, p := range ps {
+			if p.gv != p.ov {
+				t.Errorf("every %s: t=%s group %s overview %s\n%s", iv, p.at, p.gv, p.ov, vdump(ps))
+				break
+			}
+			if p.at >= 40*time.Second && p.at < 49*time.Second && p.gv != StatusRewound {
+				t.Errorf("every %s: t=%s %s, want REWOUND", iv, p.at, p.gv)
+			}
+			if p.at > 75*time.Second && p.gv != StatusOK {
+				t.Errorf("every %s: t=%s %s after the replay caught up (~70s)\n%s", iv, p.at, p.gv, vdump(ps))
+				break
+			}
+		}
+	}
+}
+
+// ---- 6. One partition's commit unreadable for a poll (a per-partition
+// OffsetFetch error): the group view keeps its verdict (CommitUnread);
+// the overview's part has no commit, so its lag counts from the log start.
+func TestOverviewPartitionCommitUnreadAsGroupView(t *testing.T) {
+	w := &vworld{n: 3, rate: 20}
+	w.commit = func(p int32, at time.Duration) int64 { return w.keepUp(at, 200*time.Millisecond) }
+	w.state = func(time.Duration) string { return StateStable }
+	w.members = func(time.Duration) []vmember { return []vmember{{"m1", "c1", []int32{0, 1, 2}}} }
+	w.partErr = func(p int32, at time.Duration) bool {
+		return p == 1 && at >= 60*time.Second && at < 61500*time.Millisecond
+	}
+	ps := vrun(w, pollsEvery(time.Second, 90*time.Second, time.Second))
+	for _, p := range ps {
+		if p.gv != p.ov {
+			t.Errorf("t=%s group %s overview %s\n%s", p.at, p.gv, p.ov, vdump(ps))
+			break
+		}
+	}
+}
+
+// ---- 7. A share group: three members share both partitions, the
+// share-partition start offset advances each second; every member hangs
+// at 60s, and a fourth joins at 58s (listed last by the coordinator, first
+// by client id).
+func TestShareGroupCadenceIsThePartitions(t *testing.T) {
+	for _, iv := range simIntervals {
+		w := &vworld{n: 2, rate: 20, share: true}
+		w.commit = func(p int32, at time.Duration) int64 {
+			return w.keepUp(min(at, 60*time.Second).Truncate(time.Second), 200*time.Millisecond)
+		}
+		w.state = func(time.Duration) string { return StateStable }
+		w.members = func(at time.Duration) []vmember {
+			ms := []vmember{{"x1", "c1", []int32{0, 1}}, {"x2", "c2", []int32{0, 1}}, {"x3", "c3", []int32{0, 1}}}
+			if at >= 58*time.Second {
+				ms = append(ms, vmember{"x0", "c0", []int32{0, 1}})
+			}
+			return ms
+		}
+		ps := vrun(w, pollsEvery(time.Second, 120*time.Second, iv))
+		first := time.Duration(-1)
+		for _, p := range ps {
+			if p.gv != p.ov {
+				t.Errorf("every %s: t=%s group %s overview %s\n%s", iv, p.at, p.gv, p.ov, vdump(ps))
+				break
+			}
+			if p.at > 60*time.Second && p.gv != StatusOK && first < 0 {
+				first = p.at
+			}
+		}
+		t.Logf("every %s: first flagged %s", iv, first)
+	}
+}
