@@ -155,6 +155,9 @@ func fetchShareStartsMany(ctx context.Context, w *Watcher, b broker, reads []gro
 		rg.GroupID = id
 		req.Groups = append(req.Groups, rg)
 	}
+	for _, i := range idx {
+		reads[i].commitsUnread = true // until an answer is taken
+	}
 	askGroups(ctx, w, b, req, 0, -1, reads, idx, "start offsets",
 		func(res *kmsg.DescribeShareGroupOffsetsResponse) []kmsg.DescribeShareGroupOffsetsResponseGroup {
 			return res.Groups
@@ -165,6 +168,7 @@ func fetchShareStartsMany(ctx context.Context, w *Watcher, b broker, reads []gro
 				r.sum.Err = joinText(r.sum.Err, "start offsets: "+errText(g.ErrorCode))
 				return
 			}
+			r.commitsUnread = false
 			var errs map[model.TopicPartition]string
 			r.commits, errs = shareOffsets(*g, w.topicName) // no id is learned meanwhile
 			if len(errs) > 0 {

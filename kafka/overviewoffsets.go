@@ -28,9 +28,17 @@ func (o *OverviewWatcher) logOffsets(ctx context.Context, brokers map[int32]brok
 			}
 		}
 		for i := range g.Parts {
-			if p := &g.Parts[i]; p.Assigned && !p.HasCommit {
+			switch p := &g.Parts[i]; {
+			case p.HasCommit:
+			case p.Assigned && !p.CommitUnread:
 				union[p.TopicPartition] = model.NoOffset
 				starts[p.TopicPartition] = true
+			case p.Assigned || p.CommitUnread:
+				// Its commit unread: its log end, as the group view
+				// reads it, and no log start (its lag is unknown).
+				if _, ok := union[p.TopicPartition]; !ok {
+					union[p.TopicPartition] = model.NoOffset
+				}
 			}
 		}
 	}

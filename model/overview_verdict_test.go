@@ -462,3 +462,25 @@ func TestShareGroupCadenceIsThePartitions(t *testing.T) {
 		t.Logf("every %s: first flagged %s", iv, first)
 	}
 }
+
+// A group whose commits were never read (its first polls'
+// OffsetFetch failed) has no verdict to keep: its assignments alone must
+// not make it LAGGING with the whole log as lag.
+func TestOverviewFirstPollsUnreadNoVerdict(t *testing.T) {
+	w := &vworld{n: 3, rate: 20}
+	w.commit = func(p int32, at time.Duration) int64 { return w.keepUp(at, 200*time.Millisecond) }
+	w.state = func(time.Duration) string { return StateStable }
+	w.members = func(time.Duration) []vmember { return []vmember{{"m1", "c1", []int32{0, 1, 2}}} }
+	w.ovFail = func(at time.Duration) bool { return at < 40*time.Second }
+	ps := vrun(w, pollsEvery(20*time.Second, 60*time.Second, time.Second))
+	for _, p := range ps {
+		if w.ovFail(p.at) && (p.ov.Worse(StatusOK) || p.ovLag != 0) {
+			t.Errorf("t=%s commits never read: overview %s lag %d (group view %s lag %d)\n%s", p.at, p.ov, p.ovLag, p.gv, p.gvLag, vdump(ps))
+			break
+		}
+		if !w.ovFail(p.at) && p.ov != p.gv {
+			t.Errorf("t=%s read: overview %s group view %s\n%s", p.at, p.ov, p.gv, vdump(ps))
+			break
+		}
+	}
+}

@@ -714,13 +714,17 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 	empty := s.State == StateEmpty
 	staffed := s.Members > 0 && !(Group{State: s.State}).Rebalancing() && !empty
 
-	if g.CommitsUnread && gt.hasLast {
+	if g.CommitsUnread {
 		// Not read is not "never committed": the last verdict and lag
 		// stand, every track kept as it was.
 		for i := range gt.parts {
 			gt.parts[i].poll = h.polls
 		}
-		gt.last.put(&s)
+		if gt.hasLast {
+			gt.last.put(&s)
+		} else {
+			s.Status = "" // never read: no verdict, no lag (the Err says why)
+		}
 		return s
 	}
 
