@@ -238,7 +238,7 @@ func memberColumns() []column[memberRow] {
 	return []column[memberRow]{
 		{title: "CLIENT-ID", min: 9, max: 24, grow: 1, text: func(r *memberRow) string { return memberName(r.m) }},
 		{title: "HOST", drop: 6, grow: 3, text: func(r *memberRow) string { return memberHost(r.m.Host) }},
-		{title: "MEMBER-ID", drop: 8, grow: 4, text: func(r *memberRow) string { return model.ShortID(r.m.MemberID) }},
+		{title: "MEMBER-ID", drop: 8, grow: 4, text: memberIDText},
 		{title: "INSTANCE-ID", drop: 10, grow: 6, max: 24, hideEmpty: true, text: func(r *memberRow) string { return r.m.InstanceID }},
 		{title: "EPOCH", right: true, drop: 12, grow: 7, hideEmpty: true, text: memberEpoch},
 		{title: "RACK", drop: 14, grow: 8, hideEmpty: true, text: func(r *memberRow) string { return r.m.Rack }},
@@ -430,4 +430,13 @@ func (m *Members) title(start, end int) string {
 		s += m.styles.Muted.Render("  " + strings.Join(extra, " · "))
 	}
 	return truncate(s, m.width, ellipsis)
+}
+
+// memberIDText is the MEMBER-ID cell: the id, shortened; "-" for a member
+// with none, as a demo consumer out of the group (its HOST reads "-" too).
+func memberIDText(r *memberRow) string {
+	if r.m.MemberID == "" {
+		return "-"
+	}
+	return model.ShortID(r.m.MemberID)
 }
