@@ -484,3 +484,25 @@ func TestOverviewFirstPollsUnreadNoVerdict(t *testing.T) {
 		}
 	}
 }
+
+// A commit past the log end (the topic recreated, the log truncated) is
+// said in the overview as the group view says it on the row: lag 0
+// would read as all well, and the consumer will reset.
+func TestOverviewSaysCommitPastLogEnd(t *testing.T) {
+	tp := TopicPartition{Topic: "inc", Partition: 0}
+	o := OverviewObservation{
+		TakenAt: ht0,
+		Groups: []OverviewGroup{OverviewGroupOf(GroupSummary{ID: "past-g", Type: TypeClassic, State: StateEmpty},
+			map[TopicPartition]int64{tp: 999999}, nil, nil, nil)},
+		Offsets: map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 1247}},
+	}
+	sums := NewOverviewHistory(HistoryOptions{}).Observe(&o)
+	if len(sums) != 1 || !strings.Contains(sums[0].Err, "committed offset past log-end on 1 partition") {
+		t.Errorf("overview of a commit past the log end: %+v", sums)
+	}
+	obs := Observation{TakenAt: ht0, Group: Group{ID: "past-g", State: StateEmpty}}
+	obs = obs.With(Readings{Committed: map[TopicPartition]int64{tp: 999999}, Offsets: map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 1247}}})
+	if s := NewSnapshot(obs); !strings.Contains(s.Partitions[0].Err, "past log-end 1247") {
+		t.Errorf("group view's row: %q", s.Partitions[0].Err)
+	}
+}

@@ -729,7 +729,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 	}
 
 	status := StatusOK
-	missing := 0
+	missing, pastEnd := 0, 0
 	shared := s.Type.Kind().SharedPartitions
 	for j := range parts {
 		if parts[j].HasCommit {
@@ -741,6 +741,9 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		h.ageOf(o, r, pt)
 		if r.LogEnd < 0 {
 			missing++
+		}
+		if r.LogEnd >= 0 && r.Committed > r.LogEnd {
+			pastEnd++
 		}
 		if r.CountsFromStart() {
 			s.FromStartPartitions++
@@ -776,6 +779,11 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 			e += ": " + o.LogErr
 		}
 		s.Err = joinErr(s.Err, e)
+	}
+	if pastEnd > 0 {
+		// As the group view's rows say it: lag 0 would say all is well;
+		// the consumer will get OFFSET_OUT_OF_RANGE and reset.
+		s.Err = joinErr(s.Err, "committed offset past log-end on "+Count(pastEnd, "partition")+" (log truncated or topic recreated?)")
 	}
 	if len(gt.parts) > s.Partitions {
 		gt.forget(h.polls)
