@@ -482,22 +482,7 @@ func TestOverviewCommitsUnreadKeepsVerdict(t *testing.T) {
 	tc.produce(t, "orders", 0, 10, time.Now())
 	tc.commit(t, "g", "orders", map[int]int64{0: 1})
 	var refuse atomic.Bool
-	tc.ControlKey(int16(kmsg.OffsetFetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		tc.KeepControl()
-		if !refuse.Load() {
-			return nil, nil, false
-		}
-		res := kreq.ResponseKind().(*kmsg.OffsetFetchResponse)
-		res.ErrorCode = kerr.CoordinatorLoadInProgress.Code
-		if req := kreq.(*kmsg.OffsetFetchRequest); kreq.GetVersion() >= 8 {
-			for _, rg := range req.Groups {
-				g := kmsg.NewOffsetFetchResponseGroup()
-				g.Group, g.ErrorCode = rg.Group, kerr.CoordinatorLoadInProgress.Code
-				res.Groups = append(res.Groups, g)
-			}
-		}
-		return res, nil, true
-	})
+	refuseOffsetFetch(tc, &refuse)
 	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	find := func(sums []model.GroupSummary) model.GroupSummary {

@@ -45,11 +45,7 @@ func TestOverviewShareStartsUnreadKeepVerdict(t *testing.T) {
 	})
 	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
-	var gs []model.GroupSummary
-	waitFor(t, 20*time.Second, "the share group reading its 3 partitions", func() bool {
-		gs = overviewOnce(t, o)
-		return len(gs) == 1 && gs[0].Members == 1 && gs[0].Committed == 3
-	}, func() string { return fmt.Sprintf("%+v", gs) })
+	gs := waitShareGroupReading3(t, o)
 	m.leave()
 	tc.produceEach(t, "orders", 3, 5, time.Now())
 	waitFor(t, 20*time.Second, "the share group Empty with lag: STOPPED", func() bool {
@@ -89,19 +85,7 @@ func TestOverviewFirstPollCommitsUnreadNoVerdict(t *testing.T) {
 	if err := gens[0].CommitOffsets(map[string]map[int]int64{"orders": {0: 10}}); err != nil {
 		t.Fatal(err)
 	}
-	tc.ControlKey(int16(kmsg.OffsetFetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		tc.KeepControl()
-		res := kreq.ResponseKind().(*kmsg.OffsetFetchResponse)
-		res.ErrorCode = kerr.CoordinatorLoadInProgress.Code
-		if req := kreq.(*kmsg.OffsetFetchRequest); kreq.GetVersion() >= 8 {
-			for _, rg := range req.Groups {
-				g := kmsg.NewOffsetFetchResponseGroup()
-				g.Group, g.ErrorCode = rg.Group, kerr.CoordinatorLoadInProgress.Code
-				res.Groups = append(res.Groups, g)
-			}
-		}
-		return res, nil, true
-	})
+	refuseOffsetFetch(tc, nil)
 	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
 	var g model.GroupSummary
@@ -120,7 +104,7 @@ func TestOverviewFirstPollCommitsUnreadNoVerdict(t *testing.T) {
 	}
 }
 
-// the per-group OffsetFetch (a broker before v8) and a
+// The per-group OffsetFetch (a broker before v8) and a
 // request that gets no answer at all (connection dropped) keep the
 // verdict too.
 func TestOverviewCommitsUnreadOtherPaths(t *testing.T) {
@@ -206,4 +190,27 @@ func TestOverviewPartitionCommitErrorKept(t *testing.T) {
 	if during.Status != before.Status || during.Partitions != 2 || during.TotalLag != 9 || during.Err == "" || strings.Contains(during.Err, "log end") {
 		t.Errorf("want %s kept over 2 partitions, lag 9 (p1 unknown), an error", before.Status)
 	}
+}
+
+// refuseOffsetFetch makes tc answer every OffsetFetch, while refuse holds
+// (always, when refuse is nil), as a coordinator loading its groups does:
+// COORDINATOR_LOAD_IN_PROGRESS, for the request and, at v8 and later,
+// for each group asked.
+func refuseOffsetFetch(tc *testCluster, refuse *atomic.Bool) {
+	tc.ControlKey(int16(kmsg.OffsetFetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		tc.KeepControl()
+		if refuse != nil && !refuse.Load() {
+			return nil, nil, false
+		}
+		res := kreq.ResponseKind().(*kmsg.OffsetFetchResponse)
+		res.ErrorCode = kerr.CoordinatorLoadInProgress.Code
+		if req := kreq.(*kmsg.OffsetFetchRequest); kreq.GetVersion() >= 8 {
+			for _, rg := range req.Groups {
+				g := kmsg.NewOffsetFetchResponseGroup()
+				g.Group, g.ErrorCode = rg.Group, kerr.CoordinatorLoadInProgress.Code
+				res.Groups = append(res.Groups, g)
+			}
+		}
+		return res, nil, true
+	})
 }

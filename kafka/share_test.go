@@ -197,11 +197,7 @@ func TestOverviewEmptyShareGroup(t *testing.T) {
 	m := tc.kgoJoin(t, "share-a", kgo.ShareGroup("jobs-q"), kgo.ConsumeTopics("orders"))
 	o := judge(NewOverviewWatcher(Config{Brokers: tc.addrs, Timeout: 5 * time.Second}))
 	defer o.Close()
-	var gs []model.GroupSummary
-	waitFor(t, 20*time.Second, "the share group reading its 3 partitions", func() bool {
-		gs = overviewOnce(t, o)
-		return len(gs) == 1 && gs[0].Members == 1 && gs[0].Committed == 3
-	}, func() string { return fmt.Sprintf("%+v", gs) })
+	gs := waitShareGroupReading3(t, o)
 	m.leave()
 	waitFor(t, 20*time.Second, "the share group Empty, its start offsets still read", func() bool {
 		gs = overviewOnce(t, o)
@@ -210,4 +206,16 @@ func TestOverviewEmptyShareGroup(t *testing.T) {
 	if g := gs[0]; g.Type != model.TypeShare || g.Committed != 3 || g.Partitions != 3 || g.Err != "" {
 		t.Errorf("empty share group %+v: want type share, 3 partitions with start offsets", g)
 	}
+}
+
+// waitShareGroupReading3 polls o until its one group, a share group with
+// one member, reads the start offsets of its 3 partitions.
+func waitShareGroupReading3(t *testing.T, o *judgedOverview) []model.GroupSummary {
+	t.Helper()
+	var gs []model.GroupSummary
+	waitFor(t, 20*time.Second, "the share group reading its 3 partitions", func() bool {
+		gs = overviewOnce(t, o)
+		return len(gs) == 1 && gs[0].Members == 1 && gs[0].Committed == 3
+	}, func() string { return fmt.Sprintf("%+v", gs) })
+	return gs
 }
