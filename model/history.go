@@ -178,6 +178,18 @@ type History struct {
 // (update): ownerHash never gives it (its results are odd).
 const sharedOwner = 2
 
+// cadenceOwner is the owner whose cadence update keeps for a partition
+// owned by owner: a share-partition's start offset moves as any of its
+// members acknowledge, so its cadence is the partition's (sharedOwner),
+// not its first member's, which the group view and the overview list in
+// different orders.
+func cadenceOwner(owner uint64, shared bool) uint64 {
+	if shared && owner != 0 {
+		return sharedOwner
+	}
+	return owner
+}
+
 // NewHistory returns an empty History.
 func NewHistory(opts HistoryOptions) *History {
 	opts = opts.withDefaults()
@@ -248,14 +260,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			st.gap = true
 		} else {
 			var dc, de int64
-			cadenceOf := owner
-			if shared && owner != 0 {
-				// A share-partition's start offset moves as any of
-				// its members acknowledge: its cadence is the
-				// partition's, not its first member's.
-				cadenceOf = sharedOwner
-			}
-			dc, de = h.update(p, st, now, cadenceOf)
+			dc, de = h.update(p, st, now, cadenceOwner(owner, shared))
 			h.consumed = AddLag(h.consumed, dc)
 			h.produced = AddLag(h.produced, de)
 			if p.LogEnd >= 0 {

@@ -759,11 +759,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		if st.unreadable(r) {
 			r.Status = st.status.status()
 		} else {
-			owner := h.rules.ownerHash(r.MemberID, r.ClientID)
-			if shared && owner != 0 {
-				owner = sharedOwner // as History.Annotate
-			}
-			h.rules.update(r, st, now, owner)
+			h.rules.update(r, st, now, cadenceOwner(h.rules.ownerHash(r.MemberID, r.ClientID), shared))
 			r.Status = h.rules.judgeRow(r, st, now, empty, staffed && !owned)
 		}
 		st.status = codeOf(r.Status)
