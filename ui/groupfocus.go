@@ -65,14 +65,9 @@ func (g *GroupPage) syncTimeline() {
 	g.lanes.SetNow(g.st.Now)
 	g.table.SetNow(g.st.Now)
 	g.members.SetNow(g.st.Now)
-	// Stale rows' ages since a commit count on from their poll (the
-	// panes read it only while stale).
-	behind := time.Duration(0)
-	if g.st.HasSnap {
-		behind = g.st.Now.Sub(g.st.Snap.TakenAt)
-	}
-	g.table.SetBehind(behind)
-	g.members.SetBehind(behind)
+	shift := g.ageShift()
+	g.table.SetAgeShift(shift)
+	g.members.SetAgeShift(shift)
 	g.lanes.SetFocused(g.showLanes && g.focus == paneTable)
 	if e, ok := g.timeline.Selected(); ok && g.focus == paneTimeline {
 		touched := e.Touched()
@@ -82,6 +77,16 @@ func (g *GroupPage) syncTimeline() {
 	}
 	g.table.SetHighlight(nil)
 	g.lanes.SetHighlight(nil, time.Time{})
+}
+
+// ageShift is how far the clock is past the poll the panes show, to the
+// tenth of a second Age writes, while that poll is stale (the last one
+// failed): their ages since a commit count on by it. 0 while fresh.
+func (g *GroupPage) ageShift() time.Duration {
+	if g.st.Err == nil || !g.st.HasSnap {
+		return 0
+	}
+	return max(g.st.Now.Sub(g.st.Snap.TakenAt), 0).Truncate(100 * time.Millisecond)
 }
 
 // target is the member the demo's member keys act on: the owner of the

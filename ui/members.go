@@ -21,10 +21,9 @@ type Members struct {
 	height  int
 	focused bool
 	stale   bool
-	// behind is how far the clock is past the poll of stale members
-	// (SetBehind), which their last commits' ages count on by.
-	behind  time.Duration
-	pending bool // the group is rebalancing: assignments are on their way
+	// ageShift is how much the COMMITS column counts on (SetAgeShift).
+	ageShift time.Duration
+	pending  bool // the group is rebalancing: assignments are on their way
 	// partCount is how many partitions the group has, to tell why a member
 	// owns none; mostLag is the member with the most lag (marked), -1 when
 	// none stands out.
@@ -87,19 +86,10 @@ func (m *Members) SetFocused(f bool) { m.focused = f }
 // SetStale marks the rows as last-known data from an earlier poll.
 func (m *Members) SetStale(s bool) { m.stale = s }
 
-// SetBehind says how far the clock is past the poll the members are from,
-// read while they are stale: the COMMITS column's "0.4s ago" counts on
-// from the poll (as Table.SetBehind).
-func (m *Members) SetBehind(d time.Duration) { m.behind = max(d, 0) }
-
-// shift is how much the members' commit ages count on: behind, to the
-// tenth of a second, while they are stale.
-func (m *Members) shift() time.Duration {
-	if !m.stale {
-		return 0
-	}
-	return m.behind.Truncate(100 * time.Millisecond)
-}
+// SetAgeShift sets how far the clock is past the poll of stale members
+// (GroupPage.ageShift; 0 while fresh): the COMMITS column's "0.4s ago"
+// counts on by it.
+func (m *Members) SetAgeShift(d time.Duration) { m.ageShift = d }
 
 // SetPending says whether the group is rebalancing, so members without
 // partitions read as awaiting assignment rather than idle.
@@ -227,7 +217,7 @@ type memberRow struct {
 	lag    string        // LAG, marked when it is the member with the most
 	note   bool          // parts holds a demo note, which is never cut
 	target int32         // the group's target assignment epoch (consumer groups)
-	shift  time.Duration // how much its commit's age counts on (Members.shift)
+	shift  time.Duration // how much its commit's age counts on (SetAgeShift)
 }
 
 // memberColumns declares the members pane's columns, in screen order: the
@@ -304,7 +294,7 @@ func (m *Members) gridRows(start, end int, notes []string) []memberRow {
 				parts += "  " + m.parts[i]
 			}
 		}
-		rows = append(rows, memberRow{m: &m.rows[i], parts: parts, lag: m.lagText(i), note: noted, target: m.target, shift: m.shift()})
+		rows = append(rows, memberRow{m: &m.rows[i], parts: parts, lag: m.lagText(i), note: noted, target: m.target, shift: m.ageShift})
 	}
 	return rows
 }
@@ -342,7 +332,7 @@ func (m *Members) View() string {
 	}
 	// A demo's notes change at every layout: its frames are all drawn.
 	key := membersKey{rowsSeq: m.rowsSeq, sc: m.sc, width: m.width, height: m.height, partCount: m.partCount,
-		focused: m.focused, stale: m.stale, pending: m.pending, target: m.target, shift: m.shift()}
+		focused: m.focused, stale: m.stale, pending: m.pending, target: m.target, shift: m.ageShift}
 	cache := !slices.ContainsFunc(m.notes, func(n string) bool { return n != "" })
 	if cache && m.frame.out != "" && m.frame.key == key && m.grid.holds(m.now) {
 		return m.frame.out

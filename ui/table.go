@@ -39,9 +39,8 @@ type Table struct {
 	focused bool
 	stale   bool
 	now     time.Time
-	// behind is how far the clock is past the poll of stale rows
-	// (SetBehind): how long ago a commit was last seen moving counts on.
-	behind time.Duration
+	// ageShift is how much the COMMIT column counts on (SetAgeShift).
+	ageShift time.Duration
 	// highlight marks the partitions of the selected timeline event.
 	highlight map[model.TopicPartition]bool
 
@@ -187,20 +186,11 @@ func (t *Table) SetFocused(f bool) { t.focused = f }
 // SetStale marks the rows as last-known data from an earlier poll.
 func (t *Table) SetStale(s bool) { t.stale = s }
 
-// SetBehind says how far the clock is past the poll the rows are from,
-// read while they are stale: the COMMIT column (how long ago the commit
-// was last seen moving) counts on from the rows' poll, where it would
-// otherwise stand still ("0s" through an outage).
-func (t *Table) SetBehind(d time.Duration) { t.behind = max(d, 0) }
-
-// shift is how much the ages of the rows on screen count on: behind,
-// to the tenth of a second Age shows, while the rows are stale.
-func (t *Table) shift() time.Duration {
-	if !t.stale {
-		return 0
-	}
-	return t.behind.Truncate(100 * time.Millisecond)
-}
+// SetAgeShift sets how far the clock is past the poll of stale rows
+// (GroupPage.ageShift; 0 while fresh): the COMMIT column, how long ago the
+// commit was last seen moving, counts on by it, where it would otherwise
+// stand still ("0s" through an outage).
+func (t *Table) SetAgeShift(d time.Duration) { t.ageShift = d }
 
 // SetNow sets the clock the column widths are held by.
 func (t *Table) SetNow(now time.Time) { t.now = now }
@@ -359,7 +349,7 @@ func (t *Table) View() string {
 	start, rows := t.window()
 	end := start + len(rows)
 	key := tableKey{rowsSeq: t.rowsSeq, sc: t.sc, width: t.width, height: t.height, focused: t.focused, stale: t.stale,
-		hasWorst: t.hasWorst, viewDesc: t.viewDesc, empty: t.empty, total: t.total, worst: t.worst, shift: t.shift()}
+		hasWorst: t.hasWorst, viewDesc: t.viewDesc, empty: t.empty, total: t.total, worst: t.worst, shift: t.ageShift}
 	if t.sameFrame(key, rows) {
 		return t.frame.out
 	}
@@ -376,10 +366,9 @@ func (t *Table) View() string {
 // start to end.
 func (t *Table) render(start, end int, rows []*model.PartitionLag) string {
 	t.visible = t.visible[:0]
-	shift := t.shift()
 	for _, r := range rows {
 		t.visible = append(t.visible, *r)
-		t.visible[len(t.visible)-1].CommitDelay += shift
+		t.visible[len(t.visible)-1].CommitDelay += t.ageShift
 	}
 	visible := t.visible
 	t.grid.cols[len(t.grid.cols)-1].render = t.bar // this frame's table: its worst, its styles
