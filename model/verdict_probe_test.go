@@ -233,7 +233,7 @@ func TestThirtySecondPollsHungConsumer(t *testing.T) {
 // A laptop that sleeps 10 minutes early in the watch (polls failing for
 // as long do the same), a consumer that hung at 5 min while it slept: one
 // committing each record at 50/s, an auto-committer (5s) and Kafka
-// Streams (30s), at several poll intervals, asleep after a few polls
+// Streams (30s), at every poll interval (100 ms-10 s), asleep after a few polls
 // and after the first commit gap: the upper median of one gap and the
 // sleep's is the sleep's. The commit moved while no one looked; the
 // gap the watcher measures across the sleep is its own, and was taken
@@ -253,7 +253,7 @@ func TestAsleepEarlyInTheWatch(t *testing.T) {
 				return end(max(batchedEvery(c.every)(min(t, hang))-20*time.Millisecond, 0))
 			}
 		}
-		for _, iv := range []time.Duration{250 * time.Millisecond, time.Second, 5 * time.Second} {
+		for _, iv := range simIntervals {
 			// Asleep after three polls, and after two polls past the
 			// second commit seen: one gap seen, and (on a timer) the
 			// last poll before the sleep saw no commit.
