@@ -175,6 +175,9 @@ func (t *TopicObservation) part(p int32) *PartitionObservation {
 	n := len(t.Partitions)
 	dense := n == 0 || t.Partitions[n-1].Partition == int32(n-1)
 	if dense && p >= int32(n) && (p < maxDense || int64(p)-int64(n) <= int64(n)+maxGap) {
+		// One allocation for the whole run of slots: appended one by
+		// one, a far partition number grew the slice a dozen times.
+		t.Partitions = slices.Grow(t.Partitions, int(p)+1-n)
 		for q := int32(n); q <= p; q++ {
 			t.Partitions = append(t.Partitions, PartitionObservation{Partition: q})
 		}
