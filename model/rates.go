@@ -81,11 +81,20 @@ func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64
 			// makes a consumer look late. It says nothing when the poll
 			// came far later than the gap before it (a laptop asleep,
 			// polls failing): the commit moved while no one looked, and
-			// the gap measures the watcher, not the consumer.
-			if st.mark > 0 && !h.blind(prev.t, now) {
-				st.addGap(now - st.mark)
+			// the gap measures the watcher, not the consumer. Nor does
+			// the gap after it start here: the commit came some time in
+			// the blind span, and counted from the poll that woke, the
+			// next gap would be short (a 30 s committer read as one of
+			// every 5 s, LAGGING within seconds), so the next commit
+			// seen marks the start again.
+			if !h.blind(prev.t, now) {
+				if st.mark > 0 {
+					st.addGap(now - st.mark)
+				}
+				st.mark = now
+			} else {
+				st.mark = 0
 			}
-			st.mark = now
 			st.movedAt, st.moveSeen = now, true
 		}
 		if cur.committed != prev.committed || lag == 0 {

@@ -445,3 +445,47 @@ func TestQuietTopicTimerStreamsShortStallAfter(t *testing.T) {
 		t.Errorf("Streams 30s keeping up: not OK at %s\n%s", f, dump(ps, f-time.Minute, f+10*time.Second))
 	}
 }
+
+// A healthy consumer on a commit timer (auto-commit 5 s, Kafka Streams
+// 30 s), watched at every poll interval, goes unseen for a span (polls
+// failing 20 s, a laptop asleep 10 min) after one commit seen and after
+// two, and the watch wakes at six points of the timer's period. The
+// commit that moved in the span moved at some time no poll saw: the gap
+// after it, counted from the poll that woke, was short (a 30 s committer
+// read as one of every 5 s, LAGGING 22 s on end). The cadence the polls
+// learn is never shorter than the timer's period by more than a poll.
+func TestCadenceAfterABlindSpan(t *testing.T) {
+	end, written := steady50()
+	for _, every := range []time.Duration{5 * time.Second, 30 * time.Second} {
+		for _, iv := range simIntervals {
+			if iv >= every {
+				continue // every poll sees a commit: no gap is short
+			}
+			for _, seen := range []int{1, 2} {
+				for _, span := range []time.Duration{20 * time.Second, 10 * time.Minute} {
+					for k := range 6 {
+						name := fmt.Sprintf("every %s, polls %s, %d seen, blind %s, wake %d/6", every, iv, seen, span, k)
+						t.Run(name, func(t *testing.T) {
+							phase := every / 3
+							committed := func(tt time.Duration) int64 {
+								return end(max(timerAt(every, phase)(tt)-20*time.Millisecond, 0))
+							}
+							// Asleep a poll after the seen-th commit (the
+							// first at phase): none or one gap learnt.
+							from := phase + time.Duration(seen-1)*every + iv
+							wake := from + span
+							wake += (phase + every*time.Duration(k)/6 - wake%every + every) % every
+							times := append(pollsEvery(0, from, iv), pollsEvery(wake, wake+3*every+time.Minute, iv)...)
+							ps := prun(pworld{end: end, writtenAt: written, committed: committed}, times)
+							for _, p := range ps {
+								if p.every > 0 && p.every < every-iv {
+									t.Fatalf("at %s: cadence %s, the timer's %s\n%s", p.at, p.every, every, dump(ps, from-every, p.at+every))
+								}
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
