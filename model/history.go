@@ -87,7 +87,11 @@ type partState struct {
 	// (kcat every 5s after a demo consumer's every poll), so its cadence
 	// is learnt anew; a partition LAGGING when it changes hands keeps the
 	// old owner's (inherited) until the new one's first gap, so the
-	// handover does not make it OK for a while.
+	// handover does not make it OK for a while, and so does one whose
+	// owner committed more slowly than FirstAllowance allows for (a
+	// Kafka Streams app's members commit every 30 s alike: judged by
+	// FirstAllowance, every partition a rebalance moved read LAGGING or
+	// STALLED until two commits were seen).
 	gaps  [cadenceGaps]int64
 	every int64 // the cadence the gaps make (cadence)
 	mark  int64

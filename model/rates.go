@@ -39,11 +39,12 @@ const groupCoverage = 0.9
 func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64) (dc, de int64) {
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd}
 	lag := p.Lag
+	handed := false // a new owner seen at this poll
 	if owner != 0 && owner != st.cadenceOf {
 		if st.cadenceOf != 0 {
 			// A new owner: its cadence is its own.
-			st.mark = 0
-			if st.status.status() == StatusLagging {
+			st.mark, handed = 0, true
+			if st.status.status() == StatusLagging || st.allowance(0) > FirstAllowance {
 				st.inherited = true
 			} else {
 				st.forgetCadence()
@@ -86,8 +87,12 @@ func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64
 			// the blind span, and counted from the poll that woke, the
 			// next gap would be short (a 30 s committer read as one of
 			// every 5 s, LAGGING within seconds), so the next commit
-			// seen marks the start again.
-			if !h.blind(prev.t, now) {
+			// seen marks the start again. A commit seen at the poll that
+			// sees a new owner is most likely the old owner's, made as
+			// the partition was revoked (the Java client's auto-commit
+			// and Kafka Streams commit then): counted from it, the new
+			// owner's first gap was short.
+			if !handed && !h.blind(prev.t, now) {
 				if st.mark > 0 {
 					st.addGap(now - st.mark)
 				}

@@ -489,3 +489,68 @@ func TestCadenceAfterABlindSpan(t *testing.T) {
 		}
 	}
 }
+
+// A partition handed, 10 minutes into the watch, from one member of an
+// application committing on a slow timer (20 s, Kafka Streams' 30 s, 35 s)
+// to another of it, at every poll interval and four phases of the new
+// owner's timer (its first commit a quarter to a whole period after the
+// old owner's last, made as the partition was revoked). A healthy new owner stays OK: judged by FirstAllowance
+// and --stall-after until two of its commits were seen, it read LAGGING
+// or STALLED after every rebalance (a 35 s committer STALLED at 28 s and
+// 63 s past the handover). One that never commits is still flagged within
+// the old cadence and a half, and STALLED by --stall-after or the cadence
+// and a half.
+func TestSlowCommitterHandedOver(t *testing.T) {
+	end, written := steady50()
+	handover := 10 * time.Minute
+	for _, every := range []time.Duration{20 * time.Second, 30 * time.Second, 35 * time.Second} {
+		for _, iv := range simIntervals {
+			if iv >= every {
+				continue
+			}
+			for k := range 4 {
+				for _, dies := range []bool{false, true} {
+					name := fmt.Sprintf("every %s, polls %s, new phase %d/4, dies %v", every, iv, k, dies)
+					t.Run(name, func(t *testing.T) {
+						old := timerAt(every, every/3)
+						committed := func(tt time.Duration) int64 {
+							at := old(tt)
+							if tt >= handover {
+								// The old owner commits as its partitions are
+								// revoked (the Java client's auto-commit and
+								// Kafka Streams do); the new owner's timer
+								// first fires (k+1)/4 of a period later.
+								at = handover
+								if first := handover + every*time.Duration(k+1)/4; tt >= first && !dies {
+									at = first + (tt-first)/every*every
+								}
+							}
+							return end(max(at-20*time.Millisecond, 0))
+						}
+						member := func(tt time.Duration) string {
+							if tt >= handover {
+								return "n"
+							}
+							return "m"
+						}
+						ps := prun(pworld{end: end, writtenAt: written, committed: committed, member: member}, pollsEvery(0, handover+5*time.Minute, iv))
+						flag := firstAt(ps, handover, StatusLagging, StatusStalled)
+						if !dies {
+							if flag >= 0 {
+								t.Fatalf("healthy new owner %s at %s, %s after the handover\n%s", ps[slices.IndexFunc(ps, func(p ppoll) bool { return p.at == flag })].status, flag, flag-handover, dump(ps, handover-every, flag+every))
+							}
+							return
+						}
+						stall := firstAt(ps, handover, StatusStalled)
+						if by := handover + every*3/2 + 2*iv; flag < 0 || flag > by {
+							t.Errorf("a new owner that never commits flagged at %s (-1: never), want by %s\n%s", flag, by, dump(ps, handover-every, handover+2*time.Minute))
+						}
+						if by := handover + max(DefaultStallAfter, every*3/2) + 2*iv; stall < 0 || stall > by {
+							t.Errorf("a new owner that never commits STALLED at %s (-1: never), want by %s\n%s", stall, by, dump(ps, handover-every, handover+2*time.Minute))
+						}
+					})
+				}
+			}
+		}
+	}
+}
