@@ -784,9 +784,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 	if len(gt.parts) > s.Partitions {
 		gt.forget(h.polls)
 	}
-	if !g.CommitsUnread {
-		gt.last, gt.hasLast = lastReadOf(&s), true
-	}
+	gt.last, gt.hasLast = lastReadOf(&s), true // read: CommitsUnread returned above
 	return s
 }
 

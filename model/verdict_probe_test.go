@@ -132,14 +132,6 @@ func dump(ps []ppoll, from, to time.Duration) string {
 	return b.String()
 }
 
-// sparse: one record every period (offset o written at (o+1)*period).
-func sparseEnd(period time.Duration) func(time.Duration) int64 {
-	return func(t time.Duration) int64 { return int64(t / period) }
-}
-func sparseWritten(period time.Duration) func(int64) time.Duration {
-	return func(o int64) time.Duration { return time.Duration(o+1) * period }
-}
-
 // perRecordUntil: commits each record 20ms after it is written, until
 // hang; nothing after.
 func perRecordUntil(end func(time.Duration) int64, hang time.Duration) func(time.Duration) int64 {
@@ -257,7 +249,10 @@ func TestAsleepEarlyInTheWatch(t *testing.T) {
 			// Asleep after three polls, and after two polls past the
 			// second commit seen: one gap seen, and (on a timer) the
 			// last poll before the sleep saw no commit.
-			for _, awake := range []time.Duration{3 * iv, 2*c.every + 2*iv} {
+			for i, awake := range []time.Duration{3 * iv, 2*c.every + 2*iv} {
+				if i == 1 && awake == 3*iv {
+					continue // the same case (auto-commit 5s at 10s polls)
+				}
 				t.Run(fmt.Sprintf("%s, polls %s, asleep after %s", c.name, iv, awake), func(t *testing.T) {
 					w := pworld{end: end, writtenAt: written, committed: committed}
 					times := append(pollsEvery(0, awake, iv), pollsEvery(wake, wake+5*time.Minute, iv)...)

@@ -414,6 +414,9 @@ func (p *demoPanel) hint(t target) string {
 		return name + " stopped · r restarts it"
 	case model.DemoStopping:
 		return name + " is stopping · X kills it now"
+	case model.DemoRestarting:
+		// x, X and r are refused until it runs again.
+		return name + " is restarting: it joins again in a moment"
 	}
 	own := ""
 	if t.owns != "" {

@@ -701,6 +701,7 @@ func TestDemoHintFollowsTheConsumersState(t *testing.T) {
 		{model.DemoEvicted, "consumer-b was evicted · r restarts it", "X kills"},
 		{model.DemoStopped, "consumer-b stopped · r restarts it", "X kills"},
 		{model.DemoStopping, "consumer-b is stopping · X kills it now", "x stops"},
+		{model.DemoRestarting, "consumer-b is restarting: it joins again in a moment", "X kills"},
 	} {
 		clk := testutil.NewClock(t0)
 		fd := newFakeDemo()
