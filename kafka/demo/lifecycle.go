@@ -312,8 +312,10 @@ func (c *consumer) watchEviction(p *proc, member string, killedAt time.Time) {
 		HasDuration: true,
 		// The session timeout runs from the last heartbeat, up to one
 		// heartbeat interval before the kill: took may be shorter than it.
+		// The timeout named is the one the broker applies (a consumer
+		// group on an outside cluster may keep its own).
 		Detail: fmt.Sprintf("%s evicted by the coordinator %.1fs after the kill: no heartbeat for its %s session timeout (counted from its last heartbeat)",
-			c.id, took.Seconds(), model.Setting(d.cfg.SessionTimeout)),
+			c.id, took.Seconds(), model.Setting(c.g.sessionTimeout)),
 	})
 }
 
