@@ -35,6 +35,11 @@ type GroupSummary struct {
 	MaxLag              int64
 	LagFromStart        bool
 	FromStartPartitions int
+	// LagUnknown: the group's commits have not been read yet (its
+	// coordinator loading, an OffsetFetch refused): TotalLag and MaxLag
+	// are 0 as nothing was counted, not as nothing waits. The JSON says
+	// null, the table "-".
+	LagUnknown bool
 	// MaxLagAge is how long the group's oldest unprocessed record has
 	// waited (the largest partition LagAge, as Snapshot.MaxLagAge);
 	// MaxLagAgeKnown is false when no partition's age is known.
@@ -75,13 +80,15 @@ type JSONGroupSummary struct {
 	Members      int    `json:"members"`
 	Partitions   int    `json:"partitions"`
 	Committed    int    `json:"committed_partitions"`
-	TotalLag     int64  `json:"total_lag"`
+	// TotalLag and MaxLag are null while the group's commits have not
+	// been read (GroupSummary.LagUnknown): 0 would read as nothing waits.
+	TotalLag *int64 `json:"total_lag"`
 	// LagFromStart: total_lag counts from_start_partitions partitions
 	// never committed from their log start, as the group view's rows
 	// (lag_from_start) do.
-	LagFromStart        bool  `json:"lag_from_start,omitempty"`
-	FromStartPartitions int   `json:"from_start_partitions,omitempty"`
-	MaxLag              int64 `json:"max_lag"`
+	LagFromStart        bool   `json:"lag_from_start,omitempty"`
+	FromStartPartitions int    `json:"from_start_partitions,omitempty"`
+	MaxLag              *int64 `json:"max_lag"`
 	// MaxLagAgeMs is the group's oldest known lag age in milliseconds
 	// (0 with no lag); null when no partition's age is known.
 	MaxLagAgeMs *int64 `json:"max_lag_age_ms"`
@@ -102,8 +109,11 @@ func MarshalJSONOverview(gs []GroupSummary) ([]byte, error) {
 	out := make([]JSONGroupSummary, 0, len(gs))
 	for _, g := range gs {
 		j := JSONGroupSummary{Group: g.ID, State: g.State, GroupType: string(g.Type), ProtocolType: g.ProtocolType, Members: g.Members,
-			Partitions: g.Partitions, Committed: g.Committed, TotalLag: g.TotalLag, LagFromStart: g.LagFromStart,
-			FromStartPartitions: g.FromStartPartitions, MaxLag: g.MaxLag, Status: statusJSON(g.Status), Error: g.Err}
+			Partitions: g.Partitions, Committed: g.Committed, LagFromStart: g.LagFromStart,
+			FromStartPartitions: g.FromStartPartitions, Status: statusJSON(g.Status), Error: g.Err}
+		if !g.LagUnknown {
+			j.TotalLag, j.MaxLag = ptr(g.TotalLag), ptr(g.MaxLag)
+		}
 		if g.MaxLagAgeKnown {
 			j.MaxLagAgeMs = ptr(g.MaxLagAge.Milliseconds())
 		}
@@ -173,6 +183,9 @@ func FormatOverview(gs []GroupSummary) string {
 		lag := strconv.FormatInt(g.TotalLag, 10)
 		if g.LagFromStart {
 			lag += FromStartMark
+		}
+		if g.LagUnknown {
+			lag = "-" // commits not read: the error says why
 		}
 		r = append(r, strconv.Itoa(g.Members), lag)
 		if aged {

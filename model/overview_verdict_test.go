@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -504,5 +505,46 @@ func TestOverviewSaysCommitPastLogEnd(t *testing.T) {
 	obs = obs.With(Readings{Committed: map[TopicPartition]int64{tp: 999999}, Offsets: map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 1247}}})
 	if s := NewSnapshot(obs); !strings.Contains(s.Partitions[0].Err, "past log-end 1247") {
 		t.Errorf("group view's row: %q", s.Partitions[0].Err)
+	}
+}
+
+// A group whose commits were never read (its coordinator loading at the
+// first poll, as under --once) has no lag to give: the JSON says null for
+// total_lag and max_lag, as for status, and the table "-"; they said 0,
+// which a script reads as nothing waiting. Once read, the numbers come.
+func TestOverviewLagUnknownUntilCommitsRead(t *testing.T) {
+	tp := TopicPartition{Topic: "orders", Partition: 0}
+	h := NewOverviewHistory(HistoryOptions{})
+	poll := func(at time.Duration, unread bool) GroupSummary {
+		g := OverviewGroupOf(GroupSummary{ID: "g", Type: TypeClassic, State: StateEmpty}, map[TopicPartition]int64{tp: 40}, nil, nil, nil)
+		if unread {
+			g = OverviewGroup{Summary: GroupSummary{ID: "g", Type: TypeClassic, State: StateEmpty, Err: "commits: coordinator loading"}, CommitsUnread: true}
+		}
+		o := OverviewObservation{TakenAt: ht0.Add(at), Groups: []OverviewGroup{g},
+			Offsets: map[TopicPartition]PartitionOffsets{tp: {LogStart: 0, LogEnd: 100}}}
+		return h.Observe(&o)[0]
+	}
+	var got []JSONGroupSummary
+	unread := poll(0, true)
+	b, err := MarshalJSONOverview([]GroupSummary{unread})
+	if err != nil || json.Unmarshal(b, &got) != nil {
+		t.Fatalf("JSON %s: %v", b, err)
+	}
+	if got[0].TotalLag != nil || got[0].MaxLag != nil || got[0].Status != nil || !strings.Contains(string(b), `"total_lag": null`) {
+		t.Errorf("commits never read: JSON %s; want total_lag, max_lag and status null", b)
+	}
+	if tbl := FormatOverview([]GroupSummary{unread}); len(strings.Split(tbl, "\n")) < 2 || len(strings.Fields(strings.Split(tbl, "\n")[1])) < 4 || strings.Fields(strings.Split(tbl, "\n")[1])[3] != "-" {
+		t.Errorf("commits never read: table\n%s\nwant TOTAL-LAG -", tbl)
+	}
+	read := poll(time.Second, false)
+	b, _ = MarshalJSONOverview([]GroupSummary{read})
+	got = nil
+	if json.Unmarshal(b, &got) != nil || got[0].TotalLag == nil || *got[0].TotalLag != 60 || got[0].MaxLag == nil || *got[0].MaxLag != 60 {
+		t.Errorf("read: JSON %s; want total_lag and max_lag 60", b)
+	}
+	// Unread again after a read: the last lag stands (and is said).
+	again := poll(2*time.Second, true)
+	if again.LagUnknown || again.TotalLag != 60 {
+		t.Errorf("unread after a read: lag %d unknown %v; want the last read's 60 kept", again.TotalLag, again.LagUnknown)
 	}
 }

@@ -723,7 +723,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		if gt.hasLast {
 			gt.last.put(&s)
 		} else {
-			s.Status = "" // never read: no verdict, no lag (the Err says why)
+			s.Status, s.LagUnknown = "", true // never read: no verdict, no lag (the Err says why)
 		}
 		return s
 	}

@@ -149,7 +149,12 @@ func (g *GroupsPane) groupColumns() []column[model.GroupSummary] {
 		{title: "MEMBERS", right: true, drop: 5, grow: 5, text: func(r *model.GroupSummary) string { return strconv.Itoa(r.Members) }},
 		{title: "TOTAL LAG", right: true, grow: 2, text: totalLagText,
 			paint: func(r *model.GroupSummary) paint { return groupBarPaint(st, r) }},
-		{title: "MAX LAG", right: true, drop: 7, grow: 6, text: func(r *model.GroupSummary) string { return model.Thousands(r.MaxLag) }},
+		{title: "MAX LAG", right: true, drop: 7, grow: 6, text: func(r *model.GroupSummary) string {
+			if r.LagUnknown {
+				return "-"
+			}
+			return model.Thousands(r.MaxLag)
+		}},
 		{title: "MAX LAG AGE", short: "MAX AGE", right: true, min: 7, drop: 3, grow: 3, text: maxLagAgeText},
 		{title: "REBAL/10m", short: "REBAL", right: true, min: 5, drop: 10, grow: 9, hideEmpty: true, text: rebalancesText},
 		{title: "LAG BAR", min: 9, drop: 8, grow: 8, fill: true, natural: 30},
@@ -160,6 +165,9 @@ func (g *GroupsPane) groupColumns() []column[model.GroupSummary] {
 // from the log start (partitions never committed), as the group view's
 // LAG cells are marked.
 func totalLagText(r *model.GroupSummary) string {
+	if r.LagUnknown {
+		return "-" // commits not read yet: 0 would say nothing waits
+	}
 	s := model.Thousands(r.TotalLag)
 	if r.LagFromStart {
 		s += model.FromStartMark
