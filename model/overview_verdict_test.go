@@ -548,3 +548,59 @@ func TestOverviewLagUnknownUntilCommitsRead(t *testing.T) {
 		t.Errorf("unread after a read: lag %d unknown %v; want the last read's 60 kept", again.TotalLag, again.LagUnknown)
 	}
 }
+
+// A Kafka Streams app (30 s commits) whose members hand partitions over
+// (one leaves at 5 min, its partitions committed as they are revoked)
+// and whose watch goes blind 20 s (polls failing) across the new
+// owner's second commit, at every
+// interval: both views keep the cadence the same way (the old owner's
+// until the new owner's first gap, no gap counted from a handover or a
+// wake-up) and agree at every poll, and a healthy app reads OK once
+// the first cadence was learnt.
+func TestSlowCommitterHandoverBothViewsAgree(t *testing.T) {
+	const every = 30 * time.Second
+	handover, blindFrom, blindTo := 5*time.Minute, 5*time.Minute+30*time.Second, 5*time.Minute+50*time.Second
+	for _, iv := range simIntervals {
+		w := &vworld{n: 4, rate: 20}
+		fire := func(phase, t time.Duration) time.Duration { // the last timer fire at or before t
+			if t < phase {
+				return 0
+			}
+			return phase + (t-phase)/every*every
+		}
+		w.commit = func(p int32, t time.Duration) int64 {
+			at := fire(every/3, t)
+			if p >= 2 && t >= handover { // p2, p3 move to m1 at the handover
+				at = handover
+				if first := handover + every/4; t >= first {
+					at = fire(first, t)
+				}
+			}
+			return w.end(max(at-20*time.Millisecond, 0))
+		}
+		w.state = func(time.Duration) string { return StateStable }
+		w.members = func(t time.Duration) []vmember {
+			if t >= handover {
+				return []vmember{{"m1", "c1", []int32{0, 1, 2, 3}}}
+			}
+			return []vmember{{"m1", "c1", []int32{0, 1}}, {"m2", "c2", []int32{2, 3}}}
+		}
+		var times []time.Duration
+		for _, at := range pollsEvery(0, 9*time.Minute, iv) {
+			if at < blindFrom || at >= blindTo {
+				times = append(times, at)
+			}
+		}
+		ps := vrun(w, times)
+		for _, p := range ps {
+			if p.gv != p.ov {
+				t.Errorf("polls %s, t=%s: group view %s, overview %s\n%s", iv, p.at, p.gv, p.ov, vdump(ps))
+				break
+			}
+			if p.at >= 2*time.Minute && p.gv != StatusOK {
+				t.Errorf("polls %s, t=%s: a healthy Streams app %s (handover at %s, blind %s-%s)\n%s", iv, p.at, p.gv, handover, blindFrom, blindTo, vdump(ps))
+				break
+			}
+		}
+	}
+}
