@@ -2,6 +2,7 @@ package model
 
 import (
 	"hash/maphash"
+	"slices"
 	"time"
 )
 
@@ -168,6 +169,11 @@ type History struct {
 	// before them that some state still remembers.
 	seed   maphash.Seed
 	owners map[uint64]ownerName
+	// lastEvery is each member's slowest own cadence at the last poll
+	// (ownerEvery's rule), by owner hash, for a partition it takes over;
+	// memberEvery gathers this poll's, by member index.
+	lastEvery   map[uint64]int64
+	memberEvery []int64
 	// ownersKept is how many names the last forgetOwners kept.
 	ownersKept int
 	// sparkSlab is where the sparklines are cut from, one after another:
@@ -243,6 +249,8 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	stuck := false // some lag is not being worked off at all
 	rewound := false
 	h.memberSums(s)
+	h.memberEvery = slices.Grow(h.memberEvery[:0], len(s.Members))[:len(s.Members)]
+	clear(h.memberEvery)
 	loc := s.TakenAt.Location()
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
@@ -264,7 +272,14 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			st.gap = true
 		} else {
 			var dc, de int64
-			dc, de = h.update(p, st, now, cadenceOwner(owner, shared))
+			co, every := cadenceOwner(owner, shared), int64(0)
+			if st.handedTo(co) {
+				every = h.lastEvery[co]
+			}
+			dc, de = h.update(p, st, now, co, every)
+			if c := st.ownCadence(); c > 0 && m != nil && !shared && owner == h.memberHash[st.member] {
+				h.memberEvery[st.member] = max(h.memberEvery[st.member], c)
+			}
 			h.consumed = AddLag(h.consumed, dc)
 			h.produced = AddLag(h.produced, de)
 			if p.LogEnd >= 0 {
@@ -348,6 +363,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	s.ConsumeRate, s.ProduceRate = consume, produce
 	h.groupVerdict(s, lagThen, stuck, rewound)
 	s.TotalLagHistory = h.sparkline(now, s.TotalLag)
+	h.keepEvery()
 	return h.events(s, changes)
 }
 
@@ -475,6 +491,20 @@ func (h *History) memberSums(s *Snapshot) {
 		}
 	}
 	h.forgetOwners(len(s.Members))
+}
+
+// keepEvery keeps this poll's member cadences (memberEvery) for the
+// next poll's handovers.
+func (h *History) keepEvery() {
+	if h.lastEvery == nil {
+		h.lastEvery = make(map[uint64]int64, len(h.memberEvery))
+	}
+	clear(h.lastEvery)
+	for i, e := range h.memberEvery {
+		if e > 0 && h.memberHash[i] != 0 {
+			h.lastEvery[h.memberHash[i]] = max(h.lastEvery[h.memberHash[i]], e)
+		}
+	}
 }
 
 // memberOf returns the member of s (readied by memberSums) that owns the

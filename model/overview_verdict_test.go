@@ -604,3 +604,73 @@ func TestSlowCommitterHandoverBothViewsAgree(t *testing.T) {
 		}
 	}
 }
+
+// A routine scale-in: a member committing every 5 s leaves and its
+// partitions go to one committing every 20 s or 30 s (the Java client's
+// auto-commit set longer, Kafka Streams), whose cadence both views know
+// from its own partitions; at every interval, from every phase of the new
+// owner's timer. The moved partitions are judged by the new owner's known
+// cadence: learnt anew, they read LAGGING at 15 s twice in the first
+// minute (seen with librdkafka consumers against the demo cluster). When
+// the new owner hangs at the handover instead, the moved partitions are
+// flagged within its cadence and a half, and both views agree throughout.
+func TestScaleInToASlowCommitterBothViews(t *testing.T) {
+	handover := 4 * time.Minute
+	for _, slow := range []time.Duration{20 * time.Second, 30 * time.Second} {
+		for _, iv := range simIntervals {
+			for k := range 4 {
+				for _, hangs := range []bool{false, true} {
+					w := &vworld{n: 4, rate: 20}
+					phase := slow * time.Duration(k) / 4
+					fire := func(every, phase, t time.Duration) time.Duration {
+						if t < phase {
+							return 0
+						}
+						return phase + (t-phase)/every*every
+					}
+					w.commit = func(p int32, t time.Duration) int64 {
+						var at time.Duration
+						switch {
+						case hangs && t >= handover:
+							at = min(fire(slow, phase, handover), handover)
+							if p >= 2 {
+								at = handover // the leaver's last, on revoke
+							}
+						case p < 2:
+							at = fire(slow, phase, t)
+						case t < handover:
+							at = fire(5*time.Second, time.Second, t)
+						default:
+							at = max(handover, fire(slow, phase, t))
+						}
+						return w.end(max(at-20*time.Millisecond, 0))
+					}
+					w.state = func(time.Duration) string { return StateStable }
+					w.members = func(t time.Duration) []vmember {
+						if t >= handover {
+							return []vmember{{"slow", "c-slow", []int32{0, 1, 2, 3}}}
+						}
+						return []vmember{{"slow", "c-slow", []int32{0, 1}}, {"fast", "c-fast", []int32{2, 3}}}
+					}
+					ps := vrun(w, pollsEvery(0, handover+3*time.Minute, iv))
+					name := fmt.Sprintf("slow %s, polls %s, phase %d/4, hangs %v", slow, iv, k, hangs)
+					flagged := time.Duration(-1)
+					for _, p := range ps {
+						if p.gv != p.ov {
+							t.Fatalf("%s, t=%s: group view %s, overview %s\n%s", name, p.at, p.gv, p.ov, vdump(ps))
+						}
+						if p.at >= handover && (p.parts[2] != StatusOK || p.parts[3] != StatusOK) && flagged < 0 {
+							flagged = p.at
+						}
+					}
+					if !hangs && flagged >= 0 {
+						t.Errorf("%s: a moved partition of a healthy new owner flagged at %s, %s after the handover\n%s", name, flagged, flagged-handover, vdump(ps))
+					}
+					if by := handover + slow*3/2 + 2*iv; hangs && (flagged < 0 || flagged > by) {
+						t.Errorf("%s: the moved partitions of a new owner that hung flagged at %s (-1: never), want by %s\n%s", name, flagged, by, vdump(ps))
+					}
+				}
+			}
+		}
+	}
+}

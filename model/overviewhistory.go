@@ -423,6 +423,9 @@ type OverviewHistory struct {
 	// those whose partition offs would hold: a key of three numbers
 	// hashes faster than a topic's name.
 	recs map[recKey]RecordStamp
+	// nextEvery gathers the owner cadences of the group being observed,
+	// for its track's every (History.lastEvery's rule).
+	nextEvery []ownerEvery
 }
 
 // recKey names a record by its topic's number, partition and offset.
@@ -532,6 +535,9 @@ type groupTrack struct {
 	parts []partTrack
 	index map[TopicPartition]int32
 	poll  int64
+	// every is each owner's slowest own cadence at the last poll read,
+	// for a partition it takes over (History.lastEvery's rule).
+	every []ownerEvery
 	// rate counts the group's rebalances by its generation's moves.
 	rate RebalanceRate
 	// seen counts, for a group whose generation cannot be read (a
@@ -736,6 +742,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 			s.Committed++
 		}
 	}
+	h.nextEvery = h.nextEvery[:0]
 	h.eachRow(o, parts, gt, func(r *PartitionLag, pt *partTrack, owned bool) {
 		s.Partitions++
 		h.ageOf(o, r, pt)
@@ -759,7 +766,15 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 		if st.unreadable(r) {
 			r.Status = st.status.status()
 		} else {
-			h.rules.update(r, st, now, cadenceOwner(h.rules.ownerHash(r.MemberID, r.ClientID), shared))
+			owner := h.rules.ownerHash(r.MemberID, r.ClientID)
+			co, every := cadenceOwner(owner, shared), int64(0)
+			if st.handedTo(co) {
+				every = everyOf(gt.every, co)
+			}
+			h.rules.update(r, st, now, co, every)
+			if c := st.ownCadence(); c > 0 && owner != 0 && !shared {
+				h.nextEvery = noteEvery(h.nextEvery, owner, c)
+			}
 			r.Status = h.rules.judgeRow(r, st, now, empty, staffed && !owned)
 		}
 		st.status = codeOf(r.Status)
@@ -767,6 +782,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 			status = r.Status
 		}
 	})
+	gt.every = append(gt.every[:0], h.nextEvery...)
 	s.LagFromStart = s.FromStartPartitions > 0
 	s.Status = status
 	if missing > 0 {

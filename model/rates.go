@@ -33,10 +33,12 @@ type groupSample struct {
 const groupCoverage = 0.9
 
 // update records p, owned by owner (hashed: ownerHash; 0 for none), in
-// st and sets p's rates. It returns how far the
+// st and sets p's rates; ownerEvery is owner's cadence on the group's
+// other partitions when it takes p from another (ownerCadences), else 0.
+// It returns how far the
 // committed offset and log end moved since the last poll (0 when they
 // cannot be compared: st.since is then now).
-func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64) (dc, de int64) {
+func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64, ownerEvery int64) (dc, de int64) {
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd}
 	lag := p.Lag
 	handed := false // a new owner seen at this poll
@@ -44,9 +46,12 @@ func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64
 		if st.cadenceOf != 0 {
 			// A new owner: its cadence is its own.
 			st.mark, handed = 0, true
-			if st.status.status() == StatusLagging || st.allowance(0) > FirstAllowance {
+			switch {
+			case ownerEvery > 0: // the new owner's, on its other partitions
+				st.gaps[0], st.ngaps, st.every, st.inherited = ownerEvery, 1, ownerEvery, true
+			case st.status.status() == StatusLagging || st.allowance(0) > FirstAllowance:
 				st.inherited = true
-			} else {
+			default:
 				st.forgetCadence()
 			}
 		}
