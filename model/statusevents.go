@@ -144,8 +144,11 @@ func (h *History) events(s *Snapshot, changes []statusChange) []Event {
 				b.WriteString(name(tp))
 			}
 			reason := h.reason(status)
-			if status == StatusLagging {
+			switch status {
+			case StatusLagging:
 				reason = h.laggingReason(s, group)
+			case StatusStalled:
+				reason = h.stalledReason(s, group)
 			}
 			fmt.Fprintf(&b, " %s: %s", status, reason)
 			ev.Detail = b.String()
@@ -183,6 +186,24 @@ func (h *History) laggingReason(s *Snapshot, group []statusChange) string {
 		parts = append(parts, h.reason(StatusLagging))
 	}
 	return strings.Join(parts, ", or ")
+}
+
+// stalledReason says how long several partitions that turned STALLED at
+// once have stood still: the shortest of them, which is --stall-after or
+// the cadence and a half when that is longer (a Kafka Streams app's 45s:
+// the sentence said "30s or more" then).
+func (h *History) stalledReason(s *Snapshot, group []statusChange) string {
+	now := s.TakenAt.UnixNano()
+	least := int64(-1)
+	for _, c := range group {
+		if d := now - h.states[c.i].stuckAt; least < 0 || d < least {
+			least = d
+		}
+	}
+	if least < 0 {
+		return h.reason(StatusStalled)
+	}
+	return "committed offsets unchanged for " + Age(time.Duration(least)) + " or more"
 }
 
 // reason says why several partitions got a status at once.

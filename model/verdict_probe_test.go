@@ -549,3 +549,42 @@ func TestSlowCommitterHandedOver(t *testing.T) {
 		}
 	}
 }
+
+// A Kafka Streams consumer (30 s commits) that hangs is STALLED once its
+// commit has stood still for the cadence and a half, 45 s; the event says
+// that long, not --stall-after's 30 s (seen against librdkafka consumers).
+func TestStalledEventSaysHowLongItStoodStill(t *testing.T) {
+	end, written := steady50()
+	hang := 5 * time.Minute
+	tps := []TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}}
+	for _, iv := range []time.Duration{250 * time.Millisecond, time.Second, 5 * time.Second} {
+		h := NewHistory(HistoryOptions{})
+		detail := ""
+		for _, at := range pollsEvery(0, hang+2*time.Minute, iv) {
+			// Both partitions alike: one event names them, with the
+			// group's reason rather than a partition's note.
+			c := end(max(timerAt(30*time.Second, 10*time.Second)(min(at, hang))-20*time.Millisecond, 0))
+			o := Observation{TakenAt: ht0.Add(at), Group: Group{ID: "g", State: StateStable},
+				Members: []Member{{MemberID: "m", ClientID: "streams-1", Partitions: tps}}}
+			r := Readings{Committed: map[TopicPartition]int64{}, Offsets: map[TopicPartition]PartitionOffsets{}}
+			for _, tp := range tps {
+				r.Committed[tp], r.Offsets[tp] = c, PartitionOffsets{LogStart: 0, LogEnd: end(at)}
+			}
+			o = o.With(r)
+			for _, tp := range tps {
+				if c < end(at) {
+					o.SetOldestTimestamp(tp, ht0.Add(written(c)))
+				}
+			}
+			s := NewSnapshot(o)
+			for _, ev := range h.Annotate(&s) {
+				if ev.Type == EventStatusChanged && ev.State == string(StatusStalled) && detail == "" {
+					detail = ev.Detail
+				}
+			}
+		}
+		if !strings.Contains(detail, "unchanged for 4") || strings.Contains(detail, "30s") {
+			t.Errorf("polls %s: STALLED event %q; want it to say the 45 s (or more) it stood still", iv, detail)
+		}
+	}
+}
