@@ -169,10 +169,9 @@ type History struct {
 	// before them that some state still remembers.
 	seed   maphash.Seed
 	owners map[uint64]ownerName
-	// lastEvery is each member's slowest own cadence at the last poll
-	// (ownerEvery's rule), by owner hash, for a partition it takes over;
-	// memberEvery gathers this poll's, by member index.
-	lastEvery   map[uint64]int64
+	// cadences keeps each owner's cadence for a partition it takes over
+	// (ownerCadences); memberEvery gathers this poll's, by member index.
+	cadences    ownerCadences
 	memberEvery []int64
 	// ownersKept is how many names the last forgetOwners kept.
 	ownersKept int
@@ -251,6 +250,7 @@ func (h *History) Annotate(s *Snapshot) []Event {
 	h.memberSums(s)
 	h.memberEvery = slices.Grow(h.memberEvery[:0], len(s.Members))[:len(s.Members)]
 	clear(h.memberEvery)
+	h.cadences.begin()
 	loc := s.TakenAt.Location()
 	for i := range s.Partitions {
 		p := &s.Partitions[i]
@@ -274,11 +274,17 @@ func (h *History) Annotate(s *Snapshot) []Event {
 			var dc, de int64
 			co, every := cadenceOwner(owner, shared), int64(0)
 			if st.handedTo(co) {
-				every = h.lastEvery[co]
+				every = h.cadences.of(co)
 			}
 			dc, de = h.update(p, st, now, co, every)
-			if c := st.ownCadence(); c > 0 && m != nil && !shared && owner == h.memberHash[st.member] {
-				h.memberEvery[st.member] = max(h.memberEvery[st.member], c)
+			if c := st.ownCadence(); c > 0 && owner != 0 && !shared {
+				if j := st.member; m != nil && !h.memberDup && owner == h.memberHash[j] {
+					if e := h.memberEvery[j]; e == 0 || c < e {
+						h.memberEvery[j] = c
+					}
+				} else { // an owner its member does not name alike: by its hash
+					h.cadences.note(owner, c, -1)
+				}
 			}
 			h.consumed = AddLag(h.consumed, dc)
 			h.produced = AddLag(h.produced, de)
@@ -496,15 +502,12 @@ func (h *History) memberSums(s *Snapshot) {
 // keepEvery keeps this poll's member cadences (memberEvery) for the
 // next poll's handovers.
 func (h *History) keepEvery() {
-	if h.lastEvery == nil {
-		h.lastEvery = make(map[uint64]int64, len(h.memberEvery))
-	}
-	clear(h.lastEvery)
 	for i, e := range h.memberEvery {
 		if e > 0 && h.memberHash[i] != 0 {
-			h.lastEvery[h.memberHash[i]] = max(h.lastEvery[h.memberHash[i]], e)
+			h.cadences.note(h.memberHash[i], e, -1)
 		}
 	}
+	h.cadences.end()
 }
 
 // memberOf returns the member of s (readied by memberSums) that owns the

@@ -674,3 +674,194 @@ func TestScaleInToASlowCommitterBothViews(t *testing.T) {
 		}
 	}
 }
+
+// The scale-in of TestScaleInToASlowCommitterBothViews with polls in the
+// rebalance (PreparingRebalance, members listed without assignments, as
+// DescribeGroups lists them outside Stable; kgwatch polls every 200 ms
+// then): a poll that sees no owner's cadence kept none, so the handover
+// after it found the new owner's unknown and the moved partitions read
+// LAGGING (8 of 8 cases; also seen against librdkafka consumers). Found
+// by an independent review.
+func TestScaleInSeenMidRebalance(t *testing.T) {
+	handover := 4 * time.Minute
+	slow := 30 * time.Second
+	for _, mid := range []bool{false, true} {
+		for _, iv := range []time.Duration{250 * time.Millisecond, time.Second} {
+			for k := range 4 {
+				w := &vworld{n: 4, rate: 20}
+				phase := slow * time.Duration(k) / 4
+				fire := func(every, phase, t time.Duration) time.Duration {
+					if t < phase {
+						return 0
+					}
+					return phase + (t-phase)/every*every
+				}
+				w.commit = func(p int32, t time.Duration) int64 {
+					var at time.Duration
+					switch {
+					case p < 2:
+						at = fire(slow, phase, t)
+					case t < handover-3*time.Second:
+						at = fire(5*time.Second, time.Second, t)
+					default:
+						at = max(handover-3*time.Second, fire(slow, phase, t))
+					}
+					return w.end(max(at-20*time.Millisecond, 0))
+				}
+				w.state = func(t time.Duration) string {
+					if mid && t >= handover-3*time.Second && t < handover {
+						return StatePreparingRebalance
+					}
+					return StateStable
+				}
+				w.members = func(t time.Duration) []vmember {
+					switch {
+					case t >= handover:
+						return []vmember{{"slow", "c-slow", []int32{0, 1, 2, 3}}}
+					case mid && t >= handover-3*time.Second:
+						return []vmember{{"slow", "c-slow", nil}}
+					}
+					return []vmember{{"slow", "c-slow", []int32{0, 1}}, {"fast", "c-fast", []int32{2, 3}}}
+				}
+				ps := vrun(w, pollsEvery(0, handover+3*time.Minute, iv))
+				for _, p := range ps {
+					if p.at >= handover && (p.parts[2] != StatusOK || p.parts[3] != StatusOK) {
+						t.Errorf("mid %v polls %s phase %d/4: healthy moved partition flagged at %s (+%s): %s", mid, iv, k, p.at, p.at-handover, p)
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// A new owner's cadence is its fastest, not its slowest: with a quiet
+// partition of its own (a record every 5 min, committed as it comes) its
+// slowest was 5 min, and a busy partition handed to it, on which it hangs
+// (a poison record), was flagged 7.5 min after the handover. Found by an
+// independent review.
+func TestHandoverToAnOwnerWithAQuietPartition(t *testing.T) {
+	handover := 15 * time.Minute
+	const rate = 20.0
+	endP := func(p int32, t time.Duration) int64 {
+		if p == 2 {
+			if t < 7*time.Second {
+				return 0
+			}
+			return int64((t-7*time.Second)/(5*time.Minute)) + 1
+		}
+		return int64(rate * t.Seconds())
+	}
+	writtenP := func(p int32, o int64) time.Time {
+		if p == 2 {
+			return ht0.Add(7*time.Second + time.Duration(o)*5*time.Minute)
+		}
+		return ht0.Add(time.Duration(float64(o+1) / rate * float64(time.Second)))
+	}
+	timer := func(t time.Duration) time.Duration { return t / (5 * time.Second) * (5 * time.Second) }
+	commit := func(p int32, t time.Duration) int64 {
+		switch p {
+		case 2:
+			return endP(2, max(t-time.Second, 0))
+		case 0:
+			if t >= handover {
+				return endP(0, handover-20*time.Millisecond) // revoke commit; new owner hangs on p0
+			}
+		}
+		return endP(p, max(timer(t)-20*time.Millisecond, 0))
+	}
+	tps := []TopicPartition{{"orders", 0}, {"orders", 1}, {"orders", 2}}
+	for _, iv := range []time.Duration{time.Second} {
+		gv, ov := NewHistory(HistoryOptions{}), NewOverviewHistory(HistoryOptions{})
+		gvFlag, ovFlag := time.Duration(-1), time.Duration(-1)
+		for _, at := range pollsEvery(0, handover+10*time.Minute, iv) {
+			o := Observation{TakenAt: ht0.Add(at), Group: Group{ID: "g", State: StateStable}}
+			if at >= handover {
+				o.Members = []Member{{MemberID: "b", ClientID: "c-b", Partitions: tps}}
+			} else {
+				o.Members = []Member{{MemberID: "a", ClientID: "c-a", Partitions: tps[:1]}, {MemberID: "b", ClientID: "c-b", Partitions: tps[1:]}}
+			}
+			oo := &OverviewObservation{TakenAt: o.TakenAt, Offsets: map[TopicPartition]PartitionOffsets{}, Records: map[RecordAt]RecordStamp{}}
+			var parts []OverviewPart
+			for _, tp := range tps {
+				end, c := endP(tp.Partition, at), commit(tp.Partition, at)
+				o.SetCommitted(tp, c)
+				off := PartitionOffsets{LogStart: 0, LogEnd: end}
+				o.SetOffsets(tp, off)
+				oo.Offsets[tp] = off
+				if c < end {
+					o.SetOldestTimestamp(tp, writtenP(tp.Partition, c))
+					oo.Records[RecordAt{tp, c}] = RecordStamp{Time: writtenP(tp.Partition, c)}
+				}
+				owner := "b"
+				if tp.Partition == 0 && at < handover {
+					owner = "a"
+				}
+				parts = append(parts, OverviewPart{TopicPartition: tp, Committed: c, HasCommit: true},
+					OverviewPart{TopicPartition: tp, Owner: owner, Assigned: true, Owned: true})
+			}
+			oo.Groups = []OverviewGroup{{Summary: GroupSummary{ID: "g", State: StateStable, Members: len(o.Members)}, Parts: OverviewParts(parts)}}
+			s := NewSnapshot(o)
+			gv.Annotate(&s)
+			g := ov.Observe(oo)[0]
+			if at >= handover && s.Partitions[0].Status != StatusOK && gvFlag < 0 {
+				gvFlag = at
+				t.Logf("group view p0 %s at +%s, cadence %s, group %s", s.Partitions[0].Status, at-handover, s.Partitions[0].CommitEvery, s.Status)
+			}
+			if at >= handover && g.Status != StatusOK && ovFlag < 0 {
+				ovFlag = at
+				t.Logf("overview %s at +%s", g.Status, at-handover)
+			}
+			if at == handover-time.Second {
+				t.Logf("before handover: p1 every %s, p2 every %s", s.Partitions[1].CommitEvery, s.Partitions[2].CommitEvery)
+			}
+		}
+		if gvFlag < 0 || gvFlag > handover+DefaultStallAfter+2*iv {
+			t.Errorf("polls %s: p0 hung at the handover flagged at %s (-1 never), want by +%s", iv, gvFlag-handover, DefaultStallAfter)
+		}
+	}
+}
+
+// Two members share a member id (c1, c2: a snapshot made by hand); a
+// 5 s committer's partition is handed to the first, whose own commit
+// every 30 s. The group view kept no cadence for the first duplicate's
+// rows while the overview, keying owners by member id, did: the views
+// disagreed. Found by an independent review.
+func TestHandoverToASharedMemberIDViewsAgree(t *testing.T) {
+	handover := 4 * time.Minute
+	for _, iv := range []time.Duration{time.Second} {
+		w := &vworld{n: 4, rate: 20}
+		fire := func(every, phase, t time.Duration) time.Duration {
+			if t < phase {
+				return 0
+			}
+			return phase + (t-phase)/every*every
+		}
+		w.commit = func(p int32, t time.Duration) int64 {
+			var at time.Duration
+			switch {
+			case p < 3:
+				at = fire(30*time.Second, 0, t)
+			case t < handover:
+				at = fire(5*time.Second, time.Second, t)
+			default:
+				at = max(handover, fire(30*time.Second, 0, t))
+			}
+			return w.end(max(at-20*time.Millisecond, 0))
+		}
+		w.state = func(time.Duration) string { return StateStable }
+		w.members = func(t time.Duration) []vmember {
+			if t >= handover {
+				return []vmember{{"m", "c1", []int32{0, 1, 3}}, {"m", "c2", []int32{2}}}
+			}
+			return []vmember{{"m", "c1", []int32{0, 1}}, {"m", "c2", []int32{2}}, {"x", "cx", []int32{3}}}
+		}
+		ps := vrun(w, pollsEvery(0, handover+2*time.Minute, iv))
+		for _, p := range ps {
+			if p.gv != p.ov {
+				t.Errorf("polls %s, t=%s (+%s): group view %s, overview %s: %s", iv, p.at, p.at-handover, p.gv, p.ov, p)
+				break
+			}
+		}
+	}
+}

@@ -423,9 +423,6 @@ type OverviewHistory struct {
 	// those whose partition offs would hold: a key of three numbers
 	// hashes faster than a topic's name.
 	recs map[recKey]RecordStamp
-	// nextEvery gathers the owner cadences of the group being observed,
-	// for its track's every (History.lastEvery's rule).
-	nextEvery []ownerEvery
 }
 
 // recKey names a record by its topic's number, partition and offset.
@@ -535,9 +532,9 @@ type groupTrack struct {
 	parts []partTrack
 	index map[TopicPartition]int32
 	poll  int64
-	// every is each owner's slowest own cadence at the last poll read,
-	// for a partition it takes over (History.lastEvery's rule).
-	every []ownerEvery
+	// cadences keeps each owner's cadence, for a partition it takes over
+	// (ownerCadences, as History.cadences).
+	cadences ownerCadences
 	// rate counts the group's rebalances by its generation's moves.
 	rate RebalanceRate
 	// seen counts, for a group whose generation cannot be read (a
@@ -585,6 +582,9 @@ type partTrack struct {
 	// topic is tp's topic's number in the history's topics; 0 until
 	// looked up.
 	topic int32
+	// cadenceAt is where the group's cadences (ownerCadences) held its
+	// owner at the last poll: a hint, in what was padding.
+	cadenceAt int32
 	partState
 }
 
@@ -742,7 +742,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 			s.Committed++
 		}
 	}
-	h.nextEvery = h.nextEvery[:0]
+	gt.cadences.begin()
 	h.eachRow(o, parts, gt, func(r *PartitionLag, pt *partTrack, owned bool) {
 		s.Partitions++
 		h.ageOf(o, r, pt)
@@ -769,11 +769,11 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 			owner := h.rules.ownerHash(r.MemberID, r.ClientID)
 			co, every := cadenceOwner(owner, shared), int64(0)
 			if st.handedTo(co) {
-				every = everyOf(gt.every, co)
+				every = gt.cadences.of(co)
 			}
 			h.rules.update(r, st, now, co, every)
 			if c := st.ownCadence(); c > 0 && owner != 0 && !shared {
-				h.nextEvery = noteEvery(h.nextEvery, owner, c)
+				pt.cadenceAt = gt.cadences.note(owner, c, pt.cadenceAt)
 			}
 			r.Status = h.rules.judgeRow(r, st, now, empty, staffed && !owned)
 		}
@@ -782,7 +782,7 @@ func (h *OverviewHistory) observe(o *OverviewObservation, g *OverviewGroup, now 
 			status = r.Status
 		}
 	})
-	gt.every = append(gt.every[:0], h.nextEvery...)
+	gt.cadences.end()
 	s.LagFromStart = s.FromStartPartitions > 0
 	s.Status = status
 	if missing > 0 {
