@@ -562,18 +562,12 @@ func TestSlowCommitterHandoverBothViewsAgree(t *testing.T) {
 	handover, blindFrom, blindTo := 5*time.Minute, 5*time.Minute+30*time.Second, 5*time.Minute+50*time.Second
 	for _, iv := range simIntervals {
 		w := &vworld{n: 4, rate: 20}
-		fire := func(phase, t time.Duration) time.Duration { // the last timer fire at or before t
-			if t < phase {
-				return 0
-			}
-			return phase + (t-phase)/every*every
-		}
 		w.commit = func(p int32, t time.Duration) int64 {
-			at := fire(every/3, t)
+			at := timerAt(every, every/3)(t)
 			if p >= 2 && t >= handover { // p2, p3 move to m1 at the handover
 				at = handover
 				if first := handover + every/4; t >= first {
-					at = fire(first, t)
+					at = timerAt(every, first)(t)
 				}
 			}
 			return w.end(max(at-20*time.Millisecond, 0))
@@ -622,26 +616,20 @@ func TestScaleInToASlowCommitterBothViews(t *testing.T) {
 				for _, hangs := range []bool{false, true} {
 					w := &vworld{n: 4, rate: 20}
 					phase := slow * time.Duration(k) / 4
-					fire := func(every, phase, t time.Duration) time.Duration {
-						if t < phase {
-							return 0
-						}
-						return phase + (t-phase)/every*every
-					}
 					w.commit = func(p int32, t time.Duration) int64 {
 						var at time.Duration
 						switch {
 						case hangs && t >= handover:
-							at = min(fire(slow, phase, handover), handover)
+							at = min(timerAt(slow, phase)(handover), handover)
 							if p >= 2 {
 								at = handover // the leaver's last, on revoke
 							}
 						case p < 2:
-							at = fire(slow, phase, t)
+							at = timerAt(slow, phase)(t)
 						case t < handover:
-							at = fire(5*time.Second, time.Second, t)
+							at = timerAt(5*time.Second, time.Second)(t)
 						default:
-							at = max(handover, fire(slow, phase, t))
+							at = max(handover, timerAt(slow, phase)(t))
 						}
 						return w.end(max(at-20*time.Millisecond, 0))
 					}
@@ -690,21 +678,15 @@ func TestScaleInSeenMidRebalance(t *testing.T) {
 			for k := range 4 {
 				w := &vworld{n: 4, rate: 20}
 				phase := slow * time.Duration(k) / 4
-				fire := func(every, phase, t time.Duration) time.Duration {
-					if t < phase {
-						return 0
-					}
-					return phase + (t-phase)/every*every
-				}
 				w.commit = func(p int32, t time.Duration) int64 {
 					var at time.Duration
 					switch {
 					case p < 2:
-						at = fire(slow, phase, t)
+						at = timerAt(slow, phase)(t)
 					case t < handover-3*time.Second:
-						at = fire(5*time.Second, time.Second, t)
+						at = timerAt(5*time.Second, time.Second)(t)
 					default:
-						at = max(handover-3*time.Second, fire(slow, phase, t))
+						at = max(handover-3*time.Second, timerAt(slow, phase)(t))
 					}
 					return w.end(max(at-20*time.Millisecond, 0))
 				}
@@ -831,21 +813,15 @@ func TestHandoverToASharedMemberIDViewsAgree(t *testing.T) {
 	handover := 4 * time.Minute
 	for _, iv := range []time.Duration{time.Second} {
 		w := &vworld{n: 4, rate: 20}
-		fire := func(every, phase, t time.Duration) time.Duration {
-			if t < phase {
-				return 0
-			}
-			return phase + (t-phase)/every*every
-		}
 		w.commit = func(p int32, t time.Duration) int64 {
 			var at time.Duration
 			switch {
 			case p < 3:
-				at = fire(30*time.Second, 0, t)
+				at = timerAt(30*time.Second, 0)(t)
 			case t < handover:
-				at = fire(5*time.Second, time.Second, t)
+				at = timerAt(5*time.Second, time.Second)(t)
 			default:
-				at = max(handover, fire(30*time.Second, 0, t))
+				at = max(handover, timerAt(30*time.Second, 0)(t))
 			}
 			return w.end(max(at-20*time.Millisecond, 0))
 		}
