@@ -841,3 +841,74 @@ func TestHandoverToASharedMemberIDViewsAgree(t *testing.T) {
 		}
 	}
 }
+
+// A group of 40 or 99 members committing every 30 s, one partition each,
+// and one committing every 5 s: at 4 min a reshuffle (a rolling restart)
+// hands every slow member's partition to another but s0's, so at the polls
+// after it only s0 and the fast member have a cadence of their own to
+// note; at 4m10s the fast member leaves and s5 and s6 take its partitions.
+// The members' kept cadences must outlast the reshuffle: dropped as soon
+// as their entries outnumbered those noted by 64, the 99-member group's
+// moved partitions read LAGGING 15 s after the handover (found by an
+// independent review). Both views agree throughout.
+func TestCadencesKeptThroughAReshuffle(t *testing.T) {
+	for _, slowN := range []int{40, 99} {
+		for _, iv := range []time.Duration{time.Second, 5 * time.Second} {
+			n := slowN + 2
+			T1, T2 := 4*time.Minute, 4*time.Minute+10*time.Second
+			slow := 30 * time.Second
+			w := &vworld{n: n, rate: 20}
+			w.commit = func(p int32, t time.Duration) int64 {
+				var at time.Duration
+				switch {
+				case int(p) < slowN:
+					at = timerAt(slow, 3*time.Second)(t)
+				case t < T2:
+					at = timerAt(5*time.Second, time.Second)(t)
+				default:
+					at = max(T2, timerAt(slow, 3*time.Second)(t))
+				}
+				return w.end(max(at-20*time.Millisecond, 0))
+			}
+			w.state = func(time.Duration) string { return StateStable }
+			w.members = func(t time.Duration) []vmember {
+				var ms []vmember
+				for i := 0; i < slowN; i++ {
+					p := int32(i)
+					if t >= T1 && i > 0 { // reshuffle: s0 keeps p0, the rest rotate
+						p = int32(i%(slowN-1) + 1)
+					}
+					parts := []int32{p}
+					if t >= T2 && i == 5 {
+						parts = append(parts, int32(slowN))
+					}
+					if t >= T2 && i == 6 {
+						parts = append(parts, int32(slowN+1))
+					}
+					ms = append(ms, vmember{fmt.Sprintf("s%d", i), fmt.Sprintf("c-s%d", i), parts})
+				}
+				if t < T2 {
+					ms = append(ms, vmember{"fast", "c-fast", []int32{int32(slowN), int32(slowN + 1)}})
+				}
+				return ms
+			}
+			ps := vrun(w, pollsEvery(0, T2+2*time.Minute, iv))
+			for _, p := range ps {
+				if p.gv != p.ov {
+					t.Errorf("slowN %d iv %s t=%s: views differ %s %s", slowN, iv, p.at, p.gv, p.ov)
+					break
+				}
+			}
+			flagged := "never"
+			for _, p := range ps {
+				if p.at >= T2 && (p.parts[slowN] != StatusOK || p.parts[slowN+1] != StatusOK) {
+					flagged = fmt.Sprintf("%s (+%s) %s/%s", p.at, p.at-T2, p.parts[slowN], p.parts[slowN+1])
+					break
+				}
+			}
+			if flagged != "never" {
+				t.Errorf("slow members %d, polls %s: the healthy moved partitions flagged at %s", slowN, iv, flagged)
+			}
+		}
+	}
+}

@@ -87,8 +87,12 @@ func (c *ownerCadences) note(owner uint64, every int64, hint int32) int32 {
 }
 
 // end keeps this poll's notes: an owner noted takes its fastest cadence of
-// the poll; one not noted keeps its last, until the entries of owners not
-// noted outnumber those noted by 64 (members gone), when they are dropped.
+// the poll; one not noted keeps its last. Once the entries outnumber the
+// owners noted by 64, those not noted for staleAfter polls (members gone)
+// are dropped: an owner not noted at a poll may still be a member, all
+// its partitions taken over since (a rolling restart of a group of 70
+// members reshuffles most of them), and dropped at once, its cadence was
+// unknown at the next handover (found by an independent review).
 func (c *ownerCadences) end() {
 	noted := 0
 	for i := range c.es {
@@ -102,15 +106,24 @@ func (c *ownerCadences) end() {
 	}
 	kept := c.es[:0]
 	for _, e := range c.es {
-		if e.poll == c.poll {
+		if c.poll-e.poll < staleAfter {
 			kept = append(kept, e)
 		}
+	}
+	if len(kept) == len(c.es) {
+		return
 	}
 	c.es = kept
 	if c.idx != nil {
 		c.reindex()
 	}
 }
+
+// staleAfter is how many polls an owner's cadence is kept unnoted before
+// it may be dropped: longer than a partition handed to it takes to show
+// a gap of its own (two commits: a minute for Kafka Streams, 600 polls at
+// 100 ms).
+const staleAfter = 1024
 
 func (c *ownerCadences) reindex() {
 	if len(c.es) <= indexFrom {
