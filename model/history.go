@@ -92,7 +92,8 @@ type partState struct {
 	// owner committed more slowly than FirstAllowance allows for (a
 	// Kafka Streams app's members commit every 30 s alike: judged by
 	// FirstAllowance, every partition a rebalance moved read LAGGING or
-	// STALLED until two commits were seen).
+	// STALLED until two commits were seen). A new owner whose cadence is
+	// known on its other partitions lends it that instead (ownerCadences).
 	gaps  [cadenceGaps]int64
 	every int64 // the cadence the gaps make (cadence)
 	mark  int64

@@ -41,20 +41,20 @@ const groupCoverage = 0.9
 func (h *History) update(p *PartitionLag, st *partState, now int64, owner uint64, ownerEvery int64) (dc, de int64) {
 	cur := sample{t: now, committed: p.Committed, logEnd: p.LogEnd}
 	lag := p.Lag
-	handed := false // a new owner seen at this poll
-	if owner != 0 && owner != st.cadenceOf {
-		if st.cadenceOf != 0 {
-			// A new owner: its cadence is its own.
-			st.mark, handed = 0, true
-			switch {
-			case ownerEvery > 0: // the new owner's, on its other partitions
-				st.gaps[0], st.ngaps, st.every, st.inherited = ownerEvery, 1, ownerEvery, true
-			case st.status.status() == StatusLagging || st.allowance(0) > FirstAllowance:
-				st.inherited = true
-			default:
-				st.forgetCadence()
-			}
+	handed := st.handedTo(owner) // a new owner seen at this poll
+	if handed {
+		// A new owner: its cadence is its own.
+		st.mark = 0
+		switch {
+		case ownerEvery > 0: // the new owner's, on its other partitions
+			st.gaps[0], st.ngaps, st.every, st.inherited = ownerEvery, 1, ownerEvery, true
+		case st.status.status() == StatusLagging || st.allowance(0) > FirstAllowance:
+			st.inherited = true
+		default:
+			st.forgetCadence()
 		}
+	}
+	if owner != 0 {
 		st.cadenceOf = owner
 	}
 	if p.LagMarkersOnly {
